@@ -1,0 +1,238 @@
+// Package gemini is the llm.Provider for the Gemini API on the official
+// google.golang.org/genai SDK, with native function calling.
+package gemini
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/agent-lsp/agent-lsp/llm"
+)
+
+// Config selects the model and endpoint. BaseURL overrides the API host (tests,
+// proxies); APIKey is required by the SDK even then.
+type Config struct {
+	Model      string
+	APIKey     string
+	BaseURL    string
+	HTTPClient *http.Client
+}
+
+// Provider implements llm.Provider. It is safe for concurrent use.
+type Provider struct {
+	client *genai.Client
+	model  string
+}
+
+// New builds a provider. genai does not retry by default, which is what we
+// want: retrying is decided in the llm resilience layer.
+func New(ctx context.Context, cfg Config) (*Provider, error) {
+	if cfg.Model == "" {
+		return nil, errors.New("gemini: no model configured (set AGENT_LSP_MODEL)")
+	}
+	if cfg.APIKey == "" {
+		return nil, errors.New("gemini: no API key (set GEMINI_API_KEY)")
+	}
+	cc := &genai.ClientConfig{APIKey: cfg.APIKey, Backend: genai.BackendGeminiAPI, HTTPClient: cfg.HTTPClient}
+	if cfg.BaseURL != "" {
+		cc.HTTPOptions.BaseURL = cfg.BaseURL
+	}
+	client, err := genai.NewClient(ctx, cc)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	return &Provider{client: client, model: cfg.Model}, nil
+}
+
+// Name implements llm.Provider.
+func (p *Provider) Name() string { return "gemini:" + p.model }
+
+// Chat implements llm.Provider; with req.OnText set it streams.
+func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	contents, config, err := p.translate(req)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	var acc accumulator
+	if req.OnText == nil {
+		r, err := p.client.Models.GenerateContent(ctx, p.model, contents, config)
+		if err != nil {
+			return llm.Response{}, p.wrapError(ctx, err)
+		}
+		acc.add(r, nil)
+	} else {
+		for r, err := range p.client.Models.GenerateContentStream(ctx, p.model, contents, config) {
+			if err != nil {
+				return llm.Response{}, p.wrapError(ctx, err)
+			}
+			acc.add(r, req.OnText)
+		}
+	}
+	return acc.response(), nil
+}
+
+// accumulator gathers one answer from one or many (streamed) responses.
+type accumulator struct {
+	text   strings.Builder
+	calls  []llm.ToolCall
+	finish genai.FinishReason
+	usage  llm.Usage
+}
+
+func (a *accumulator) add(r *genai.GenerateContentResponse, onText func(string)) {
+	if r.UsageMetadata != nil {
+		a.usage = llm.Usage{InputTokens: int(r.UsageMetadata.PromptTokenCount), OutputTokens: int(r.UsageMetadata.CandidatesTokenCount)}
+	}
+	if len(r.Candidates) == 0 {
+		return
+	}
+	c := r.Candidates[0]
+	if c.FinishReason != "" {
+		a.finish = c.FinishReason
+	}
+	if c.Content == nil {
+		return
+	}
+	for _, part := range c.Content.Parts {
+		switch {
+		case part.FunctionCall != nil:
+			args, _ := json.Marshal(part.FunctionCall.Args)
+			if part.FunctionCall.Args == nil {
+				args = []byte("{}")
+			}
+			id := part.FunctionCall.ID
+			if id == "" {
+				// The Gemini API often omits ids; results are matched by name and
+				// order there, but our history ties each result to an id.
+				id = "gemini-" + strconv.Itoa(len(a.calls)+1) + "_" + part.FunctionCall.Name
+			}
+			a.calls = append(a.calls, llm.ToolCall{ID: id, Name: part.FunctionCall.Name, Args: args})
+		case part.Text != "" && !part.Thought:
+			a.text.WriteString(part.Text)
+			if onText != nil {
+				onText(part.Text)
+			}
+		}
+	}
+}
+
+func (a *accumulator) response() llm.Response {
+	resp := llm.Response{Text: a.text.String(), ToolCalls: a.calls, Usage: a.usage}
+	switch {
+	case len(a.calls) > 0:
+		resp.StopReason = llm.StopToolUse
+	case a.finish == genai.FinishReasonMaxTokens:
+		resp.StopReason = llm.StopMaxTokens
+	default:
+		resp.StopReason = llm.StopEndTurn
+	}
+	return resp
+}
+
+func (p *Provider) translate(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
+	config := &genai.GenerateContentConfig{}
+	if req.System != "" {
+		config.SystemInstruction = genai.NewContentFromText(req.System, genai.RoleUser)
+	}
+	if req.MaxTokens > 0 {
+		config.MaxOutputTokens = int32(req.MaxTokens)
+	}
+	if req.JSONOutput {
+		config.ResponseMIMEType = "application/json"
+	}
+	if len(req.Tools) > 0 {
+		decls := make([]*genai.FunctionDeclaration, 0, len(req.Tools))
+		for _, t := range req.Tools {
+			var schema map[string]any
+			if err := json.Unmarshal(t.Schema, &schema); err != nil {
+				return nil, nil, fmt.Errorf("gemini: schema of tool %s: %w", t.Name, err)
+			}
+			decls = append(decls, &genai.FunctionDeclaration{Name: t.Name, Description: t.Description, ParametersJsonSchema: schema})
+		}
+		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+	}
+	contents := make([]*genai.Content, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		switch m.Role {
+		case llm.RoleUser:
+			contents = append(contents, genai.NewContentFromText(m.Text, genai.RoleUser))
+		case llm.RoleAssistant:
+			var parts []*genai.Part
+			if m.Text != "" {
+				parts = append(parts, genai.NewPartFromText(m.Text))
+			}
+			for _, c := range m.ToolCalls {
+				var args map[string]any
+				if err := json.Unmarshal(c.Args, &args); err != nil {
+					// A broken call was answered with an error observation;
+					// replay it with no arguments rather than fail the request.
+					args = map[string]any{}
+				}
+				parts = append(parts, &genai.Part{FunctionCall: &genai.FunctionCall{ID: geminiID(c.ID), Name: c.Name, Args: args}})
+			}
+			if len(parts) == 0 {
+				parts = append(parts, genai.NewPartFromText(""))
+			}
+			contents = append(contents, genai.NewContentFromParts(parts, genai.RoleModel))
+		case llm.RoleTool:
+			parts := make([]*genai.Part, 0, len(m.ToolResults))
+			for _, r := range m.ToolResults {
+				response := map[string]any{"output": r.Content}
+				if r.IsError {
+					response = map[string]any{"error": r.Content}
+				}
+				parts = append(parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: geminiID(r.CallID), Name: r.Name, Response: response}})
+			}
+			contents = append(contents, genai.NewContentFromParts(parts, genai.RoleUser))
+		default:
+			return nil, nil, fmt.Errorf("gemini: unknown message role %q", m.Role)
+		}
+	}
+	return contents, config, nil
+}
+
+// geminiID drops the ids we made up for calls that came without one.
+func geminiID(id string) string {
+	if strings.HasPrefix(id, "gemini-") {
+		return ""
+	}
+	return id
+}
+
+func (p *Provider) wrapError(ctx context.Context, err error) error {
+	var apiErr genai.APIError
+	if !errors.As(err, &apiErr) {
+		return llm.TransportError(ctx, p.Name(), err)
+	}
+	msg := apiErr.Message
+	if msg == "" {
+		msg = apiErr.Status
+	}
+	return &llm.Error{
+		Kind: llm.KindForStatus(apiErr.Code, msg), Provider: p.Name(), Status: apiErr.Code,
+		Message: msg, RetryAfter: retryDelay(apiErr.Details), Err: err,
+	}
+}
+
+// retryDelay reads google.rpc.RetryInfo from the error details ("retryDelay": "30s").
+func retryDelay(details []map[string]any) time.Duration {
+	for _, d := range details {
+		if t, _ := d["@type"].(string); !strings.HasSuffix(t, "google.rpc.RetryInfo") {
+			continue
+		}
+		if s, _ := d["retryDelay"].(string); s != "" {
+			if dur, err := time.ParseDuration(s); err == nil {
+				return dur
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,98 @@
+// Package llm is the neutral vocabulary between the agent loop and the models:
+// messages, tool calls and results, stop reasons, and the one Provider interface.
+// Providers live in subpackages and translate to and from their wire format and
+// nothing else; this package knows nothing of tools' semantics or of LSP.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Role says who wrote a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	// RoleTool carries the results of the previous assistant message's tool calls.
+	RoleTool Role = "tool"
+)
+
+// StopReason says why the model stopped; the loop continues only on StopToolUse.
+type StopReason string
+
+const (
+	StopToolUse   StopReason = "tool_use"
+	StopEndTurn   StopReason = "end_turn"
+	StopMaxTokens StopReason = "max_tokens"
+)
+
+// ToolCall is the model's request to run one tool. Args is the raw JSON object the
+// model produced; it may be malformed and is validated by the tool registry.
+type ToolCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// ToolResult is the observation for one ToolCall, tied to it by CallID.
+type ToolResult struct {
+	CallID  string `json:"call_id"`
+	Name    string `json:"name"`
+	Content string `json:"content"`
+	IsError bool   `json:"is_error,omitempty"`
+}
+
+// Message is one entry of the conversation. An assistant message may carry
+// ToolCalls; a RoleTool message carries the ToolResults answering them.
+type Message struct {
+	Role        Role         `json:"role"`
+	Text        string       `json:"text,omitempty"`
+	ToolCalls   []ToolCall   `json:"tool_calls,omitempty"`
+	ToolResults []ToolResult `json:"tool_results,omitempty"`
+}
+
+// ToolSpec describes a tool to the model: its name, what it does and the JSON
+// Schema of its input object.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"input_schema"`
+}
+
+// Request is one THINK step: the whole history (the model is stateless), the tools
+// it may call and, when OnText is set, a callback receiving text deltas as they
+// stream. Streaming is an option of the same call, not a second API.
+type Request struct {
+	System    string
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int
+	// JSONOutput asks for a single JSON object where the provider supports it
+	// (used by the JSON text protocol for models without function calling).
+	JSONOutput bool
+	OnText     func(delta string)
+}
+
+// Usage counts tokens as the provider reported them (zero when it did not).
+type Usage struct {
+	InputTokens  int
+	OutputTokens int
+}
+
+// Response is the model's answer to one Request.
+type Response struct {
+	Text       string
+	ToolCalls  []ToolCall
+	StopReason StopReason
+	Usage      Usage
+}
+
+// Provider is one model behind one API. Chat must be safe for concurrent use.
+// Errors that the caller may act on are *Error values (see errors.go).
+type Provider interface {
+	Chat(ctx context.Context, req Request) (Response, error)
+	// Name is "provider:model", for traces and status.
+	Name() string
+}

@@ -1,0 +1,202 @@
+// Package openai is the llm.Provider for OpenAI's Chat Completions API and every
+// server that speaks it (vLLM, Ollama's /v1, llama.cpp, LM Studio), on the
+// official openai-go SDK. It translates messages and nothing else.
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/agent-lsp/agent-lsp/llm"
+)
+
+// Config selects the server and model. APIKey may be empty for local servers.
+type Config struct {
+	Model   string
+	APIKey  string
+	BaseURL string // e.g. http://localhost:11434/v1 for Ollama; empty for OpenAI
+	// HTTPClient lets tests and proxies sit behind the SDK; nil means a default client.
+	HTTPClient *http.Client
+}
+
+// Provider implements llm.Provider. It is safe for concurrent use.
+type Provider struct {
+	client sdk.Client
+	model  string
+}
+
+// New builds a provider. The SDK's own retries are disabled: retrying is decided
+// in one place, the llm resilience layer.
+func New(cfg Config) (*Provider, error) {
+	if cfg.Model == "" {
+		return nil, errors.New("openai: no model configured (set AGENT_LSP_MODEL)")
+	}
+	key := cfg.APIKey
+	if key == "" {
+		// Local servers ignore the key, but the SDK would otherwise read the
+		// environment on its own; keep configuration in one place.
+		key = "unused"
+	}
+	opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(0)}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model}, nil
+}
+
+// Name implements llm.Provider.
+func (p *Provider) Name() string { return "openai:" + p.model }
+
+// Chat implements llm.Provider; with req.OnText set it streams.
+func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	params, err := p.params(req)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	if req.OnText != nil {
+		return p.stream(ctx, params, req.OnText)
+	}
+	completion, err := p.client.Chat.Completions.New(ctx, params)
+	if err != nil {
+		return llm.Response{}, p.wrapError(ctx, err)
+	}
+	if len(completion.Choices) == 0 {
+		return llm.Response{}, &llm.Error{Kind: llm.KindUnavailable, Provider: p.Name(), Message: "response has no choices"}
+	}
+	choice := completion.Choices[0]
+	resp := responseFrom(choice.Message.Content, choice.Message.ToolCalls, choice.FinishReason)
+	resp.Usage = llm.Usage{InputTokens: int(completion.Usage.PromptTokens), OutputTokens: int(completion.Usage.CompletionTokens)}
+	return resp, nil
+}
+
+func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParams, onText func(string)) (llm.Response, error) {
+	params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
+	stream := p.client.Chat.Completions.NewStreaming(ctx, params)
+	defer stream.Close()
+	var acc sdk.ChatCompletionAccumulator
+	for stream.Next() {
+		chunk := stream.Current()
+		acc.AddChunk(chunk)
+		for _, c := range chunk.Choices {
+			if c.Index == 0 && c.Delta.Content != "" {
+				onText(c.Delta.Content)
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return llm.Response{}, p.wrapError(ctx, err)
+	}
+	if len(acc.Choices) == 0 {
+		return llm.Response{}, &llm.Error{Kind: llm.KindUnavailable, Provider: p.Name(), Message: "stream ended without a choice"}
+	}
+	// Tool calls are read from the accumulated message after the stream ends:
+	// JustFinishedToolCall can miss a call whose last delta comes with finish_reason.
+	choice := acc.Choices[0]
+	resp := responseFrom(choice.Message.Content, choice.Message.ToolCalls, choice.FinishReason)
+	resp.Usage = llm.Usage{InputTokens: int(acc.Usage.PromptTokens), OutputTokens: int(acc.Usage.CompletionTokens)}
+	return resp, nil
+}
+
+func responseFrom(text string, calls []sdk.ChatCompletionMessageToolCallUnion, finish string) llm.Response {
+	resp := llm.Response{Text: text}
+	for _, c := range calls {
+		if c.Type != "" && c.Type != "function" {
+			continue
+		}
+		args := c.Function.Arguments
+		if args == "" {
+			args = "{}"
+		}
+		resp.ToolCalls = append(resp.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Function.Name, Args: json.RawMessage(args)})
+	}
+	switch {
+	case len(resp.ToolCalls) > 0:
+		resp.StopReason = llm.StopToolUse
+	case finish == "length":
+		resp.StopReason = llm.StopMaxTokens
+	default:
+		resp.StopReason = llm.StopEndTurn
+	}
+	return resp
+}
+
+func (p *Provider) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {
+	params := sdk.ChatCompletionNewParams{Model: shared.ChatModel(p.model)}
+	if req.System != "" {
+		params.Messages = append(params.Messages, sdk.SystemMessage(req.System))
+	}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case llm.RoleUser:
+			params.Messages = append(params.Messages, sdk.UserMessage(m.Text))
+		case llm.RoleAssistant:
+			a := sdk.ChatCompletionAssistantMessageParam{}
+			if m.Text != "" {
+				a.Content.OfString = sdk.String(m.Text)
+			}
+			for _, c := range m.ToolCalls {
+				a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+						ID:       c.ID,
+						Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: string(c.Args)},
+					},
+				})
+			}
+			params.Messages = append(params.Messages, sdk.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		case llm.RoleTool:
+			for _, r := range m.ToolResults {
+				params.Messages = append(params.Messages, sdk.ToolMessage(r.Content, r.CallID))
+			}
+		default:
+			return params, fmt.Errorf("openai: unknown message role %q", m.Role)
+		}
+	}
+	for _, t := range req.Tools {
+		var schema map[string]any
+		if err := json.Unmarshal(t.Schema, &schema); err != nil {
+			return params, fmt.Errorf("openai: schema of tool %s: %w", t.Name, err)
+		}
+		params.Tools = append(params.Tools, sdk.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        t.Name,
+			Description: sdk.String(t.Description),
+			Parameters:  shared.FunctionParameters(schema),
+		}))
+	}
+	if req.MaxTokens > 0 {
+		params.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))
+	}
+	if req.JSONOutput {
+		params.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
+	}
+	return params, nil
+}
+
+func (p *Provider) wrapError(ctx context.Context, err error) error {
+	var apiErr *sdk.Error
+	if !errors.As(err, &apiErr) {
+		return llm.TransportError(ctx, p.Name(), err)
+	}
+	msg := apiErr.Message
+	if apiErr.Code != "" {
+		msg = apiErr.Code + ": " + msg
+	}
+	if msg == "" {
+		msg = http.StatusText(apiErr.StatusCode)
+	}
+	e := &llm.Error{Kind: llm.KindForStatus(apiErr.StatusCode, msg), Provider: p.Name(), Status: apiErr.StatusCode, Message: msg, Err: err}
+	if apiErr.Response != nil {
+		e.RetryAfter = llm.ParseRetryAfter(apiErr.Response.Header.Get("Retry-After"), time.Now())
+	}
+	return e
+}

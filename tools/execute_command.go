@@ -1,0 +1,160 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+//go:embed execute_command.md
+var executeCommandDescription string
+
+// CommandLimits bound what one command may take.
+type CommandLimits struct {
+	Timeout    time.Duration // default 30 s
+	MaxTimeout time.Duration // the most a model may ask for; default 10 min
+	MaxOutput  int           // bytes of output kept, default 200,000
+}
+
+func (l CommandLimits) withDefaults() CommandLimits {
+	if l.Timeout <= 0 {
+		l.Timeout = 30 * time.Second
+	}
+	if l.MaxTimeout <= 0 {
+		l.MaxTimeout = 10 * time.Minute
+	}
+	if l.MaxOutput <= 0 {
+		l.MaxOutput = 200_000
+	}
+	return l
+}
+
+type executeCommandParams struct {
+	Command  string `json:"command" jsonschema:"the shell command line to run"`
+	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds before the command is killed (default 30)"`
+}
+
+// CommandOutcome is the structured result of a command, for the UI.
+type CommandOutcome struct {
+	Command  string
+	ExitCode int
+	TimedOut bool
+	Output   string
+	Duration time.Duration
+}
+
+// NewExecuteCommand runs commands in the workspace root under policy. approver
+// may be nil, in which case anything off the allowlist is denied.
+func NewExecuteCommand(w *Workspace, policy *Policy, approver Approver, limits CommandLimits) Tool {
+	limits = limits.withDefaults()
+	return newTypedTool("execute_command", executeCommandDescription, false, func(ctx context.Context, p executeCommandParams) (Result, error) {
+		if strings.TrimSpace(p.Command) == "" {
+			return Errorf("command is empty"), nil
+		}
+		reasons, unapproved, err := policy.Check(p.Command)
+		if err != nil {
+			return Errorf("%v; write a plain POSIX shell command", err), nil
+		}
+		if len(reasons) > 0 {
+			decision := Deny
+			if approver != nil {
+				decision, err = approver.Approve(ctx, ApprovalRequest{Command: p.Command, Reasons: reasons})
+				if ctx.Err() != nil {
+					return Result{}, ctx.Err()
+				}
+				if err != nil {
+					decision = Deny
+				}
+			}
+			switch decision {
+			case AllowAlways:
+				policy.Remember(unapproved)
+			case AllowOnce:
+			default:
+				return Errorf("the user did not allow this command (%s); do without it or ask the user to run it", strings.Join(reasons, "; ")), nil
+			}
+		}
+		timeout := limits.Timeout
+		if p.TimeoutS > 0 {
+			timeout = min(time.Duration(p.TimeoutS)*time.Second, limits.MaxTimeout)
+		}
+		out, err := RunCommand(ctx, w.Root(), p.Command, timeout, limits.MaxOutput)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Text: out.Text(), IsError: out.ExitCode != 0, Data: out}, nil
+	})
+}
+
+// Text renders the outcome for the model.
+func (o CommandOutcome) Text() string {
+	var b strings.Builder
+	b.WriteString(o.Output)
+	if o.Output != "" && !strings.HasSuffix(o.Output, "\n") {
+		b.WriteByte('\n')
+	}
+	if o.TimedOut {
+		fmt.Fprintf(&b, "[killed after %s: timeout]\n", o.Duration.Round(time.Millisecond))
+	}
+	fmt.Fprintf(&b, "[exit code: %d]", o.ExitCode)
+	return b.String()
+}
+
+// RunCommand runs command with bash in dir, in its own process group so that a
+// timeout or cancellation kills every process it started. stdout and stderr are
+// captured separately (stderr after a "[stderr]" marker), each cut in the
+// middle past maxOutput/2 bytes. A Go error is returned only when the command
+// cannot start or ctx was cancelled.
+func RunCommand(ctx context.Context, dir, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, "bash", "-c", command)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A grandchild that escaped the group could hold the pipes open; don't wait for it.
+	cmd.WaitDelay = time.Second
+	stdout, stderr := newMiddleCut(maxOutput/2), newMiddleCut(maxOutput/2)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	start := time.Now()
+	err := cmd.Run()
+	// Kill whatever is left of the group even after a normal exit: a background
+	// child must not outlive the command.
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	out := CommandOutcome{Command: command, Duration: time.Since(start)}
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		out.ExitCode = exitErr.ExitCode()
+	case errors.Is(err, exec.ErrWaitDelay):
+	default:
+		if runCtx.Err() == nil {
+			return out, fmt.Errorf("execute_command: %w", err)
+		}
+	}
+	if runCtx.Err() != nil {
+		out.TimedOut = true
+		if out.ExitCode == 0 {
+			out.ExitCode = -1
+		}
+	}
+	out.Output = stdout.String()
+	if e := stderr.String(); e != "" {
+		if out.Output != "" && !strings.HasSuffix(out.Output, "\n") {
+			out.Output += "\n"
+		}
+		out.Output += "[stderr]\n" + e
+	}
+	return out, nil
+}

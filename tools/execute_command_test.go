@@ -1,0 +1,168 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+type scriptedApprover struct {
+	decision Decision
+	err      error
+	asked    []ApprovalRequest
+}
+
+func (a *scriptedApprover) Approve(_ context.Context, req ApprovalRequest) (Decision, error) {
+	a.asked = append(a.asked, req)
+	return a.decision, a.err
+}
+
+func commandRegistry(t *testing.T, root string, approver Approver, limits CommandLimits) *Registry {
+	t.Helper()
+	w, err := NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRegistry(NewExecuteCommand(w, NewPolicy(DefaultAllowlist), approver, limits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestExecuteCommandOutputAndExitCode(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "alpha\n"})
+	r := commandRegistry(t, root, nil, CommandLimits{})
+	res := call(t, r, "execute_command", map[string]any{"command": "cat a.txt; ls missing-file"})
+	out := res.Data.(CommandOutcome)
+	if out.ExitCode == 0 || !res.IsError {
+		t.Fatalf("exit code %d, want non-zero", out.ExitCode)
+	}
+	if !strings.HasPrefix(res.Text, "alpha\n[stderr]\n") || !strings.Contains(res.Text, "missing-file") ||
+		!strings.HasSuffix(res.Text, "[exit code: 2]") {
+		t.Fatalf("output:\n%s", res.Text)
+	}
+}
+
+func TestExecuteCommandApproval(t *testing.T) {
+	root := t.TempDir()
+	for _, c := range []struct {
+		name     string
+		approver Approver
+		wantRun  bool
+	}{
+		{"no way to ask", nil, false},
+		{"denied", &scriptedApprover{decision: Deny}, false},
+		{"client failed to ask", &scriptedApprover{decision: AllowOnce, err: errors.New("method not found")}, false},
+		{"allowed once", &scriptedApprover{decision: AllowOnce}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := commandRegistry(t, root, c.approver, CommandLimits{})
+			res := call(t, r, "execute_command", map[string]any{"command": "touch made.txt"})
+			_, statErr := os.Stat(filepath.Join(root, "made.txt"))
+			if ran := statErr == nil; ran != c.wantRun {
+				t.Fatalf("ran=%v want %v; result %+v", ran, c.wantRun, res)
+			}
+			if !c.wantRun && (!res.IsError || !strings.Contains(res.Text, "did not allow")) {
+				t.Fatalf("denial must be an observation: %+v", res)
+			}
+			os.Remove(filepath.Join(root, "made.txt"))
+		})
+	}
+	a := &scriptedApprover{decision: AllowAlways}
+	r := commandRegistry(t, root, a, CommandLimits{})
+	call(t, r, "execute_command", map[string]any{"command": "touch x.txt"})
+	call(t, r, "execute_command", map[string]any{"command": "touch x.txt"})
+	if len(a.asked) != 1 || a.asked[0].Command != "touch x.txt" {
+		t.Fatalf("AllowAlways must ask once: %+v", a.asked)
+	}
+}
+
+func TestExecuteCommandTimeoutKillsGrandchildren(t *testing.T) {
+	root := t.TempDir()
+	r := commandRegistry(t, root, &scriptedApprover{decision: AllowOnce}, CommandLimits{Timeout: 300 * time.Millisecond})
+	// The grandchild writes its pid, then sleeps; it must die with the group.
+	res := call(t, r, "execute_command", map[string]any{"command": "bash -c 'sleep 30 & echo $! > pid; wait'"})
+	out := res.Data.(CommandOutcome)
+	if !out.TimedOut || !strings.Contains(res.Text, "timeout") {
+		t.Fatalf("not reported as a timeout: %+v", res)
+	}
+	assertProcessGone(t, filepath.Join(root, "pid"))
+}
+
+func TestExecuteCommandCancellationKillsTheGroup(t *testing.T) {
+	root := t.TempDir()
+	r := commandRegistry(t, root, &scriptedApprover{decision: AllowOnce}, CommandLimits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for {
+			if _, err := os.Stat(filepath.Join(root, "pid")); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	args, _ := json.Marshal(map[string]any{"command": "sleep 30 & echo $! > pid; wait"})
+	_, err := r.Execute(ctx, "execute_command", args)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	assertProcessGone(t, filepath.Join(root, "pid"))
+}
+
+func assertProcessGone(t *testing.T, pidFile string) {
+	t.Helper()
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	for range 100 {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+		// A killed child is a zombie until reaped by init; give it a moment.
+		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if strings.Contains(string(stat), ") Z ") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("process %d survived", pid)
+}
+
+func TestExecuteCommandCutsOutputInTheMiddle(t *testing.T) {
+	root := t.TempDir()
+	r := commandRegistry(t, root, nil, CommandLimits{MaxOutput: 2000})
+	res := call(t, r, "execute_command", map[string]any{"command": "echo FIRST; head -c 100000 /dev/zero | tr '\\0' x; echo; echo LAST"})
+	if !strings.HasPrefix(res.Text, "FIRST\n") || !strings.Contains(res.Text, "LAST\n[exit code: 0]") {
+		t.Fatalf("head or tail lost: %.60q … %q", res.Text, res.Text[len(res.Text)-60:])
+	}
+	if !strings.Contains(res.Text, "bytes cut from the middle") || len(res.Text) > 2200 {
+		t.Fatalf("not cut (%d bytes)", len(res.Text))
+	}
+}
+
+func TestMiddleCutKeepsHeadAndTail(t *testing.T) {
+	m := newMiddleCut(10)
+	for _, chunk := range []string{"abc", "defgh", "ijklmnop", "qr", "stuvwxyz"} {
+		m.Write([]byte(chunk))
+	}
+	if got := m.String(); got != "abcde\n[… 16 bytes cut from the middle …]\nvwxyz" {
+		t.Fatalf("%q", got)
+	}
+	small := newMiddleCut(100)
+	small.Write([]byte("short"))
+	if small.String() != "short" {
+		t.Fatal(small.String())
+	}
+}

@@ -1,0 +1,65 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// writeTree creates files (path → content) under root.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// call runs one tool through the registry with args marshalled from a map.
+func call(t *testing.T, r *Registry, tool string, args map[string]any) Result {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Execute(context.Background(), tool, raw)
+	if err != nil {
+		t.Fatalf("%s: Go error %v", tool, err)
+	}
+	return res
+}
+
+// snapshot reads every file under root, to prove a test left them untouched.
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type()&os.ModeSymlink != 0 {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		out[p] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+type mapOverlay map[string]struct {
+	text    string
+	version int32
+}
+
+func (m mapOverlay) Buffer(abs string) (string, int32, bool) {
+	b, ok := m[abs]
+	return b.text, b.version, ok
+}

@@ -1,0 +1,70 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+//go:embed list_files.md
+var listFilesDescription string
+
+const (
+	defaultListDepth = 3
+	maxListEntries   = 1000
+)
+
+type listFilesParams struct {
+	Path  string `json:"path,omitempty" jsonschema:"directory relative to the workspace root (default: the root)"`
+	Depth int    `json:"depth,omitempty" jsonschema:"how many levels to descend (default 3)"`
+}
+
+// NewListFiles lists the workspace tree as the agent may see it.
+func NewListFiles(w *Workspace) Tool {
+	return newTypedTool("list_files", listFilesDescription, true, func(ctx context.Context, p listFilesParams) (Result, error) {
+		_, rel, err := w.Resolve(p.Path)
+		if err != nil {
+			return pathError(err), nil
+		}
+		depth := p.Depth
+		if depth <= 0 {
+			depth = defaultListDepth
+		}
+		seen := map[string]bool{}
+		var entries []string
+		cut := false
+		err = w.walk(ctx, rel, depth, func(e walkEntry) error {
+			if len(entries) >= maxListEntries {
+				cut = true
+				return fs.SkipAll
+			}
+			name := e.Rel
+			if e.IsDir {
+				name += "/"
+			}
+			seen[e.Rel] = true
+			entries = append(entries, name)
+			return nil
+		})
+		if err != nil {
+			return pathError(err), nil
+		}
+		for _, s := range w.stagedPaths(rel) {
+			if !seen[s] && len(entries) < maxListEntries {
+				entries = append(entries, s+" (new, staged)")
+			}
+		}
+		sort.Strings(entries)
+		if len(entries) == 0 {
+			return Result{Text: fmt.Sprintf("(%s is empty)", rel)}, nil
+		}
+		text := strings.Join(entries, "\n") + "\n"
+		if cut {
+			text += fmt.Sprintf("(listing cut at %d entries; list a subdirectory or lower depth)\n", maxListEntries)
+		}
+		return Result{Text: text, Data: entries}, nil
+	})
+}

@@ -1,0 +1,107 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Registry holds the tools offered to the model. It is read-only after
+// construction and safe for concurrent use.
+type Registry struct {
+	tools    map[string]Tool
+	resolved map[string]*jsonschema.Resolved
+	order    []string
+}
+
+// NewRegistry registers tools in the order given (the order the model sees).
+func NewRegistry(ts ...Tool) (*Registry, error) {
+	r := &Registry{tools: map[string]Tool{}, resolved: map[string]*jsonschema.Resolved{}}
+	for _, t := range ts {
+		if _, dup := r.tools[t.Name()]; dup {
+			return nil, fmt.Errorf("tools: %s registered twice", t.Name())
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(t.Schema(), &s); err != nil {
+			return nil, fmt.Errorf("tools: schema of %s: %w", t.Name(), err)
+		}
+		res, err := s.Resolve(nil)
+		if err != nil {
+			return nil, fmt.Errorf("tools: schema of %s: %w", t.Name(), err)
+		}
+		r.tools[t.Name()] = t
+		r.resolved[t.Name()] = res
+		r.order = append(r.order, t.Name())
+	}
+	return r, nil
+}
+
+// Tools returns the registered tools in registration order.
+func (r *Registry) Tools() []Tool {
+	out := make([]Tool, len(r.order))
+	for i, n := range r.order {
+		out[i] = r.tools[n]
+	}
+	return out
+}
+
+// Lookup returns the tool with that name.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Subset returns a registry of the named tools that exist here (e.g. the
+// read-only ones for a sub-agent or degraded mode).
+func (r *Registry) Subset(keep func(Tool) bool) *Registry {
+	s := &Registry{tools: map[string]Tool{}, resolved: map[string]*jsonschema.Resolved{}}
+	for _, n := range r.order {
+		if keep(r.tools[n]) {
+			s.tools[n], s.resolved[n] = r.tools[n], r.resolved[n]
+			s.order = append(s.order, n)
+		}
+	}
+	return s
+}
+
+// Execute validates args against the tool's schema and runs it. An unknown tool
+// or invalid arguments is an error Result the model can correct, never a Go error.
+func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessage) (Result, error) {
+	t, ok := r.tools[name]
+	if !ok {
+		names := append([]string(nil), r.order...)
+		sort.Strings(names)
+		return Errorf("unknown tool %q; available tools: %s", name, strings.Join(names, ", ")), nil
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var instance any
+	if err := json.Unmarshal(args, &instance); err != nil {
+		return Errorf("arguments for %s are not valid JSON (%v); send one JSON object matching the schema", name, err), nil
+	}
+	if _, isObject := instance.(map[string]any); !isObject {
+		return Errorf("arguments for %s must be a JSON object, got %s", name, args), nil
+	}
+	if err := r.resolved[name].Validate(instance); err != nil {
+		return Errorf("invalid arguments for %s: %v; schema: %s", name, err, t.Schema()), nil
+	}
+	return t.Execute(ctx, args)
+}
+
+// NewDefaultRegistry offers the standard tools over w, in the order the model sees them.
+func NewDefaultRegistry(w *Workspace, policy *Policy, approver Approver, limits CommandLimits) *Registry {
+	r, err := NewRegistry(
+		NewReadFile(w), NewListFiles(w), NewSearch(w),
+		NewWriteFile(w), NewEditFile(w),
+		NewExecuteCommand(w, policy, approver, limits),
+	)
+	if err != nil {
+		panic(err) // fixed set of tools: only a programming error gets here
+	}
+	return r
+}

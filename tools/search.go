@@ -1,0 +1,183 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/conc/pool"
+)
+
+//go:embed search.md
+var searchDescription string
+
+const (
+	maxSearchMatches  = 200
+	maxSearchLineLen  = 300
+	maxSearchFileSize = 4 << 20
+)
+
+type searchParams struct {
+	Pattern string `json:"pattern" jsonschema:"regular expression (RE2) to search for"`
+	Path    string `json:"path,omitempty" jsonschema:"directory or file to search in, relative to the root (default: the root)"`
+	Glob    string `json:"glob,omitempty" jsonschema:"only files whose path matches this glob, e.g. *.go"`
+}
+
+type searchMatch struct {
+	Path string
+	Line int
+	Text string
+}
+
+// NewSearch searches the workspace with a regexp.
+func NewSearch(w *Workspace) Tool {
+	return newTypedTool("search", searchDescription, true, func(ctx context.Context, p searchParams) (Result, error) {
+		re, err := regexp.Compile(p.Pattern)
+		if err != nil {
+			return Errorf("invalid pattern: %v (RE2 syntax; escape literal characters such as ( or [)", err), nil
+		}
+		var glob *regexp.Regexp
+		if p.Glob != "" {
+			expr := globToRegexp(strings.TrimPrefix(p.Glob, "/"))
+			if !strings.Contains(p.Glob, "/") {
+				expr = "(?:.*/)?" + expr
+			}
+			if glob, err = regexp.Compile("^" + expr + "$"); err != nil {
+				return Errorf("invalid glob %q: %v", p.Glob, err), nil
+			}
+		}
+		abs, rel, err := w.Resolve(p.Path)
+		if err != nil {
+			return pathError(err), nil
+		}
+		matches, cut, err := w.search(ctx, abs, rel, re, glob)
+		if err != nil {
+			if ctx.Err() != nil {
+				return Result{}, ctx.Err()
+			}
+			return pathError(err), nil
+		}
+		if len(matches) == 0 {
+			return Result{Text: "no matches"}, nil
+		}
+		var b strings.Builder
+		for _, m := range matches {
+			fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
+		}
+		if cut {
+			fmt.Fprintf(&b, "(results cut at %d matches; narrow the pattern, path or glob)\n", maxSearchMatches)
+		}
+		return Result{Text: b.String(), Data: matches}, nil
+	})
+}
+
+// search lists candidate files in one goroutine and matches them in a pool of
+// workers; results are sorted by path and line. When more than the cap match,
+// which ones are kept depends on scheduling, and cut says so.
+func (w *Workspace) search(ctx context.Context, abs, rel string, re, glob *regexp.Regexp) ([]searchMatch, bool, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	files := make(chan string, 256)
+	var (
+		mu      sync.Mutex // guards matches
+		matches []searchMatch
+		total   atomic.Int64
+	)
+	p := pool.New().WithMaxGoroutines(runtime.GOMAXPROCS(0))
+	for range runtime.GOMAXPROCS(0) {
+		p.Go(func() {
+			for f := range files {
+				if total.Load() > maxSearchMatches {
+					continue // drain
+				}
+				found := w.searchFile(f, re)
+				if len(found) == 0 {
+					continue
+				}
+				if total.Add(int64(len(found))) > maxSearchMatches {
+					cancel()
+				}
+				mu.Lock()
+				matches = append(matches, found...)
+				mu.Unlock()
+			}
+		})
+	}
+	accept := func(rel string) bool { return glob == nil || glob.MatchString(rel) }
+	seen := map[string]bool{}
+	var walkErr error
+	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+		files <- rel
+	} else {
+		walkErr = w.walk(ctx, rel, 0, func(e walkEntry) error {
+			if !e.IsDir && accept(e.Rel) {
+				seen[e.Rel] = true
+				files <- e.Rel
+			}
+			return nil
+		})
+		for _, s := range w.stagedPaths(rel) {
+			if !seen[s] && accept(s) {
+				files <- s
+			}
+		}
+	}
+	close(files)
+	p.Wait()
+	cut := total.Load() > maxSearchMatches
+	if walkErr != nil && !cut {
+		return nil, false, walkErr
+	}
+	sort.Slice(matches, func(i, j int) bool {
+		if matches[i].Path != matches[j].Path {
+			return matches[i].Path < matches[j].Path
+		}
+		return matches[i].Line < matches[j].Line
+	})
+	if len(matches) > maxSearchMatches {
+		matches = matches[:maxSearchMatches]
+	}
+	return matches, cut, nil
+}
+
+func (w *Workspace) searchFile(rel string, re *regexp.Regexp) []searchMatch {
+	f, err := w.read(filepath.Join(w.root, filepath.FromSlash(rel)), rel)
+	if err != nil || len(f.Text) > maxSearchFileSize {
+		return nil
+	}
+	text := f.Text
+	if strings.IndexByte(text[:min(len(text), 8000)], 0) >= 0 {
+		return nil // binary
+	}
+	if !re.MatchString(text) {
+		return nil // the common case: one scan of the whole file, no line split
+	}
+	var out []searchMatch
+	line := 1
+	for len(text) > 0 {
+		end := strings.IndexByte(text, '\n')
+		var l string
+		if end < 0 {
+			l, text = text, ""
+		} else {
+			l, text = text[:end], text[end+1:]
+		}
+		l = strings.TrimRight(l, "\r")
+		if re.MatchString(l) {
+			if len(l) > maxSearchLineLen {
+				l = l[:maxSearchLineLen] + "…"
+			}
+			out = append(out, searchMatch{Path: rel, Line: line, Text: l})
+		}
+		line++
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package tools
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestListAndSearchHonourGitignore(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		".gitignore":           "node_modules/\n*.log\n/build\n!keep.log\n",
+		"main.go":              "package main // TODO: main\n",
+		"app.log":              "TODO: log\n",
+		"keep.log":             "TODO: keep\n",
+		"build/out.go":         "TODO: build\n",
+		"sub/build/x.go":       "TODO: nested build dir is not anchored\n",
+		"node_modules/m/i.js":  "TODO: dep\n",
+		"sub/.gitignore":       "gen_*.go\n",
+		"sub/gen_a.go":         "TODO: generated\n",
+		"sub/real.go":          "package sub\n\n// TODO: real\n",
+		".git/config":          "TODO: git internals\n",
+		"docs/deep/a/b/c/d.md": "TODO: deep\n",
+	})
+	r, w := newTestRegistry(t, root)
+	if _, err := w.Stage("sub/staged.go", "// TODO: staged only\n"); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, r, "search", map[string]any{"pattern": `TODO: \w+`})
+	want := strings.Join([]string{
+		"docs/deep/a/b/c/d.md:1: TODO: deep",
+		"keep.log:1: TODO: keep",
+		"main.go:1: package main // TODO: main",
+		"sub/build/x.go:1: TODO: nested build dir is not anchored",
+		"sub/real.go:3: // TODO: real",
+		"sub/staged.go:1: // TODO: staged only",
+	}, "\n") + "\n"
+	if res.Text != want {
+		t.Fatalf("search:\n%s\nwant:\n%s", res.Text, want)
+	}
+	res = call(t, r, "search", map[string]any{"pattern": "TODO", "glob": "*.go", "path": "sub"})
+	if strings.Count(res.Text, "\n") != 3 || strings.Contains(res.Text, ".md") {
+		t.Fatalf("glob+path search:\n%s", res.Text)
+	}
+	if res = call(t, r, "search", map[string]any{"pattern": "(unclosed"}); !res.IsError || !strings.Contains(res.Text, "invalid pattern") {
+		t.Fatalf("bad regexp: %+v", res)
+	}
+
+	res = call(t, r, "list_files", map[string]any{"depth": 2})
+	for _, name := range []string{"main.go", "keep.log", "sub/real.go", "sub/staged.go (new, staged)", "docs/deep/"} {
+		if !strings.Contains(res.Text, name+"\n") {
+			t.Errorf("list_files lacks %s:\n%s", name, res.Text)
+		}
+	}
+	for _, name := range []string{"app.log", "build/out.go", "node_modules", ".git/", "sub/gen_a.go", "docs/deep/a"} {
+		if strings.Contains(res.Text, name) {
+			t.Errorf("list_files shows %s:\n%s", name, res.Text)
+		}
+	}
+}
+
+func TestSearchCapsItsResults(t *testing.T) {
+	root := t.TempDir()
+	for i := range 30 {
+		writeTree(t, root, map[string]string{fmt.Sprintf("f%02d.txt", i): strings.Repeat("hit\n", 10)})
+	}
+	r, _ := newTestRegistry(t, root)
+	res := call(t, r, "search", map[string]any{"pattern": "hit"})
+	if got := strings.Count(res.Text, ": hit\n"); got != maxSearchMatches {
+		t.Fatalf("%d matches shown, want the cap %d", got, maxSearchMatches)
+	}
+	if !strings.Contains(res.Text, "results cut at 200 matches") {
+		t.Fatalf("no cut marker:\n%s", res.Text[len(res.Text)-200:])
+	}
+}
+
+func TestListFilesSkipsSymlinkedDirectories(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	writeTree(t, outside, map[string]string{"secret.txt": "x"})
+	writeTree(t, root, map[string]string{"a.txt": "a"})
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := newTestRegistry(t, root)
+	if res := call(t, r, "list_files", nil); strings.Contains(res.Text, "secret") {
+		t.Fatalf("followed a symlink out of the workspace:\n%s", res.Text)
+	}
+}

@@ -1,0 +1,233 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Overlay is the editor's view of open documents. The server implements it;
+// the CLI has none. Paths are absolute with symlinks resolved.
+type Overlay interface {
+	// Buffer returns the open buffer's text and version, ok=false when the file
+	// is not open in the editor.
+	Buffer(absPath string) (text string, version int32, ok bool)
+}
+
+// ErrOutsideWorkspace is returned for any path that resolves outside the root.
+var ErrOutsideWorkspace = errors.New("path is outside the workspace")
+
+// Source says where a read was served from.
+type Source int
+
+const (
+	FromDisk Source = iota
+	FromBuffer
+	FromStaged
+)
+
+// File is the workspace's current view of one file.
+type File struct {
+	Path string // slash-separated, relative to the root
+	Text string
+	// Version is the editor buffer's version when Source is FromBuffer, or when
+	// a staged change started from a buffer; HasVersion says which.
+	Version    int32
+	HasVersion bool
+	Source     Source
+}
+
+// Workspace is the view that tools read and write. Reads see, in order, the
+// changes staged by this run, the editor's open buffers, then disk. Writes are
+// staged, never written. Every path is confined to the root after resolving
+// "..", absolute paths and symlinks. Safe for concurrent use.
+type Workspace struct {
+	root    string // absolute, symlinks resolved
+	overlay Overlay
+
+	mu      sync.Mutex // guards changes
+	changes map[string]*Change
+}
+
+// NewWorkspace opens a view of root. overlay may be nil.
+func NewWorkspace(root string, overlay Overlay) (*Workspace, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root: %w", err)
+	}
+	if fi, err := os.Stat(resolved); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("workspace root %s is not a directory", root)
+	}
+	return &Workspace{root: resolved, overlay: overlay, changes: map[string]*Change{}}, nil
+}
+
+// Root is the absolute, symlink-resolved workspace root.
+func (w *Workspace) Root() string { return w.root }
+
+// Resolve maps a path given by the model (relative to the root, or absolute
+// inside it) to its absolute and slash-separated relative forms, refusing any
+// path that leaves the root lexically or through a symlink.
+func (w *Workspace) Resolve(p string) (abs, rel string, err error) {
+	if strings.ContainsRune(p, 0) {
+		return "", "", fmt.Errorf("%q: invalid path", p)
+	}
+	if p == "" {
+		p = "."
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.root, p)
+	}
+	p = filepath.Clean(p)
+	if !within(w.root, p) {
+		return "", "", fmt.Errorf("%s: %w", p, ErrOutsideWorkspace)
+	}
+	real, err := resolveExisting(p)
+	if err != nil {
+		return "", "", err
+	}
+	if !within(w.root, real) {
+		return "", "", fmt.Errorf("%s resolves to %s: %w", p, real, ErrOutsideWorkspace)
+	}
+	r, _ := filepath.Rel(w.root, real)
+	return real, filepath.ToSlash(r), nil
+}
+
+func within(root, p string) bool {
+	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+}
+
+// resolveExisting evaluates symlinks in the longest existing prefix of p and
+// appends the rest, so a path to a file not yet created is checked too.
+func resolveExisting(p string) (string, error) {
+	var rest []string
+	cur := p
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			for i := len(rest) - 1; i >= 0; i-- {
+				real = filepath.Join(real, rest[i])
+			}
+			return real, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p, nil
+		}
+		rest = append(rest, filepath.Base(cur))
+		cur = parent
+	}
+}
+
+// Read returns the current view of a file.
+func (w *Workspace) Read(p string) (File, error) {
+	abs, rel, err := w.Resolve(p)
+	if err != nil {
+		return File{}, err
+	}
+	return w.read(abs, rel)
+}
+
+func (w *Workspace) read(abs, rel string) (File, error) {
+	w.mu.Lock()
+	c, staged := w.changes[rel]
+	var f File
+	if staged {
+		f = File{Path: rel, Text: c.New, Version: c.Version, HasVersion: c.HasVersion, Source: FromStaged}
+	}
+	w.mu.Unlock()
+	if !staged {
+		return w.readBase(abs, rel)
+	}
+	if c.Deleted {
+		return File{}, fmt.Errorf("%s: %w (deleted in this run)", rel, fs.ErrNotExist)
+	}
+	return f, nil
+}
+
+// readBase reads what the user has: the open buffer, else disk.
+func (w *Workspace) readBase(abs, rel string) (File, error) {
+	if w.overlay != nil {
+		if text, version, ok := w.overlay.Buffer(abs); ok {
+			return File{Path: rel, Text: text, Version: version, HasVersion: true, Source: FromBuffer}, nil
+		}
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return File{}, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
+		}
+		return File{}, err
+	}
+	return File{Path: rel, Text: string(data), Source: FromDisk}, nil
+}
+
+// Stage records newText as the content of path. The first stage of a file
+// remembers what it was (text, buffer version, whether it existed), which the
+// proposal needs to detect a stale buffer later.
+func (w *Workspace) Stage(p, newText string) (Change, error) {
+	abs, rel, err := w.Resolve(p)
+	if err != nil {
+		return Change{}, err
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return Change{}, fmt.Errorf("%s is a directory", rel)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c, ok := w.changes[rel]
+	if !ok {
+		c = &Change{Path: rel, AbsPath: abs}
+		f, err := w.readBase(abs, rel)
+		switch {
+		case err == nil:
+			c.Original, c.Existed, c.Version, c.HasVersion = f.Text, true, f.Version, f.HasVersion
+		case !errors.Is(err, fs.ErrNotExist):
+			return Change{}, err
+		}
+		w.changes[rel] = c
+	}
+	c.New, c.Deleted = newText, false
+	return *c, nil
+}
+
+// Changes returns the staged changes that differ from their original, sorted by
+// path. They are copies: the caller may keep them after the run.
+func (w *Workspace) Changes() []Change {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]Change, 0, len(w.changes))
+	for _, c := range w.changes {
+		if c.Existed && !c.Deleted && c.New == c.Original {
+			continue
+		}
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// stagedPaths lists files staged as existing (created or edited) under dir.
+func (w *Workspace) stagedPaths(dir string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for rel, c := range w.changes {
+		if !c.Deleted && (dir == "." || strings.HasPrefix(rel, dir+"/")) {
+			out = append(out, rel)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

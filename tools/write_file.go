@@ -1,0 +1,35 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+)
+
+//go:embed write_file.md
+var writeFileDescription string
+
+type writeFileParams struct {
+	Path    string `json:"path" jsonschema:"file path, relative to the workspace root"`
+	Content string `json:"content" jsonschema:"the complete new content of the file"`
+}
+
+// NewWriteFile stages whole-file writes into the workspace's changeset.
+func NewWriteFile(w *Workspace) Tool {
+	return newTypedTool("write_file", writeFileDescription, false, func(ctx context.Context, p writeFileParams) (Result, error) {
+		c, err := w.Stage(p.Path, p.Content)
+		if err != nil {
+			return pathError(err), nil
+		}
+		what := "updated"
+		if !c.Existed {
+			what = "created"
+		}
+		lines := strings.Count(p.Content, "\n")
+		if p.Content != "" && !strings.HasSuffix(p.Content, "\n") {
+			lines++
+		}
+		return Result{Text: fmt.Sprintf("Staged: %s %s (%d lines). The user will review it before it is applied.", c.Path, what, lines), Data: c}, nil
+	})
+}
