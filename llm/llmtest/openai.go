@@ -1,0 +1,98 @@
+package llmtest
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// NewOpenAIServer speaks the Chat Completions wire format at /v1/chat/completions,
+// non-streaming and streaming (SSE). Use URL+"/v1" as the base URL.
+func NewOpenAIServer(t testing.TB, turns ...Turn) *Server {
+	return newServer(t, turns, func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn) {
+		if r.URL.Path != "/v1/chat/completions" {
+			t.Errorf("llmtest: unexpected path %s", r.URL.Path)
+		}
+		model, _ := body["model"].(string)
+		finish := "stop"
+		if len(turn.Calls) > 0 {
+			finish = "tool_calls"
+		}
+		if turn.Finish != "" {
+			finish = turn.Finish
+		}
+		if stream, _ := body["stream"].(bool); stream {
+			writeSSE(w, openAIChunks(model, turn, finish), true)
+			return
+		}
+		msg := map[string]any{"role": "assistant", "content": turn.Text}
+		if len(turn.Calls) > 0 {
+			var calls []any
+			for i, c := range turn.Calls {
+				calls = append(calls, map[string]any{"id": callID(c, i), "type": "function",
+					"function": map[string]any{"name": c.Name, "arguments": c.Args}})
+			}
+			msg["tool_calls"] = calls
+		}
+		writeJSON(w, map[string]any{
+			"id": "chatcmpl-test", "object": "chat.completion", "created": 1, "model": model,
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+		})
+	})
+}
+
+func callID(c Call, i int) string {
+	if c.ID != "" {
+		return c.ID
+	}
+	return fmt.Sprintf("call_%d", i+1)
+}
+
+// openAIChunks splits a turn into stream chunks the way real servers do: text
+// in pieces, each tool call's arguments in two deltas, and finish_reason on the
+// chunk that carries the last argument delta (the openai-go accumulator trap).
+func openAIChunks(model string, turn Turn, finish string) []any {
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1, "model": model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	chunks := []any{chunk(map[string]any{"role": "assistant", "content": ""}, nil)}
+	for _, piece := range splitText(turn.Text) {
+		chunks = append(chunks, chunk(map[string]any{"content": piece}, nil))
+	}
+	for i, c := range turn.Calls {
+		half := len(c.Args) / 2
+		chunks = append(chunks, chunk(map[string]any{"tool_calls": []any{map[string]any{
+			"index": i, "id": callID(c, i), "type": "function",
+			"function": map[string]any{"name": c.Name, "arguments": c.Args[:half]}}}}, nil))
+		var last any
+		if i == len(turn.Calls)-1 {
+			last = finish
+		}
+		chunks = append(chunks, chunk(map[string]any{"tool_calls": []any{map[string]any{
+			"index": i, "function": map[string]any{"arguments": c.Args[half:]}}}}, last))
+	}
+	if len(turn.Calls) == 0 {
+		chunks = append(chunks, chunk(map[string]any{}, finish))
+	}
+	chunks = append(chunks, map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1,
+		"model": model, "choices": []any{}, "usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+	return chunks
+}
+
+// splitText cuts text into word-sized pieces, as a streaming server sends them.
+func splitText(text string) []string {
+	var out []string
+	for text != "" {
+		i := strings.IndexByte(text[1:], ' ')
+		if i < 0 {
+			out = append(out, text)
+			break
+		}
+		out = append(out, text[:i+1])
+		text = text[i+1:]
+	}
+	return out
+}

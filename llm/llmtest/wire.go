@@ -1,0 +1,108 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is an httptest server scripted with turns, recording every request
+// body. A request beyond the script gets HTTP 500 and fails the test.
+type Server struct {
+	*httptest.Server
+	t testing.TB
+
+	mu     sync.Mutex // guards turns and bodies
+	turns  []Turn
+	bodies []map[string]any
+	raw    [][]byte
+}
+
+func newServer(t testing.TB, turns []Turn, answer func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn)) *Server {
+	s := &Server{t: t, turns: turns}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Errorf("llmtest: request body is not JSON: %v", err)
+		}
+		s.mu.Lock()
+		s.bodies = append(s.bodies, body)
+		s.raw = append(s.raw, raw)
+		if len(s.turns) == 0 {
+			n := len(s.bodies)
+			s.mu.Unlock()
+			t.Errorf("llmtest: unexpected request %d to %s", n, r.URL.Path)
+			http.Error(w, `{"error":{"message":"script exhausted"}}`, http.StatusInternalServerError)
+			return
+		}
+		turn := s.turns[0]
+		s.turns = s.turns[1:]
+		s.mu.Unlock()
+		if turn.Delay > 0 {
+			select {
+			case <-time.After(turn.Delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if turn.Status != 0 {
+			for k, v := range turn.Header {
+				w.Header().Set(k, v)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(turn.Status)
+			io.WriteString(w, turn.Body)
+			return
+		}
+		answer(w, r, body, turn)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Requests returns the decoded JSON bodies received so far.
+func (s *Server) Requests() []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]map[string]any(nil), s.bodies...)
+}
+
+// RawRequests returns the bodies as received.
+func (s *Server) RawRequests() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.raw...)
+}
+
+// Remaining is the number of turns not yet played.
+func (s *Server) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.turns)
+}
+
+func writeSSE(w http.ResponseWriter, events []any, done bool) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	flusher, _ := w.(http.Flusher)
+	for _, e := range events {
+		data, _ := json.Marshal(e)
+		fmt.Fprintf(w, "data: %s\n\n", data)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	if done {
+		io.WriteString(w, "data: [DONE]\n\n")
+	}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
