@@ -91,8 +91,10 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re, glob *regex
 		matches []searchMatch
 		total   atomic.Int64
 	)
-	p := pool.New().WithMaxGoroutines(runtime.GOMAXPROCS(0))
-	for range runtime.GOMAXPROCS(0) {
+	// Reading is mostly waiting on open/read syscalls: more workers than cores.
+	workers := 4 * runtime.GOMAXPROCS(0)
+	p := pool.New().WithMaxGoroutines(workers)
+	for range workers {
 		p.Go(func() {
 			for f := range files {
 				if total.Load() > maxSearchMatches {

@@ -1,0 +1,62 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// instantProvider asks for the trivial tool until the last iteration, then ends.
+type instantProvider struct {
+	calls, iterations int
+	call              []llm.ToolCall
+}
+
+func (p *instantProvider) Name() string { return "instant" }
+func (p *instantProvider) Chat(_ context.Context, _ llm.Request) (llm.Response, error) {
+	p.calls++
+	if p.calls%p.iterations == 0 {
+		return llm.Response{Text: "done", StopReason: llm.StopEndTurn}, nil
+	}
+	return llm.Response{ToolCalls: p.call, StopReason: llm.StopToolUse}, nil
+}
+
+type noopTool struct{}
+
+func (noopTool) Name() string        { return "noop" }
+func (noopTool) Description() string { return "does nothing" }
+func (noopTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)
+}
+func (noopTool) ReadOnly() bool { return true }
+func (noopTool) Execute(context.Context, json.RawMessage) (tools.Result, error) {
+	return tools.Result{Text: "ok"}, nil
+}
+
+// BenchmarkLoopOverhead measures the host side of one THINK/ACT/OBSERVE
+// iteration: an instant provider and a trivial tool, so what remains is the
+// loop, the history, schema validation and events. Reported per iteration.
+func BenchmarkLoopOverhead(b *testing.B) {
+	const iterations = 10
+	reg, err := tools.NewRegistry(noopTool{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &instantProvider{iterations: iterations, call: []llm.ToolCall{{ID: "c1", Name: "noop", Args: json.RawMessage(`{"x":"y"}`)}}}
+	events := 0
+	a := agent.New(agent.Config{Provider: p, Tools: reg, MaxIterations: iterations, OnEvent: func(agent.Event) { events++ }})
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		var h agent.History
+		if _, err := a.Run(ctx, &h, "task"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*iterations), "ns/iteration")
+}

@@ -1,0 +1,215 @@
+// Package config loads agent-lsp's settings: defaults, then the user's file
+// ($XDG_CONFIG_HOME/agent-lsp/config.toml), then the project's .agent-lsp.toml,
+// then the environment; the caller applies flags or LSP settings last with
+// Merge. Secrets (API keys) only ever come from the environment.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Settings is everything a run needs to know. The json tags are the names of
+// LSP initializationOptions and workspace/didChangeConfiguration settings.
+type Settings struct {
+	Provider      string   `toml:"provider" json:"provider,omitempty"`
+	Model         string   `toml:"model" json:"model,omitempty"`
+	BaseURL       string   `toml:"base_url" json:"baseUrl,omitempty"`
+	MaxIterations int      `toml:"max_iterations" json:"maxIterations,omitempty"`
+	Allowlist     []string `toml:"allowlist" json:"allowlist,omitempty"`
+	// NoDefaultAllowlist drops the built-in read-only allowlist.
+	NoDefaultAllowlist bool `toml:"no_default_allowlist" json:"noDefaultAllowlist,omitempty"`
+	CommandTimeoutS    int  `toml:"command_timeout_s" json:"commandTimeoutS,omitempty"`
+	MaxOutput          int  `toml:"max_output" json:"maxOutput,omitempty"`
+	// TrustProjectConfig lets a workspace's .agent-lsp.toml set base_url and
+	// extend the allowlist. Off by default: a cloned repository must not be able
+	// to send your API key elsewhere or allow itself commands.
+	TrustProjectConfig bool `toml:"trust_project_config" json:"-"`
+	// AutoApply sends proposals to clients without change annotations at once.
+	AutoApply bool `toml:"auto_apply" json:"autoApply,omitempty"`
+
+	// Secrets, from the environment only.
+	OpenAIKey string `toml:"-" json:"-"`
+	GeminiKey string `toml:"-" json:"-"`
+}
+
+// Providers this build knows.
+const (
+	ProviderOpenAI = "openai"
+	ProviderGemini = "gemini"
+)
+
+// Env reads an environment variable; os.Getenv in production.
+type Env func(string) string
+
+// Load reads the files and the environment. Warnings describe settings that
+// were ignored (an untrusted project file's base_url, say).
+func Load(workspace string, env Env) (Settings, []string, error) {
+	s := Settings{Provider: ProviderOpenAI}
+	var warnings []string
+	if p := userConfigPath(env); p != "" {
+		if err := readFile(p, &s); err != nil {
+			return s, nil, err
+		}
+	}
+	if workspace != "" {
+		var project Settings
+		p := filepath.Join(workspace, ".agent-lsp.toml")
+		if err := readFile(p, &project); err != nil {
+			return s, nil, err
+		}
+		if !s.TrustProjectConfig {
+			if project.BaseURL != "" {
+				warnings = append(warnings, fmt.Sprintf("%s: base_url ignored (set trust_project_config = true in your own config to allow it)", p))
+				project.BaseURL = ""
+			}
+			if len(project.Allowlist) > 0 || project.NoDefaultAllowlist {
+				warnings = append(warnings, fmt.Sprintf("%s: allowlist ignored (set trust_project_config = true in your own config to allow it)", p))
+				project.Allowlist, project.NoDefaultAllowlist = nil, false
+			}
+		}
+		project.TrustProjectConfig = s.TrustProjectConfig
+		s = Merge(s, project)
+	}
+	envSettings, err := fromEnv(env)
+	if err != nil {
+		return s, warnings, err
+	}
+	s = Merge(s, envSettings)
+	s.OpenAIKey, s.GeminiKey = env("OPENAI_API_KEY"), env("GEMINI_API_KEY")
+	if s.GeminiKey == "" {
+		s.GeminiKey = env("GOOGLE_API_KEY")
+	}
+	return s, warnings, nil
+}
+
+func userConfigPath(env Env) string {
+	dir := env("XDG_CONFIG_HOME")
+	if dir == "" {
+		home := env("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "agent-lsp", "config.toml")
+}
+
+func readFile(path string, s *Settings) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	md, err := toml.Decode(string(data), s)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		return fmt.Errorf("%s: unknown setting %q", path, undecoded[0].String())
+	}
+	return nil
+}
+
+func fromEnv(env Env) (Settings, error) {
+	s := Settings{Provider: env("AGENT_LSP_PROVIDER"), Model: env("AGENT_LSP_MODEL")}
+	switch s.Provider {
+	case ProviderGemini:
+		s.BaseURL = env("GOOGLE_GEMINI_BASE_URL")
+	case ProviderOpenAI, "":
+		s.BaseURL = env("OPENAI_BASE_URL")
+	}
+	if v := env("AGENT_LSP_MAX_ITERATIONS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return s, fmt.Errorf("AGENT_LSP_MAX_ITERATIONS=%q: want a positive number", v)
+		}
+		s.MaxIterations = n
+	}
+	return s, nil
+}
+
+// Merge returns base with every non-zero field of over applied; allowlists add up.
+func Merge(base, over Settings) Settings {
+	if over.Provider != "" {
+		if over.Provider != base.Provider && over.BaseURL == "" {
+			base.BaseURL = "" // a base URL belongs to the provider it was set for
+		}
+		base.Provider = over.Provider
+	}
+	if over.Model != "" {
+		base.Model = over.Model
+	}
+	if over.BaseURL != "" {
+		base.BaseURL = over.BaseURL
+	}
+	if over.MaxIterations > 0 {
+		base.MaxIterations = over.MaxIterations
+	}
+	for _, a := range over.Allowlist {
+		if !slices.Contains(base.Allowlist, a) {
+			base.Allowlist = append(base.Allowlist, a)
+		}
+	}
+	base.NoDefaultAllowlist = base.NoDefaultAllowlist || over.NoDefaultAllowlist
+	if over.CommandTimeoutS > 0 {
+		base.CommandTimeoutS = over.CommandTimeoutS
+	}
+	if over.MaxOutput > 0 {
+		base.MaxOutput = over.MaxOutput
+	}
+	base.AutoApply = base.AutoApply || over.AutoApply
+	base.TrustProjectConfig = base.TrustProjectConfig || over.TrustProjectConfig
+	return base
+}
+
+// Validate says, naming the variable to set, what is missing for a run.
+func (s Settings) Validate() error {
+	switch s.Provider {
+	case ProviderOpenAI:
+		if s.Model == "" {
+			return errors.New("no model configured: set AGENT_LSP_MODEL (e.g. gpt-4o-mini, or the model name your local server serves)")
+		}
+		if s.OpenAIKey == "" && s.BaseURL == "" {
+			return errors.New("no OpenAI API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
+		}
+	case ProviderGemini:
+		if s.Model == "" {
+			return errors.New("no model configured: set AGENT_LSP_MODEL (e.g. gemini-2.5-flash)")
+		}
+		if s.GeminiKey == "" {
+			return errors.New("no Gemini API key: set GEMINI_API_KEY")
+		}
+	default:
+		return fmt.Errorf("unknown provider %q: set AGENT_LSP_PROVIDER to %s or %s", s.Provider, ProviderOpenAI, ProviderGemini)
+	}
+	return nil
+}
+
+// EffectiveAllowlist is the built-in list (unless disabled) plus the configured one.
+func (s Settings) EffectiveAllowlist(defaults []string) []string {
+	var out []string
+	if !s.NoDefaultAllowlist {
+		out = append(out, defaults...)
+	}
+	return append(out, s.Allowlist...)
+}
+
+// String shows the settings without secrets, for logs and status.
+func (s Settings) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "provider=%s model=%s", s.Provider, s.Model)
+	if s.BaseURL != "" {
+		fmt.Fprintf(&b, " base_url=%s", s.BaseURL)
+	}
+	return b.String()
+}

@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"encoding/json"
+
+	"github.com/agent-lsp/agent-lsp/llm"
+)
+
+// EventKind says what happened in a run.
+type EventKind int
+
+const (
+	// EventStart: the run began; Text is the task.
+	EventStart EventKind = iota
+	// EventIteration: a THINK step is about to call the model.
+	EventIteration
+	// EventTextDelta: streamed model text.
+	EventTextDelta
+	// EventThought: the model answered; Text is its full text, Calls its tool calls.
+	EventThought
+	// EventToolCall: a tool is about to run.
+	EventToolCall
+	// EventToolResult: a tool finished; Result is its observation.
+	EventToolResult
+	// EventNotice: something the user should know that is not a step (a
+	// fallback, a retry); Text says what.
+	EventNotice
+	// EventDone: the run ended with an answer in Text.
+	EventDone
+	// EventFailed: the run ended with Err.
+	EventFailed
+)
+
+// Event is one step of a run, for the CLI's trace and the server's progress.
+// Handlers run on the loop's goroutine (or a tool's, for concurrent tool
+// calls) and must be quick and safe for concurrent use.
+type Event struct {
+	Kind          EventKind
+	Iteration     int
+	MaxIterations int
+	Text          string
+	Calls         []llm.ToolCall
+	Call          llm.ToolCall
+	Result        llm.ToolResult
+	Err           error
+}
+
+// CallSummary is "name path" or "name command" for progress lines.
+func CallSummary(c llm.ToolCall) string {
+	var args map[string]any
+	if json.Unmarshal(c.Args, &args) != nil {
+		return c.Name
+	}
+	for _, key := range []string{"path", "command", "pattern"} {
+		if v, ok := args[key].(string); ok && v != "" {
+			if len(v) > 60 {
+				v = v[:57] + "..."
+			}
+			return c.Name + " " + v
+		}
+	}
+	return c.Name
+}

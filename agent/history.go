@@ -1,0 +1,31 @@
+package agent
+
+import "github.com/agent-lsp/agent-lsp/llm"
+
+// History is the conversation sent to the model on every THINK: the model is
+// stateless, so the whole context travels each time. Not safe for concurrent
+// use; one run owns it at a time.
+type History struct {
+	msgs []llm.Message
+}
+
+// AddUser appends a user message.
+func (h *History) AddUser(text string) {
+	h.msgs = append(h.msgs, llm.Message{Role: llm.RoleUser, Text: text})
+}
+
+// AddAssistant appends the model's answer, tool calls included.
+func (h *History) AddAssistant(resp llm.Response) {
+	h.msgs = append(h.msgs, llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+}
+
+// AddToolResults appends the observations answering the last assistant message.
+func (h *History) AddToolResults(results []llm.ToolResult) {
+	h.msgs = append(h.msgs, llm.Message{Role: llm.RoleTool, ToolResults: results})
+}
+
+// Messages returns the history. The slice is shared: callers must not modify it.
+func (h *History) Messages() []llm.Message { return h.msgs }
+
+// Len is the number of messages.
+func (h *History) Len() int { return len(h.msgs) }

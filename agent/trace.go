@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+const traceRule = "----------------------------------------"
+
+// TraceWriter prints events as the seeds' trace ([AGENT] [THINK] [ACT]
+// [OBSERVE]), for the CLI's stderr. Safe for concurrent use.
+func TraceWriter(w io.Writer, providerName string) func(Event) {
+	var mu sync.Mutex // serialises writes from concurrent tool calls
+	return func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Kind {
+		case EventStart:
+			fmt.Fprintf(w, "[AGENT] Provider: %s\n[AGENT] User input: %s\n", providerName, firstLine(e.Text))
+		case EventIteration:
+			fmt.Fprintf(w, "%s\n[AGENT] Iteration %d/%d\n%s\n[THINK] Calling LLM for next action...\n", traceRule, e.Iteration, e.MaxIterations, traceRule)
+		case EventThought:
+			if len(e.Calls) == 0 {
+				fmt.Fprintln(w, "[THINK] LLM decided to respond without tools - ending loop")
+				return
+			}
+			if t := strings.TrimSpace(e.Text); t != "" {
+				fmt.Fprintf(w, "[THINK] %s\n", preview(t, 3))
+			}
+			for _, c := range e.Calls {
+				fmt.Fprintf(w, "[THINK] Tool call: %s\n", c.Name)
+			}
+		case EventToolCall:
+			fmt.Fprintf(w, "[ACT] Executing tool: %s\n[ACT] Input: %s\n", e.Call.Name, e.Call.Args)
+		case EventToolResult:
+			label := "Result preview"
+			if e.Result.IsError {
+				label = "Error"
+			}
+			fmt.Fprintf(w, "[OBSERVE] %s (%s):\n%s\n", label, e.Call.Name, preview(e.Result.Content, 5))
+		case EventNotice:
+			fmt.Fprintf(w, "[AGENT] %s\n", e.Text)
+		case EventFailed:
+			fmt.Fprintf(w, "[AGENT] Failed: %v\n", e.Err)
+		}
+	}
+}
+
+// preview keeps the first n lines of s.
+func preview(s string, n int) string {
+	lines := strings.SplitN(strings.TrimRight(s, "\n"), "\n", n+1)
+	if len(lines) > n {
+		lines = append(lines[:n], fmt.Sprintf("… (%d more lines)", strings.Count(s, "\n")-n+1))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
+	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	workspace := fs.String("workspace", ".", "the workspace root")
+	apply := fs.Bool("apply", false, "write the proposed changes to disk (otherwise they are only printed)")
+	maxIter := fs.Int("max-iterations", 0, "iteration cap (default 10, or max_iterations in the config)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: agent-lsp ask [--workspace DIR] [--apply] [--max-iterations N] PROMPT")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if prompt == "" {
+		fmt.Fprintln(stderr, "agent-lsp ask: no prompt given")
+		fs.Usage()
+		return exitUsage
+	}
+	ws, err := tools.NewWorkspace(*workspace, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
+		return exitUsage
+	}
+	settings, warnings, err := config.Load(ws.Root(), env)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
+	}
+	if err == nil {
+		settings = config.Merge(settings, config.Settings{MaxIterations: *maxIter})
+		err = settings.Validate()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
+		return exitUsage
+	}
+	provider, err := newProvider(ctx, settings, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
+		return exitUsage
+	}
+
+	registry := tools.NewDefaultRegistry(ws,
+		tools.NewPolicy(settings.EffectiveAllowlist(tools.DefaultAllowlist)),
+		newTerminalApprover(stdin, stderr),
+		tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput})
+	a := agent.New(agent.Config{
+		Provider:      provider,
+		Tools:         registry,
+		System:        agent.SystemPrompt(ws.Root(), agent.LoadInstructions(ws.Root())),
+		MaxIterations: settings.MaxIterations,
+		OnEvent:       agent.TraceWriter(stderr, provider.Name()),
+	})
+	var history agent.History
+	out, err := a.Run(ctx, &history, prompt)
+	if err != nil {
+		reason := err.Error()
+		if errors.Is(err, context.Canceled) {
+			reason = "cancelled"
+		}
+		fmt.Fprintf(stderr, "agent-lsp ask: %s\n", reason)
+		return exitFailed
+	}
+	fmt.Fprintln(stdout, strings.TrimRight(out.Answer, "\n"))
+	proposal := ws.Proposal()
+	if proposal.Empty() {
+		return exitOK
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprint(stdout, proposal.Diff())
+	if !*apply {
+		fmt.Fprintf(stderr, "[AGENT] %d file(s) changed in the proposal; nothing was written (use --apply to write them)\n", len(proposal.Changes))
+		return exitOK
+	}
+	if err := applyToDisk(proposal); err != nil {
+		fmt.Fprintf(stderr, "agent-lsp ask: not applied: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "[AGENT] applied %d file(s)\n", len(proposal.Changes))
+	return exitOK
+}
+
+// terminalApprover asks on the terminal; without one it denies, since nobody
+// can answer.
+type terminalApprover struct {
+	in  *bufio.Reader
+	out io.Writer
+	tty bool
+}
+
+func newTerminalApprover(stdin io.Reader, stderr io.Writer) *terminalApprover {
+	tty := false
+	if f, ok := stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return &terminalApprover{in: bufio.NewReader(stdin), out: stderr, tty: tty}
+}
+
+func (t *terminalApprover) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
+	if !t.tty {
+		fmt.Fprintf(t.out, "[AGENT] denied %q: %s (stdin is not a terminal, so nobody can approve it; add it to allowlist in the config to allow it)\n",
+			req.Command, strings.Join(req.Reasons, "; "))
+		return tools.Deny, nil
+	}
+	fmt.Fprintf(t.out, "\nThe agent wants to run:\n  %s\nbecause: %s\nAllow once [y], always in this workspace [a], deny [N]? ",
+		req.Command, strings.Join(req.Reasons, "; "))
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := t.in.ReadString('\n')
+		answer <- strings.ToLower(strings.TrimSpace(line))
+	}()
+	select {
+	case <-ctx.Done():
+		return tools.Deny, ctx.Err()
+	case a := <-answer:
+		switch a {
+		case "y", "yes":
+			return tools.AllowOnce, nil
+		case "a", "always":
+			return tools.AllowAlways, nil
+		}
+		return tools.Deny, nil
+	}
+}

@@ -1,0 +1,76 @@
+// Command agent-lsp is a language server that puts a coding agent in the
+// editor, and a headless CLI over the same agent:
+//
+//	agent-lsp [serve]          language server on stdio
+//	agent-lsp ask [flags] PROMPT
+//	agent-lsp version
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…"; otherwise
+// the module version from the build info is used.
+var version = ""
+
+const usage = `agent-lsp: a coding agent in your editor, speaking LSP.
+
+Usage:
+  agent-lsp [serve]            run the language server on stdio
+  agent-lsp ask [flags] PROMPT run the agent once, print its answer and the proposed diff
+  agent-lsp version            print the version
+
+Run "agent-lsp ask -h" for the ask flags. Configuration: see README.md.
+`
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1 // the run did not complete
+	exitUsage  = 2 // bad flags or configuration
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}
+
+// run is main without the process: tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "ask":
+		return ask(ctx, args, stdin, stdout, stderr, env)
+	case "serve":
+		return serve(ctx, args, stdin, stdout, stderr, env)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "agent-lsp", versionString())
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "agent-lsp: unknown command %q\n\n%s", cmd, usage)
+	return exitUsage
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}
