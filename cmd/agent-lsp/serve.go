@@ -2,11 +2,52 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"flag"
 	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/agent-lsp/agent-lsp/server"
 )
 
+// serve runs the language server on stdin/stdout. Logs go to stderr (clients
+// show or store it) at the level -log-level gives.
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
-	fmt.Fprintln(stderr, "agent-lsp: the language server lands with the next change; use `agent-lsp ask`")
-	return exitUsage
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	level := fs.String("log-level", "warn", "stderr log level: debug, info, warn, error")
+	_ = fs.Bool("stdio", true, "serve on stdio (the only transport; accepted for clients that pass it)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
+		lvl = slog.LevelWarn
+	}
+	cacheDir := ""
+	if dir := env("XDG_CACHE_HOME"); dir != "" {
+		cacheDir = filepath.Join(dir, "agent-lsp")
+	}
+	s := server.New(server.Options{
+		NewProvider: newProvider,
+		Env:         env,
+		CacheDir:    cacheDir,
+		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl})),
+		Version:     versionString(),
+	})
+	return s.Serve(ctx, stdio{stdin, stdout})
+}
+
+// stdio joins the process's stdin and stdout into one connection.
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (s stdio) Close() error {
+	if c, ok := s.Reader.(io.Closer); ok && s.Reader != os.Stdin {
+		c.Close()
+	}
+	return nil
 }

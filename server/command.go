@@ -1,0 +1,375 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/agent/config"
+)
+
+// Command names: every command the server offers, under the agent. prefix.
+const (
+	cmdAsk             = "agent.ask"
+	cmdApplyProposal   = "agent.applyProposal"
+	cmdDiscardProposal = "agent.discardProposal"
+	cmdShowProposal    = "agent.showProposal"
+	cmdCancel          = "agent.cancel"
+	cmdNewSession      = "agent.newSession"
+	cmdStatus          = "agent.status"
+)
+
+var allCommands = []string{cmdAsk, cmdApplyProposal, cmdDiscardProposal, cmdShowProposal, cmdCancel, cmdNewSession, cmdStatus}
+
+// RequestFailed is LSP's code for a request that was valid but failed.
+const codeRequestFailed jsonrpc2.Code = -32803
+
+// askArgs are agent.ask's arguments.
+type askArgs struct {
+	Prompt  string          `json:"prompt"`
+	URI     uri.URI         `json:"uri,omitempty"`
+	Range   *protocol.Range `json:"range,omitempty"`
+	Model   string          `json:"model,omitempty"`
+	Session string          `json:"session,omitempty"`
+	// Diagnostics are the ones a "Fix with agent" action was made for.
+	Diagnostics []diagnosticArg `json:"diagnostics,omitempty"`
+	// Wait makes the request last as long as the run; cancelling the request
+	// then cancels the run.
+	Wait bool `json:"wait,omitempty"`
+}
+
+type diagnosticArg struct {
+	Line    uint32 `json:"line"`
+	Message string `json:"message"`
+}
+
+// idArgs are the arguments of the commands that name a proposal or run. An
+// empty ID means the latest one.
+type idArgs struct {
+	ID string `json:"id,omitempty"`
+}
+
+// askResult is what agent.ask returns.
+type askResult struct {
+	RunID      string `json:"runId"`
+	ProposalID string `json:"proposalId"`
+	Session    string `json:"session"`
+	State      string `json:"state,omitempty"`
+	Answer     string `json:"answer,omitempty"`
+	Diff       string `json:"diff,omitempty"`
+}
+
+// decodeArgs decodes the first argument into v. A bare string is accepted too
+// (Helix's :lsp-workspace-command passes words): it sets field (prompt or id).
+func decodeArgs(args []protocol.LSPAny, v any, setString func(string)) error {
+	if len(args) == 0 {
+		return nil
+	}
+	var str string
+	if err := json.Unmarshal(args[0], &str); err == nil {
+		var words []string
+		for _, a := range args {
+			var w string
+			if json.Unmarshal(a, &w) == nil {
+				words = append(words, w)
+			}
+		}
+		setString(strings.Join(words, " "))
+		return nil
+	}
+	if err := json.Unmarshal(args[0], v); err != nil {
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("invalid command arguments: %v", err))
+	}
+	return nil
+}
+
+func (s *Server) executeCommand(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+	// Commands may wait on the client (applyEdit, showDocument): release the
+	// read loop so its answers, and didChange, keep flowing.
+	jsonrpc2.Async(ctx)
+	var params protocol.ExecuteCommandParams
+	if err := decode(raw, &params); err != nil {
+		return nil, err
+	}
+	switch params.Command {
+	case cmdAsk:
+		var a askArgs
+		if err := decodeArgs(params.Arguments, &a, func(s string) { a.Prompt = s }); err != nil {
+			return nil, err
+		}
+		return s.ask(ctx, a)
+	case cmdApplyProposal, cmdDiscardProposal, cmdShowProposal, cmdCancel:
+		var a idArgs
+		if err := decodeArgs(params.Arguments, &a, func(s string) { a.ID = s }); err != nil {
+			return nil, err
+		}
+		switch params.Command {
+		case cmdApplyProposal:
+			return s.applyProposal(ctx, a.ID)
+		case cmdDiscardProposal:
+			return s.discardProposal(a.ID)
+		case cmdShowProposal:
+			return s.showProposal(ctx, a.ID)
+		}
+		return s.cancelRuns(a.ID)
+	case cmdNewSession:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		id := strconv.Itoa(s.newIDLocked())
+		s.sessions[id] = &agent.History{}
+		s.session = id
+		return map[string]string{"session": id}, nil
+	case cmdStatus:
+		return s.status(), nil
+	}
+	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q; commands: %s", params.Command, strings.Join(allCommands, ", ")))
+}
+
+func (s *Server) ask(ctx context.Context, a askArgs) (any, error) {
+	if strings.TrimSpace(a.Prompt) == "" {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams,
+			"agent.ask needs a prompt: {\"prompt\": \"…\"}. In Helix, write an `AGENT: …` comment and pick its code action, or run :lsp-workspace-command agent.ask <prompt>")
+	}
+	s.mu.Lock()
+	settings := config.Merge(s.settingsLocked(), config.Settings{Model: a.Model})
+	root := s.root
+	s.mu.Unlock()
+	if err := settings.Validate(); err != nil {
+		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
+	}
+	provider, err := s.opts.NewProvider(context.WithoutCancel(ctx), settings, nil)
+	if err != nil {
+		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
+	}
+	prompt := s.taskPrompt(a, root)
+
+	s.mu.Lock()
+	session := a.Session
+	if session == "" {
+		session = s.session
+	}
+	history, ok := s.sessions[session]
+	if !ok {
+		s.mu.Unlock()
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no session %q", session))
+	}
+	for _, r := range s.runs {
+		if st, _, _ := r.snapshot(); r.session == session && st == runRunning {
+			s.mu.Unlock()
+			return nil, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf(
+				"%s is still running in this session; wait, cancel it (agent.cancel), or start agent.newSession", r.id))
+		}
+	}
+	n := s.newIDLocked()
+	r := &run{
+		id: fmt.Sprintf("run-%d", n), proposalID: fmt.Sprintf("proposal-%d", n), session: session,
+		prompt: prompt, state: runRunning, done: make(chan struct{}),
+	}
+	if s.caps.progress {
+		r.token = protocol.String("agent-lsp/" + r.id)
+	}
+	s.runs[r.id] = r
+	s.mu.Unlock()
+
+	s.startRun(r, settings, provider, history)
+	result := askResult{RunID: r.id, ProposalID: r.proposalID, Session: session}
+	if !a.Wait {
+		return result, nil
+	}
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		r.cancel()
+		<-r.done
+		return nil, ctx.Err()
+	}
+	result.State, result.Answer, _ = r.snapshot()
+	s.mu.Lock()
+	if p, ok := s.proposals[r.proposalID]; ok {
+		result.Diff = p.diff()
+	}
+	s.mu.Unlock()
+	if _, _, err := r.snapshot(); err != nil {
+		result.Answer = err.Error()
+	}
+	return result, nil
+}
+
+// taskPrompt adds what the user was looking at: the file, the selection with
+// line numbers, and the diagnostics the action was made for.
+func (s *Server) taskPrompt(a askArgs, root string) string {
+	if a.URI == "" {
+		return a.Prompt
+	}
+	path, err := pathOf(a.URI)
+	if err != nil {
+		return a.Prompt
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = path
+	}
+	var b strings.Builder
+	b.WriteString(a.Prompt)
+	fmt.Fprintf(&b, "\n\nFile: %s", filepath.ToSlash(rel))
+	text, _, exists, _ := s.currentText(path)
+	if a.Range != nil && exists {
+		s.mu.Lock()
+		enc := s.caps.encoding
+		s.mu.Unlock()
+		start, end := enc.offset(text, a.Range.Start), enc.offset(text, a.Range.End)
+		first := a.Range.Start.Line + 1
+		if start < end {
+			fmt.Fprintf(&b, " (lines %d-%d selected)\n\n```\n", first, a.Range.End.Line+1)
+			for i, line := range strings.Split(strings.TrimRight(text[start:end], "\n"), "\n") {
+				fmt.Fprintf(&b, "%6d\t%s\n", int(first)+i, strings.TrimRight(line, "\r"))
+			}
+			b.WriteString("```")
+		} else {
+			fmt.Fprintf(&b, " (cursor on line %d)", first)
+		}
+	}
+	if len(a.Diagnostics) > 0 {
+		b.WriteString("\n\nDiagnostics:")
+		for _, d := range a.Diagnostics {
+			fmt.Fprintf(&b, "\n- line %d: %s", d.Line+1, d.Message)
+		}
+	}
+	return b.String()
+}
+
+// latestProposalLocked resolves an empty id to the newest pending proposal.
+func (s *Server) proposalLocked(id string) (*proposal, error) {
+	if id == "" {
+		var ids []string
+		for pid, p := range s.proposals {
+			if p.state == proposalPending {
+				ids = append(ids, pid)
+			}
+		}
+		if len(ids) == 0 {
+			return nil, jsonrpc2.NewError(codeRequestFailed, "there is no pending proposal")
+		}
+		sort.Slice(ids, func(i, j int) bool { return idNumber(ids[i]) > idNumber(ids[j]) })
+		id = ids[0]
+	}
+	p, ok := s.proposals[id]
+	if !ok {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no proposal %q", id))
+	}
+	return p, nil
+}
+
+func idNumber(id string) int {
+	n, _ := strconv.Atoi(id[strings.LastIndexByte(id, '-')+1:])
+	return n
+}
+
+func (s *Server) applyProposal(ctx context.Context, id string) (any, error) {
+	s.mu.Lock()
+	p, err := s.proposalLocked(id)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	applied, reason, err := s.sendProposal(ctx, p.id)
+	if err != nil {
+		return nil, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("%s not applied: %v", p.id, err))
+	}
+	return map[string]any{"id": p.id, "applied": applied, "reason": reason}, nil
+}
+
+func (s *Server) discardProposal(id string) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.proposalLocked(id)
+	if err != nil {
+		return nil, err
+	}
+	if p.state != proposalPending {
+		return nil, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("%s is already %s", p.id, p.state))
+	}
+	p.state = proposalDiscarded
+	return map[string]any{"id": p.id, "state": p.state}, nil
+}
+
+// showProposal opens the proposal's unified diff as a document and returns it,
+// so clients without showDocument can display it themselves.
+func (s *Server) showProposal(ctx context.Context, id string) (any, error) {
+	s.mu.Lock()
+	p, err := s.proposalLocked(id)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	diff := p.diff()
+	u, shown := s.showFile(ctx, p.id+".diff", diff, true)
+	return map[string]any{"id": p.id, "diff": diff, "uri": u, "shown": shown}, nil
+}
+
+func (s *Server) cancelRuns(id string) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var cancelled []string
+	for _, r := range s.runs {
+		if st, _, _ := r.snapshot(); st == runRunning && (id == "" || r.id == id) {
+			r.cancel()
+			cancelled = append(cancelled, r.id)
+		}
+	}
+	if id != "" && len(cancelled) == 0 {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no running run %q", id))
+	}
+	sort.Strings(cancelled)
+	return map[string]any{"cancelled": cancelled}, nil
+}
+
+type runStatus struct {
+	ID     string `json:"id"`
+	State  string `json:"state"`
+	Prompt string `json:"prompt"`
+	Error  string `json:"error,omitempty"`
+}
+
+type proposalStatus struct {
+	ID    string   `json:"id"`
+	State string   `json:"state"`
+	Files []string `json:"files"`
+}
+
+func (s *Server) status() map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	runs := []runStatus{}
+	for _, r := range s.runs {
+		st, _, err := r.snapshot()
+		rs := runStatus{ID: r.id, State: st, Prompt: summarize(r.prompt, 80)}
+		if err != nil {
+			rs.Error = err.Error()
+		}
+		runs = append(runs, rs)
+	}
+	sort.Slice(runs, func(i, j int) bool { return idNumber(runs[i].ID) < idNumber(runs[j].ID) })
+	proposals := []proposalStatus{}
+	for _, p := range s.proposals {
+		ps := proposalStatus{ID: p.id, State: p.state}
+		for _, c := range p.changes {
+			ps.Files = append(ps.Files, c.Path)
+		}
+		proposals = append(proposals, ps)
+	}
+	sort.Slice(proposals, func(i, j int) bool { return idNumber(proposals[i].ID) < idNumber(proposals[j].ID) })
+	return map[string]any{
+		"session": s.session, "root": s.root, "settings": s.settingsLocked().String(),
+		"positionEncoding": string(s.caps.encoding.kind()), "runs": runs, "proposals": proposals,
+	}
+}

@@ -1,0 +1,199 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// clientCaps is what the client said it can do, reduced to what we use.
+type clientCaps struct {
+	encoding        encoding
+	annotations     bool // changeAnnotationSupport: needsConfirmation shows a preview
+	documentChanges bool
+	createFiles     bool
+	progress        bool
+	showDocument    bool
+}
+
+func readCaps(c protocol.ClientCapabilities) clientCaps {
+	var caps clientCaps
+	if c.General != nil && slices.Contains(c.General.PositionEncodings, protocol.PositionEncodingKind("utf-8")) {
+		caps.encoding = utf8Enc
+	}
+	if w := c.Workspace; w != nil && w.WorkspaceEdit != nil {
+		caps.annotations = w.WorkspaceEdit.ChangeAnnotationSupport != nil
+		caps.documentChanges = w.WorkspaceEdit.DocumentChanges != nil && *w.WorkspaceEdit.DocumentChanges
+		caps.createFiles = slices.Contains(w.WorkspaceEdit.ResourceOperations, protocol.ResourceOperationKind("create"))
+	}
+	if w := c.Window; w != nil {
+		caps.progress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
+		caps.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
+	}
+	return caps
+}
+
+func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+	var params protocol.InitializeParams
+	if err := decode(raw, &params); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.initDone {
+		s.mu.Unlock()
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
+	}
+	s.mu.Unlock()
+
+	root := workspaceRoot(&params)
+	fileSettings, warnings, err := config.Load(root, s.opts.Env)
+	if err != nil {
+		// A broken config file must not keep the editor from starting us;
+		// runs report it when they start.
+		warnings = append(warnings, err.Error())
+	}
+	var userSettings config.Settings
+	if len(params.InitializationOptions) > 0 {
+		if err := json.Unmarshal(params.InitializationOptions, &userSettings); err != nil {
+			warnings = append(warnings, fmt.Sprintf("initializationOptions: %v", err))
+		}
+	}
+	caps := readCaps(params.Capabilities)
+	s.mu.Lock()
+	s.initDone, s.root, s.caps = true, root, caps
+	s.fileSettings, s.userSettings = fileSettings, userSettings
+	s.policy = tools.NewPolicy(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
+	s.mu.Unlock()
+	for _, w := range warnings {
+		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
+	}
+
+	openClose, change := true, protocol.TextDocumentSyncKindIncremental
+	kinds := []protocol.CodeActionKind{protocol.CodeActionKind("quickfix"), protocol.CodeActionKind("refactor.rewrite"), protocol.CodeActionKind("source")}
+	version := s.opts.Version
+	return &protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			PositionEncoding:       caps.encoding.kind(),
+			TextDocumentSync:       &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change},
+			CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: kinds},
+			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: allCommands},
+		},
+		ServerInfo: protocol.ServerInfo{Name: "agent-lsp", Version: protocol.NewOptional(version)},
+	}, nil
+}
+
+// workspaceRoot picks the first workspace folder, then rootUri, then rootPath,
+// then the working directory.
+func workspaceRoot(p *protocol.InitializeParams) string {
+	if folders, ok := p.WorkspaceFolders.Get(); ok && len(folders) > 0 {
+		if path, err := pathOf(folders[0].URI); err == nil {
+			return path
+		}
+	}
+	if p.RootURI != nil {
+		if path, err := pathOf(*p.RootURI); err == nil {
+			return path
+		}
+	}
+	if rp, ok := p.RootPath.Get(); ok && rp != "" {
+		return rp
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+func (s *Server) initializedNote(context.Context, jsonrpc2.RawMessage) (any, error) { return nil, nil }
+
+func (s *Server) shutdown(context.Context, jsonrpc2.RawMessage) (any, error) {
+	s.cancelAllRuns()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shutdownSeen = true
+	return nil, nil
+}
+
+func (s *Server) exit(context.Context, jsonrpc2.RawMessage) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdownSeen {
+		s.exitCode = 0
+	}
+	select {
+	case <-s.exited:
+	default:
+		close(s.exited)
+	}
+	return nil, nil
+}
+
+// didChangeConfiguration takes settings either bare or under an "agent-lsp"
+// (or "agentLsp") key, as clients nest them differently.
+func (s *Server) didChangeConfiguration(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+	var params struct {
+		Settings map[string]json.RawMessage `json:"settings"`
+	}
+	if err := json.Unmarshal(raw, &params); err != nil {
+		return nil, err
+	}
+	body := json.RawMessage(raw)
+	for _, key := range []string{"agent-lsp", "agentLsp", "agent_lsp"} {
+		if nested, ok := params.Settings[key]; ok {
+			body = nested
+			break
+		}
+	}
+	if string(body) == string(raw) {
+		body, _ = json.Marshal(params.Settings)
+	}
+	var user config.Settings
+	if err := json.Unmarshal(body, &user); err != nil {
+		s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: settings ignored: %v", err))
+		return nil, nil
+	}
+	s.mu.Lock()
+	s.userSettings = user
+	s.policy = tools.NewPolicy(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
+	s.mu.Unlock()
+	return nil, nil
+}
+
+// settingsLocked is the effective configuration: files and environment, then
+// the editor's settings. Secrets always come from the environment.
+func (s *Server) settingsLocked() config.Settings {
+	return config.Merge(s.fileSettings, s.userSettings)
+}
+
+func (s *Server) didOpen(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+	var params protocol.DidOpenTextDocumentParams
+	if err := decode(raw, &params); err != nil {
+		return nil, err
+	}
+	return nil, s.docs.open(params.TextDocument)
+}
+
+func (s *Server) didChange(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+	var params protocol.DidChangeTextDocumentParams
+	if err := decode(raw, &params); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	enc := s.caps.encoding
+	s.mu.Unlock()
+	return nil, s.docs.change(&params, enc)
+}
+
+func (s *Server) didClose(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+	var params protocol.DidCloseTextDocumentParams
+	if err := decode(raw, &params); err != nil {
+		return nil, err
+	}
+	return nil, s.docs.close(params.TextDocument.URI)
+}

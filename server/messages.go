@@ -1,0 +1,52 @@
+package server
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// Notifications and requests to the client, in one place.
+
+func (s *Server) logMessage(ctx context.Context, t protocol.MessageType, msg string) {
+	if err := s.conn.Notify(ctx, "window/logMessage", &protocol.LogMessageParams{Type: t, Message: msg}); err != nil {
+		s.log.Debug("logMessage", "error", err)
+	}
+}
+
+func (s *Server) showMessage(ctx context.Context, t protocol.MessageType, msg string) {
+	if err := s.conn.Notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: t, Message: msg}); err != nil {
+		s.log.Debug("showMessage", "error", err)
+	}
+}
+
+// showFile writes content under the cache dir (never the workspace) and asks
+// the client to open it. It reports whether the client showed it.
+func (s *Server) showFile(ctx context.Context, name, content string, focus bool) (uri.URI, bool) {
+	dir := filepath.Join(s.opts.CacheDir, "documents")
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		s.log.Warn("cache dir", "error", err)
+		return "", false
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		s.log.Warn("write document", "error", err)
+		return "", false
+	}
+	u := uri.File(path)
+	s.mu.Lock()
+	supported := s.caps.showDocument
+	s.mu.Unlock()
+	if !supported {
+		return u, false
+	}
+	var result protocol.ShowDocumentResult
+	if _, err := s.conn.Call(ctx, "window/showDocument", &protocol.ShowDocumentParams{URI: u, TakeFocus: &focus}, &result); err != nil {
+		s.log.Debug("showDocument", "error", err)
+		return u, false
+	}
+	return u, result.Success
+}

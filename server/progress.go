@@ -1,0 +1,106 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+)
+
+// progressBegin creates the run's work-done progress (cancellable) when the
+// client supports it.
+func (s *Server) progressBegin(ctx context.Context, r *run) {
+	s.mu.Lock()
+	supported := s.caps.progress
+	s.mu.Unlock()
+	if !supported {
+		return
+	}
+	if _, err := s.conn.Call(ctx, "window/workDoneProgress/create", &protocol.WorkDoneProgressCreateParams{Token: r.token}, nil); err != nil {
+		s.log.Debug("progress create", "error", err)
+		r.mu.Lock()
+		r.progressOff = true
+		r.mu.Unlock()
+		return
+	}
+	yes := true
+	msg := summarize(r.prompt, 80)
+	s.progress(ctx, r, &protocol.WorkDoneProgressBegin{Kind: "begin", Title: "Agent", Cancellable: &yes, Message: &msg})
+}
+
+// progressEvent reports a step: "Iteration 2/10 · read_file hello.py", or the
+// model's streaming text after it.
+func (s *Server) progressEvent(ctx context.Context, r *run, e agent.Event) {
+	var msg string
+	r.mu.Lock()
+	switch e.Kind {
+	case agent.EventIteration:
+		r.step = fmt.Sprintf("Iteration %d/%d", e.Iteration, e.MaxIterations)
+		msg = r.step
+	case agent.EventToolCall:
+		msg = r.step + " · " + agent.CallSummary(e.Call)
+	case agent.EventTextDelta:
+		msg = r.step + " · " + summarize(e.Text, 80)
+	case agent.EventNotice:
+		msg = e.Text
+	}
+	r.mu.Unlock()
+	if msg == "" {
+		return
+	}
+	s.progress(ctx, r, &protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})
+}
+
+func (s *Server) progressEnd(ctx context.Context, r *run, message string) {
+	s.progress(ctx, r, &protocol.WorkDoneProgressEnd{Kind: "end", Message: &message})
+}
+
+func (s *Server) progress(ctx context.Context, r *run, value any) {
+	r.mu.Lock()
+	off := r.progressOff
+	r.mu.Unlock()
+	if r.token == nil || off {
+		return
+	}
+	raw, err := protocol.Marshal(value)
+	if err != nil {
+		return
+	}
+	if err := s.conn.Notify(ctx, "$/progress", &protocol.ProgressParams{Token: r.token, Value: raw}); err != nil {
+		s.log.Debug("progress", "error", err)
+	}
+}
+
+// workDoneProgressCancel cancels the run whose progress the user cancelled.
+func (s *Server) workDoneProgressCancel(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+	var params struct {
+		Token json.RawMessage `json:"token"`
+	}
+	if err := json.Unmarshal(raw, &params); err != nil {
+		return nil, err
+	}
+	want := strings.Trim(string(params.Token), `"`)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.runs {
+		if tokenString(r.token) == want && r.cancel != nil {
+			r.cancel()
+		}
+	}
+	return nil, nil
+}
+
+func tokenString(t protocol.ProgressToken) string {
+	switch t := t.(type) {
+	case protocol.String:
+		return string(t)
+	case protocol.Integer:
+		return fmt.Sprint(int32(t))
+	}
+	return ""
+}

@@ -1,0 +1,212 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// Run states.
+const (
+	runRunning   = "running"
+	runCompleted = "completed"
+	runFailed    = "failed"
+	runCancelled = "cancelled"
+)
+
+// run is one agent.ask in the background.
+type run struct {
+	id, proposalID, session, prompt string
+	token                           protocol.ProgressToken
+	cancel                          context.CancelFunc
+	done                            chan struct{}
+
+	mu     sync.Mutex // guards the fields below
+	state  string
+	answer string
+	err    error
+	step   string // "Iteration 2/10 · read_file a.go", for progress
+	// progressOff is set when the client refused to create the progress.
+	progressOff bool
+}
+
+func (r *run) snapshot() (state, answer string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state, r.answer, r.err
+}
+
+// startRun is the one place long work starts: detached from the request with
+// its own cancel, reported through work-done progress (cancellable), ended as
+// completed, failed or cancelled. The request returns at once.
+func (s *Server) startRun(r *run, settings config.Settings, provider llm.Provider, history *agent.History) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() {
+		defer close(r.done)
+		defer cancel()
+		s.progressBegin(ctx, r)
+		answer, err := s.execute(ctx, r, settings, provider, history)
+		r.mu.Lock()
+		r.answer, r.err = answer, err
+		switch {
+		case err == nil:
+			r.state = runCompleted
+		case errors.Is(err, context.Canceled):
+			r.state = runCancelled
+		default:
+			r.state = runFailed
+		}
+		state := r.state
+		r.mu.Unlock()
+		// The run's context is gone when cancelled; report with a fresh one.
+		endCtx, endCancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer endCancel()
+		s.finishRun(endCtx, r, state, answer, err)
+	}()
+}
+
+func (s *Server) execute(ctx context.Context, r *run, settings config.Settings, provider llm.Provider, history *agent.History) (string, error) {
+	s.mu.Lock()
+	root, policy := s.root, s.policy
+	s.mu.Unlock()
+	ws, err := tools.NewWorkspace(root, s.docs)
+	if err != nil {
+		return "", err
+	}
+	registry := tools.NewDefaultRegistry(ws, policy, editorApprover{s}, tools.CommandLimits{
+		Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput,
+	})
+	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.id + "] "}, provider.Name())
+	a := agent.New(agent.Config{
+		Provider:      provider,
+		Tools:         registry,
+		System:        agent.SystemPrompt(ws.Root(), agent.LoadInstructions(ws.Root())),
+		MaxIterations: settings.MaxIterations,
+		Stream:        true,
+		OnEvent: func(e agent.Event) {
+			if e.Kind != agent.EventTextDelta {
+				trace(e)
+			}
+			s.progressEvent(ctx, r, e)
+		},
+	})
+	out, err := a.Run(ctx, history, r.prompt)
+	if p := ws.Proposal(); !p.Empty() && (err == nil) {
+		s.mu.Lock()
+		s.proposals[r.proposalID] = &proposal{id: r.proposalID, runID: r.id, prompt: r.prompt, changes: p.Changes, state: proposalPending}
+		s.mu.Unlock()
+	}
+	return out.Answer, err
+}
+
+// finishRun shows the answer, offers or sends the proposal, and ends the progress.
+func (s *Server) finishRun(ctx context.Context, r *run, state, answer string, err error) {
+	s.mu.Lock()
+	p := s.proposals[r.proposalID]
+	caps := s.caps
+	autoApply := s.settingsLocked().AutoApply
+	s.mu.Unlock()
+
+	switch state {
+	case runCancelled:
+		s.progressEnd(ctx, r, "Cancelled")
+		return
+	case runFailed:
+		s.showMessage(ctx, protocol.MessageTypeError, "agent-lsp: "+r.id+" failed: "+err.Error())
+		s.progressEnd(ctx, r, "Failed: "+err.Error())
+		return
+	}
+	var doc strings.Builder
+	fmt.Fprintf(&doc, "# Agent: %s\n\n%s\n", summarize(r.prompt, 80), strings.TrimSpace(answer))
+	if p != nil {
+		fmt.Fprintf(&doc, "\n## Proposed changes (%s)\n\n```diff\n%s```\n", p.id, p.diff())
+		if !caps.annotations {
+			fmt.Fprintf(&doc, "\nNothing is changed yet. Apply with the command `agent.applyProposal %s`, or discard with `agent.discardProposal %s`.\n", p.id, p.id)
+		}
+	}
+	if _, shown := s.showFile(ctx, r.id+".md", doc.String(), false); !shown {
+		msg := summarize(answer, 500)
+		if p != nil {
+			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: agent.showProposal to see the diff, agent.applyProposal to apply.", len(p.changes), p.id)
+		}
+		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
+	}
+	end := "Completed"
+	if p != nil {
+		end = fmt.Sprintf("Completed: %d file(s) changed (%s)", len(p.changes), p.id)
+		if caps.annotations || autoApply {
+			// Annotated edits make the editor preview and confirm; autoApply
+			// is the user's explicit choice.
+			go s.sendProposal(context.Background(), p.id)
+		}
+	}
+	s.progressEnd(ctx, r, end)
+}
+
+// sendProposal sends workspace/applyEdit for a pending proposal; an
+// "applied: false" answer keeps it pending.
+func (s *Server) sendProposal(ctx context.Context, id string) (applied bool, reason string, err error) {
+	s.mu.Lock()
+	p, ok := s.proposals[id]
+	caps := s.caps
+	s.mu.Unlock()
+	if !ok {
+		return false, "", fmt.Errorf("no proposal %q", id)
+	}
+	if p.state != proposalPending {
+		return false, "", fmt.Errorf("%s is already %s", id, p.state)
+	}
+	edit, err := s.workspaceEdit(p, caps)
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s not applied: %v", id, err))
+		return false, "", err
+	}
+	label := "agent-lsp: " + summarize(p.prompt, 60)
+	var result protocol.ApplyWorkspaceEditResult
+	if _, err := s.conn.Call(ctx, "workspace/applyEdit", &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit}, &result); err != nil {
+		return false, "", err
+	}
+	if result.Applied {
+		s.mu.Lock()
+		p.state = proposalApplied
+		s.mu.Unlock()
+		return true, "", nil
+	}
+	if result.FailureReason != nil {
+		reason = *result.FailureReason
+	}
+	return false, reason, nil
+}
+
+func (s *Server) cancelAllRuns() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.runs {
+		if r.cancel != nil {
+			r.cancel()
+		}
+	}
+}
+
+// logWriter turns the trace into window/logMessage lines.
+type logWriter struct {
+	s      *Server
+	ctx    context.Context
+	prefix string
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.s.logMessage(w.ctx, protocol.MessageTypeLog, w.prefix+strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
