@@ -11,7 +11,7 @@ import (
 // /v1beta/models/{model}:generateContent and :streamGenerateContent (SSE).
 // Use URL as the base URL.
 func NewGeminiServer(t testing.TB, turns ...Turn) *Server {
-	return newServer(t, turns, func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn) {
+	return newServer(t, turns, nil, func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn) {
 		finish := "STOP"
 		if turn.Finish != "" {
 			finish = turn.Finish

@@ -10,7 +10,17 @@ import (
 // NewOpenAIServer speaks the Chat Completions wire format at /v1/chat/completions,
 // non-streaming and streaming (SSE). Use URL+"/v1" as the base URL.
 func NewOpenAIServer(t testing.TB, turns ...Turn) *Server {
-	return newServer(t, turns, func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn) {
+	return newOpenAIServer(t, turns, nil)
+}
+
+// NewOpenAIResponder is NewOpenAIServer with each turn chosen by respond from
+// the decoded request body.
+func NewOpenAIResponder(t testing.TB, respond func(body map[string]any) Turn) *Server {
+	return newOpenAIServer(t, nil, respond)
+}
+
+func newOpenAIServer(t testing.TB, turns []Turn, respond func(map[string]any) Turn) *Server {
+	return newServer(t, turns, respond, func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn) {
 		if r.URL.Path != "/v1/chat/completions" {
 			t.Errorf("llmtest: unexpected path %s", r.URL.Path)
 		}
@@ -95,4 +105,42 @@ func splitText(text string) []string {
 		text = text[i+1:]
 	}
 	return out
+}
+
+// LastUserText returns the text of the last user message of an OpenAI request body.
+func LastUserText(body map[string]any) string {
+	msgs, _ := body["messages"].([]any)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m, _ := msgs[i].(map[string]any)
+		if m["role"] == "user" {
+			s, _ := m["content"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// FirstUserText returns the text of the first user message.
+func FirstUserText(body map[string]any) string {
+	msgs, _ := body["messages"].([]any)
+	for _, m := range msgs {
+		m, _ := m.(map[string]any)
+		if m["role"] == "user" {
+			s, _ := m["content"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// CountRole counts the messages of a role in an OpenAI request body.
+func CountRole(body map[string]any, role string) int {
+	msgs, _ := body["messages"].([]any)
+	n := 0
+	for _, m := range msgs {
+		if m, _ := m.(map[string]any); m["role"] == role {
+			n++
+		}
+	}
+	return n
 }

@@ -19,12 +19,15 @@ type Server struct {
 
 	mu     sync.Mutex // guards turns and bodies
 	turns  []Turn
+	// respond, when set, picks the turn for each request instead of the script
+	// (for concurrent conversations whose order is not fixed).
+	respond func(body map[string]any) Turn
 	bodies []map[string]any
 	raw    [][]byte
 }
 
-func newServer(t testing.TB, turns []Turn, answer func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn)) *Server {
-	s := &Server{t: t, turns: turns}
+func newServer(t testing.TB, turns []Turn, respond func(map[string]any) Turn, answer func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn)) *Server {
+	s := &Server{t: t, turns: turns, respond: respond}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
 		var body map[string]any
@@ -34,6 +37,9 @@ func newServer(t testing.TB, turns []Turn, answer func(w http.ResponseWriter, r 
 		s.mu.Lock()
 		s.bodies = append(s.bodies, body)
 		s.raw = append(s.raw, raw)
+		if s.respond != nil {
+			s.turns = append(s.turns, s.respond(body))
+		}
 		if len(s.turns) == 0 {
 			n := len(s.bodies)
 			s.mu.Unlock()

@@ -1,0 +1,340 @@
+// Package servertest is a fake editor: the client side of LSP over in-process
+// pipes, with buffers that workspace/applyEdit really edits, answers to
+// progress, showDocument and showMessageRequest, and a record of everything the
+// server sent. Tests wait on what the server sends, never on sleeps.
+package servertest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// Timeout bounds every wait: a server that never sends what a test waits for
+// fails the test instead of hanging it.
+var Timeout = 20 * time.Second
+
+// Caps selects what the fake editor advertises.
+type Caps struct {
+	UTF8         bool // offer utf-8 positions
+	Annotations  bool // changeAnnotationSupport (VS Code)
+	Progress     bool
+	ShowDocument bool
+	// NoMessageRequest answers window/showMessageRequest with "Method not found" (Helix).
+	NoMessageRequest bool
+}
+
+// Buffer is an open document in the fake editor.
+type Buffer struct {
+	Text    string
+	Version int32
+}
+
+// Editor is the fake client. Its fields are guarded by mu; read them through
+// the accessor methods or inside Wait.
+type Editor struct {
+	t    testing.TB
+	conn jsonrpc2.Conn
+	caps Caps
+	utf8 bool // negotiated
+
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced on every event
+	buffers  map[uri.URI]*Buffer
+	logs     []string
+	messages []string
+	progress []ProgressEvent
+	shown    []uri.URI
+	edits    []protocol.ApplyWorkspaceEditParams
+	asked    []string
+	// Approve picks the showMessageRequest answer by title; "" dismisses.
+	Approve string
+	// RejectEdits answers applyEdit with applied: false.
+	RejectEdits bool
+	// BeforeApply runs on an applyEdit request before it is applied.
+	BeforeApply func()
+}
+
+// ProgressEvent is one $/progress value.
+type ProgressEvent struct {
+	Token   string
+	Kind    string
+	Title   string
+	Message string
+}
+
+// Connect starts serve on one end of an in-process pipe and returns the
+// editor on the other, speaking Content-Length framed JSON-RPC.
+func Connect(t testing.TB, serve func(rwc io.ReadWriteCloser)) *Editor {
+	serverEnd, clientEnd := net.Pipe()
+	go serve(serverEnd)
+	e := &Editor{t: t, changed: make(chan struct{}), buffers: map[uri.URI]*Buffer{}}
+	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd), jsonrpc2.WithCodec(codec{}))
+	e.conn.Go(context.Background(), e.handle)
+	t.Cleanup(func() { clientEnd.Close() })
+	return e
+}
+
+type codec struct{}
+
+func (codec) Marshal(v any) ([]byte, error) {
+	if raw, ok := v.(jsonrpc2.RawMessage); ok {
+		return raw, nil
+	}
+	return protocol.Marshal(v)
+}
+func (codec) Unmarshal(data []byte, v any) error {
+	if p, ok := v.(*jsonrpc2.RawMessage); ok {
+		*p = append(jsonrpc2.RawMessage(nil), data...)
+		return nil
+	}
+	return protocol.Unmarshal(data, v)
+}
+
+func (e *Editor) notifyLocked() {
+	close(e.changed)
+	e.changed = make(chan struct{})
+}
+
+// Wait blocks until cond holds, or fails the test. cond is checked after
+// every event the server sends; it may call the editor's accessors.
+func (e *Editor) Wait(what string, cond func() bool) {
+	e.t.Helper()
+	deadline := time.After(Timeout)
+	for {
+		e.mu.Lock()
+		ch := e.changed // taken before cond: an event after this closes it
+		e.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			e.t.Fatalf("timed out waiting for %s\nlogs:\n%s", what, strings.Join(e.Logs(), "\n"))
+		}
+	}
+}
+
+func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	method := req.Method()
+	params := append([]byte(nil), req.Params()...)
+	switch method {
+	case "window/logMessage", "window/showMessage":
+		var p protocol.LogMessageParams
+		protocol.Unmarshal(params, &p)
+		e.mu.Lock()
+		if method == "window/logMessage" {
+			e.logs = append(e.logs, p.Message)
+		} else {
+			e.messages = append(e.messages, p.Message)
+		}
+		e.notifyLocked()
+		e.mu.Unlock()
+		return nil, nil
+	case "$/progress":
+		var p struct {
+			Token any `json:"token"`
+			Value struct {
+				Kind, Title, Message string
+			} `json:"value"`
+		}
+		json.Unmarshal(params, &p)
+		e.mu.Lock()
+		e.progress = append(e.progress, ProgressEvent{Token: fmt.Sprint(p.Token), Kind: p.Value.Kind, Title: p.Value.Title, Message: p.Value.Message})
+		e.notifyLocked()
+		e.mu.Unlock()
+		return nil, nil
+	case "window/workDoneProgress/create":
+		return nil, nil
+	case "window/showDocument":
+		var p protocol.ShowDocumentParams
+		protocol.Unmarshal(params, &p)
+		e.mu.Lock()
+		e.shown = append(e.shown, p.URI)
+		e.notifyLocked()
+		e.mu.Unlock()
+		return &protocol.ShowDocumentResult{Success: true}, nil
+	case "window/showMessageRequest":
+		if e.caps.NoMessageRequest {
+			return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found")
+		}
+		var p protocol.ShowMessageRequestParams
+		protocol.Unmarshal(params, &p)
+		e.mu.Lock()
+		e.asked = append(e.asked, p.Message)
+		answer := e.Approve
+		e.notifyLocked()
+		e.mu.Unlock()
+		if answer == "" {
+			return jsonrpc2.RawMessage("null"), nil
+		}
+		return &protocol.MessageActionItem{Title: answer}, nil
+	case "workspace/applyEdit":
+		jsonrpc2.Async(ctx) // applying sends didChange back to the server
+		var p protocol.ApplyWorkspaceEditParams
+		if err := protocol.Unmarshal(params, &p); err != nil {
+			e.t.Errorf("applyEdit params: %v", err)
+			return nil, err
+		}
+		e.mu.Lock()
+		e.edits = append(e.edits, p)
+		reject, before := e.RejectEdits, e.BeforeApply
+		e.notifyLocked()
+		e.mu.Unlock()
+		if before != nil {
+			before()
+		}
+		if reject {
+			reason := "the user declined"
+			return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
+		}
+		if err := e.apply(p.Edit); err != nil {
+			reason := err.Error()
+			return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
+		}
+		return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
+	}
+	if req.IsCall() {
+		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, method)
+	}
+	return nil, nil
+}
+
+// apply edits the buffers as an editor does, checking versions, then tells
+// the server with didChange (full text) like a real client.
+func (e *Editor) apply(edit protocol.WorkspaceEdit) error {
+	type result struct {
+		u    uri.URI
+		text string
+	}
+	var results []result
+	e.mu.Lock()
+	for _, dc := range edit.DocumentChanges {
+		switch c := dc.(type) {
+		case *protocol.CreateFile:
+			if _, exists := e.buffers[c.URI]; exists {
+				e.mu.Unlock()
+				return fmt.Errorf("%s exists", c.URI)
+			}
+			e.buffers[c.URI] = &Buffer{Version: 0}
+		case *protocol.TextDocumentEdit:
+			b, ok := e.buffers[c.TextDocument.URI]
+			if !ok {
+				e.mu.Unlock()
+				return fmt.Errorf("%s is not open in the fake editor", c.TextDocument.URI)
+			}
+			if c.TextDocument.Version != nil && *c.TextDocument.Version != b.Version {
+				e.mu.Unlock()
+				return fmt.Errorf("%s: version %d, buffer is at %d", c.TextDocument.URI, *c.TextDocument.Version, b.Version)
+			}
+			var edits []protocol.TextEdit
+			for _, el := range c.Edits {
+				switch te := el.(type) {
+				case *protocol.TextEdit:
+					edits = append(edits, *te)
+				case *protocol.AnnotatedTextEdit:
+					edits = append(edits, te.TextEdit)
+				}
+			}
+			text, err := applyTextEdits(b.Text, edits, e.utf8)
+			if err != nil {
+				e.mu.Unlock()
+				return err
+			}
+			b.Text = text
+			b.Version++
+			results = append(results, result{c.TextDocument.URI, text})
+		default:
+			e.mu.Unlock()
+			return fmt.Errorf("unsupported document change %T", dc)
+		}
+	}
+	e.notifyLocked()
+	versions := map[uri.URI]int32{}
+	for _, r := range results {
+		versions[r.u] = e.buffers[r.u].Version
+	}
+	e.mu.Unlock()
+	for _, r := range results {
+		e.conn.Notify(context.Background(), "textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": r.u, "version": versions[r.u]},
+			"contentChanges": []any{map[string]any{"text": r.text}},
+		})
+	}
+	return nil
+}
+
+// applyTextEdits applies edits given against the same text, last first.
+func applyTextEdits(text string, edits []protocol.TextEdit, utf8Pos bool) (string, error) {
+	type span struct {
+		start, end int
+		text       string
+	}
+	var spans []span
+	for _, te := range edits {
+		s, err := offsetOf(text, te.Range.Start, utf8Pos)
+		if err != nil {
+			return "", err
+		}
+		en, err := offsetOf(text, te.Range.End, utf8Pos)
+		if err != nil {
+			return "", err
+		}
+		spans = append(spans, span{s, en, te.NewText})
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start > spans[j].start })
+	for _, s := range spans {
+		text = text[:s.start] + s.text + text[s.end:]
+	}
+	return text, nil
+}
+
+// offsetOf is the fake editor's own position conversion, written apart from
+// the server's so a bug in one is caught by the other.
+func offsetOf(text string, p protocol.Position, utf8Pos bool) (int, error) {
+	lines := strings.SplitAfter(text, "\n")
+	if int(p.Line) > len(lines) || (int(p.Line) == len(lines) && p.Character > 0) {
+		return 0, fmt.Errorf("position %d:%d is past the end", p.Line, p.Character)
+	}
+	off := 0
+	for i := 0; i < int(p.Line); i++ {
+		off += len(lines[i])
+	}
+	if int(p.Line) == len(lines) {
+		return off, nil
+	}
+	line := lines[p.Line]
+	units := uint32(0)
+	for i, r := range line {
+		if units == p.Character {
+			return off + i, nil
+		}
+		if utf8Pos {
+			units += uint32(utf8.RuneLen(r))
+		} else if r >= 0x10000 {
+			units += 2
+		} else {
+			units++
+		}
+		if units > p.Character {
+			return 0, fmt.Errorf("position %d:%d splits a character", p.Line, p.Character)
+		}
+	}
+	if units == p.Character {
+		return off + len(line), nil
+	}
+	return 0, fmt.Errorf("position %d:%d is past the end of its line", p.Line, p.Character)
+}

@@ -1,0 +1,215 @@
+package servertest
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// Initialize sends initialize and initialized with the given capabilities.
+func (e *Editor) Initialize(root string, caps Caps, initOptions map[string]any) *protocol.InitializeResult {
+	e.t.Helper()
+	e.caps = caps
+	yes := true
+	c := map[string]any{
+		"workspace": map[string]any{
+			"applyEdit": true,
+			"workspaceEdit": map[string]any{
+				"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"},
+			},
+		},
+		"window": map[string]any{"workDoneProgress": caps.Progress, "showDocument": map[string]any{"support": caps.ShowDocument}},
+	}
+	if caps.Annotations {
+		c["workspace"].(map[string]any)["workspaceEdit"].(map[string]any)["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": yes}
+	}
+	if caps.UTF8 {
+		c["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}
+	}
+	params := map[string]any{"processId": nil, "rootUri": uri.File(root), "capabilities": c,
+		"workspaceFolders": []any{map[string]any{"uri": uri.File(root), "name": "ws"}}}
+	if initOptions != nil {
+		params["initializationOptions"] = initOptions
+	}
+	var result protocol.InitializeResult
+	if err := e.Call("initialize", params, &result); err != nil {
+		e.t.Fatalf("initialize: %v", err)
+	}
+	e.utf8 = result.Capabilities.PositionEncoding == "utf-8"
+	e.Notify("initialized", map[string]any{})
+	return &result
+}
+
+// Call sends a request and decodes its result.
+func (e *Editor) Call(method string, params, result any) error {
+	_, err := e.conn.Call(context.Background(), method, params, result)
+	return err
+}
+
+// CallCtx is Call with a context, to cancel it ($/cancelRequest is sent by the
+// test itself, as clients do).
+func (e *Editor) CallCtx(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error) {
+	return e.conn.Call(ctx, method, params, result)
+}
+
+// Notify sends a notification.
+func (e *Editor) Notify(method string, params any) {
+	e.t.Helper()
+	if err := e.conn.Notify(context.Background(), method, params); err != nil {
+		e.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+// Open opens a buffer with text (which need not be on disk).
+func (e *Editor) Open(u uri.URI, text string) {
+	e.mu.Lock()
+	e.buffers[u] = &Buffer{Text: text, Version: 1}
+	e.mu.Unlock()
+	e.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "text", "version": 1, "text": text}})
+}
+
+// Type replaces the buffer's text as a user typing would, with an incremental
+// change covering the whole old text.
+func (e *Editor) Type(u uri.URI, text string) {
+	e.mu.Lock()
+	b := e.buffers[u]
+	old := b.Text
+	b.Text = text
+	b.Version++
+	v := b.Version
+	e.mu.Unlock()
+	lines := strings.Count(old, "\n")
+	last := old[strings.LastIndexByte(old, '\n')+1:]
+	end := map[string]any{"line": lines, "character": len(utf16(last, e.utf8))}
+	e.Notify("textDocument/didChange", map[string]any{
+		"textDocument": map[string]any{"uri": u, "version": v},
+		"contentChanges": []any{map[string]any{
+			"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": end}, "text": text}},
+	})
+}
+
+func utf16(s string, utf8Pos bool) []int {
+	n := 0
+	for _, r := range s {
+		if utf8Pos {
+			n += len(string(r))
+		} else if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return make([]int, n)
+}
+
+// Command runs workspace/executeCommand with one argument object.
+func (e *Editor) Command(command string, arg any, result any) error {
+	params := map[string]any{"command": command}
+	if arg != nil {
+		params["arguments"] = []any{arg}
+	}
+	return e.Call("workspace/executeCommand", params, result)
+}
+
+// Buffer returns a copy of an open buffer.
+func (e *Editor) Buffer(u uri.URI) (Buffer, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, ok := e.buffers[u]
+	if !ok {
+		return Buffer{}, false
+	}
+	return *b, true
+}
+
+// Logs returns the logMessage lines so far.
+func (e *Editor) Logs() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.logs...)
+}
+
+// Messages returns the showMessage texts so far.
+func (e *Editor) Messages() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.messages...)
+}
+
+// Progress returns the $/progress events so far.
+func (e *Editor) Progress() []ProgressEvent {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]ProgressEvent(nil), e.progress...)
+}
+
+// Edits returns the workspace/applyEdit requests so far.
+func (e *Editor) Edits() []protocol.ApplyWorkspaceEditParams {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]protocol.ApplyWorkspaceEditParams(nil), e.edits...)
+}
+
+// Shown returns the URIs the server asked to show.
+func (e *Editor) Shown() []uri.URI {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]uri.URI(nil), e.shown...)
+}
+
+// Asked returns the showMessageRequest prompts so far.
+func (e *Editor) Asked() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.asked...)
+}
+
+// SetApprove sets the answer to showMessageRequest.
+func (e *Editor) SetApprove(title string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.Approve = title
+}
+
+// SetRejectEdits makes applyEdit answer applied: false.
+func (e *Editor) SetRejectEdits(v bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.RejectEdits = v
+}
+
+// SetBeforeApply runs f when an applyEdit arrives, before it is applied.
+func (e *Editor) SetBeforeApply(f func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.BeforeApply = f
+}
+
+// ProgressEnded reports whether token's progress ended, and how.
+func (e *Editor) ProgressEnded(token string) (ProgressEvent, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, p := range e.progress {
+		if p.Token == token && p.Kind == "end" {
+			return p, true
+		}
+	}
+	return ProgressEvent{}, false
+}
+
+// EditCount is the number of applyEdit requests so far.
+func (e *Editor) EditCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.edits)
+}
+
+// Raw returns a json value for use as a command argument.
+func Raw(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
