@@ -93,9 +93,6 @@ func decodeArgs(args []protocol.LSPAny, v any, setString func(string)) error {
 }
 
 func (s *Server) executeCommand(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
-	// Commands may wait on the client (applyEdit, showDocument): release the
-	// read loop so its answers, and didChange, keep flowing.
-	jsonrpc2.Async(ctx)
 	var params protocol.ExecuteCommandParams
 	if err := decode(raw, &params); err != nil {
 		return nil, err
@@ -146,7 +143,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (any, error) {
 	if err := settings.Validate(); err != nil {
 		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
-	provider, err := s.opts.NewProvider(context.WithoutCancel(ctx), settings, nil)
+	provider, err := s.opts.NewProvider(context.Background(), settings, nil)
 	if err != nil {
 		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}

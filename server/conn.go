@@ -140,6 +140,9 @@ func (s *Server) Preempt(ctx context.Context, req *jsonrpc2.Request) (any, error
 	return true, nil
 }
 
+// asyncMethods run concurrently with the messages after them.
+var asyncMethods = map[string]bool{"workspace/executeCommand": true}
+
 // handlerFunc handles one method with its raw params.
 type handlerFunc func(ctx context.Context, params jsonrpc2.RawMessage) (any, error)
 
@@ -180,7 +183,15 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		return nil, nil
 	}
 	id := req.ID()
-	ctx, cancel := context.WithCancel(ctx)
+	if asyncMethods[method] {
+		// These may wait on the client (applyEdit, showDocument): release the
+		// read loop so its answers, and didChange, keep flowing.
+		jsonrpc2.Async(ctx)
+	}
+	// The request's own context is pooled and recycled when the handler
+	// returns; a child of it would outlive it. Derive from the connection's
+	// context and cancel through $/cancelRequest ourselves.
+	ctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
 	defer cancel()
 	s.inflight.add(id, cancel)
 	defer s.inflight.remove(id)

@@ -17,13 +17,13 @@ type Server struct {
 	*httptest.Server
 	t testing.TB
 
-	mu     sync.Mutex // guards turns and bodies
-	turns  []Turn
+	mu    sync.Mutex // guards turns and bodies
+	turns []Turn
 	// respond, when set, picks the turn for each request instead of the script
 	// (for concurrent conversations whose order is not fixed).
 	respond func(body map[string]any) Turn
-	bodies []map[string]any
-	raw    [][]byte
+	bodies  []map[string]any
+	raw     [][]byte
 }
 
 func newServer(t testing.TB, turns []Turn, respond func(map[string]any) Turn, answer func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn)) *Server {

@@ -9,7 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
+	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -75,10 +76,12 @@ type ProgressEvent struct {
 	Message string
 }
 
-// Connect starts serve on one end of an in-process pipe and returns the
-// editor on the other, speaking Content-Length framed JSON-RPC.
+// Connect starts serve on one end of a pair of OS pipes (buffered like the
+// stdio an editor gives a server; net.Pipe's unbuffered writes would deadlock
+// two read loops that answer inline) and returns the editor on the other end,
+// speaking Content-Length framed JSON-RPC.
 func Connect(t testing.TB, serve func(rwc io.ReadWriteCloser)) *Editor {
-	serverEnd, clientEnd := net.Pipe()
+	serverEnd, clientEnd := Pipes(t)
 	go serve(serverEnd)
 	e := &Editor{t: t, changed: make(chan struct{}), buffers: map[uri.URI]*Buffer{}}
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd), jsonrpc2.WithCodec(codec{}))
@@ -95,12 +98,22 @@ func (codec) Marshal(v any) ([]byte, error) {
 	}
 	return protocol.Marshal(v)
 }
+
+// Unmarshal decodes protocol types with protocol's union-aware decoder and
+// the tests' own types with encoding/json.
 func (codec) Unmarshal(data []byte, v any) error {
 	if p, ok := v.(*jsonrpc2.RawMessage); ok {
 		*p = append(jsonrpc2.RawMessage(nil), data...)
 		return nil
 	}
-	return protocol.Unmarshal(data, v)
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.PkgPath() == "go.lsp.dev/protocol" {
+		return protocol.Unmarshal(data, v)
+	}
+	return json.Unmarshal(data, v)
 }
 
 func (e *Editor) notifyLocked() {
@@ -337,4 +350,31 @@ func offsetOf(text string, p protocol.Position, utf8Pos bool) (int, error) {
 		return off + len(line), nil
 	}
 	return 0, fmt.Errorf("position %d:%d is past the end of its line", p.Line, p.Character)
+}
+
+// Pipes returns the two ends of a duplex connection made of OS pipes.
+func Pipes(t testing.TB) (a, b io.ReadWriteCloser) {
+	ar, bw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, aw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return duplex{ar, aw}, duplex{br, bw}
+}
+
+type duplex struct {
+	r *os.File
+	w *os.File
+}
+
+func (d duplex) Read(p []byte) (int, error)  { return d.r.Read(p) }
+func (d duplex) Write(p []byte) (int, error) { return d.w.Write(p) }
+
+// Close closes the write side (the peer reads EOF) and the read side.
+func (d duplex) Close() error {
+	d.w.Close()
+	return d.r.Close()
 }

@@ -1,0 +1,212 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
+	"github.com/agent-lsp/agent-lsp/server/servertest"
+)
+
+func rpcCode(err error) jsonrpc2.Code {
+	var e *jsonrpc2.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return 0
+}
+
+func waitExit(t *testing.T, f *fixture) int {
+	t.Helper()
+	select {
+	case code := <-f.exit:
+		return code
+	case <-time.After(servertest.Timeout):
+		t.Fatal("the server did not exit")
+		return -1
+	}
+}
+
+func TestShutdownThenExitIsZeroExitAloneIsOne(t *testing.T) {
+	f := newFixture(t, nil, nil, nil)
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	if err := f.editor.Call("shutdown", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.editor.Notify("exit", nil)
+	if code := waitExit(t, f); code != 0 {
+		t.Fatalf("exit code %d after shutdown, want 0", code)
+	}
+
+	f = newFixture(t, nil, nil, nil)
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	f.editor.Notify("exit", nil)
+	if code := waitExit(t, f); code != 1 {
+		t.Fatalf("exit code %d without shutdown, want 1", code)
+	}
+}
+
+func TestBadRequestsGetErrorsAndTheServerKeepsServing(t *testing.T) {
+	f := newFixture(t, nil, nil, nil)
+	if err := f.editor.Command("agent.status", nil, nil); rpcCode(err) != jsonrpc2.ServerNotInitialized {
+		t.Fatalf("before initialize: %v", err)
+	}
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	if err := f.editor.Call("textDocument/hover", map[string]any{}, nil); rpcCode(err) != jsonrpc2.MethodNotFound {
+		t.Fatalf("unknown method: %v", err)
+	}
+	if err := f.editor.Call("textDocument/codeAction", map[string]any{"textDocument": 42}, nil); rpcCode(err) != jsonrpc2.InvalidParams {
+		t.Fatalf("invalid params: %v", err)
+	}
+	if err := f.editor.Command("agent.frobnicate", nil, nil); rpcCode(err) != jsonrpc2.InvalidParams {
+		t.Fatalf("unknown command: %v", err)
+	}
+	f.srv.AddPanicMethod("test/panic")
+	if err := f.editor.Call("test/panic", nil, nil); rpcCode(err) != jsonrpc2.InternalError || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("panic: %v", err)
+	}
+	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "hi"}, nil); err == nil || !strings.Contains(err.Error(), "AGENT_LSP_MODEL") {
+		t.Fatalf("missing model must name the variable: %v", err)
+	}
+	if err := f.editor.Command("agent.ask", map[string]any{"uri": f.uri("a.go")}, nil); err == nil || !strings.Contains(err.Error(), "needs a prompt") {
+		t.Fatalf("missing prompt: %v", err)
+	}
+	var status map[string]any
+	if err := f.editor.Command("agent.status", nil, &status); err != nil || status["positionEncoding"] != "utf-16" {
+		t.Fatalf("still serving after all that: %v %v", status, err)
+	}
+}
+
+// frame writes one Content-Length framed body.
+func frame(w io.Writer, body string) {
+	fmt.Fprintf(w, "Content-Length: %d\r\n\r\n%s", len(body), body)
+}
+
+func readFrame(t *testing.T, r *bufio.Reader) map[string]any {
+	t.Helper()
+	n := 0
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+			n, _ = strconv.Atoi(v)
+		}
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r, body); err != nil {
+		t.Fatal(err)
+	}
+	var msg map[string]any
+	if err := json.Unmarshal(body, &msg); err != nil {
+		t.Fatal(err)
+	}
+	return msg
+}
+
+func TestMalformedMessagesOnTheRawWire(t *testing.T) {
+	srv := server.New(server.Options{
+		NewProvider: func(context.Context, config.Settings, *http.Client) (llm.Provider, error) {
+			return llmtest.NewScripted(), nil
+		},
+		Env: func(string) string { return "" }, CacheDir: t.TempDir(),
+	})
+	serverEnd, clientEnd := net.Pipe()
+	exit := make(chan int, 1)
+	go func() { exit <- srv.Serve(context.Background(), serverEnd) }()
+	defer clientEnd.Close()
+	r := bufio.NewReader(clientEnd)
+	go func() {
+		frame(clientEnd, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`)
+		frame(clientEnd, `{not json at all`)
+		frame(clientEnd, `{"jsonrpc":"2.0","id":7}`)
+		frame(clientEnd, `{"jsonrpc":"2.0","id":"str-8","method":"workspace/executeCommand","params":{"command":"agent.status"}}`)
+		frame(clientEnd, `{"jsonrpc":"2.0","id":9,"method":"shutdown"}`)
+		frame(clientEnd, `{"jsonrpc":"2.0","method":"exit"}`)
+	}()
+	var got []map[string]any
+	for range 5 {
+		got = append(got, readFrame(t, r))
+	}
+	if got[0]["id"] != 1.0 || got[0]["result"] == nil {
+		t.Fatalf("initialize: %v", got[0])
+	}
+	if e := got[1]["error"].(map[string]any); e["code"] != -32700.0 || got[1]["id"] != nil {
+		t.Fatalf("parse error: %v", got[1])
+	}
+	if e, _ := got[2]["error"].(map[string]any); e == nil || got[2]["id"] != 7.0 {
+		t.Fatalf("invalid request: %v", got[2])
+	}
+	if got[3]["id"] != "str-8" || got[3]["result"] == nil {
+		t.Fatalf("served after garbage: %v", got[3])
+	}
+	if got[4]["id"] != 9.0 {
+		t.Fatalf("shutdown: %v", got[4])
+	}
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Fatalf("exit code %d", code)
+		}
+	case <-time.After(servertest.Timeout):
+		t.Fatal("no exit")
+	}
+}
+
+func TestClientThatVanishesEndsTheServer(t *testing.T) {
+	srv := server.New(server.Options{Env: func(string) string { return "" }, CacheDir: t.TempDir()})
+	serverEnd, clientEnd := net.Pipe()
+	exit := make(chan int, 1)
+	go func() { exit <- srv.Serve(context.Background(), serverEnd) }()
+	clientEnd.Close()
+	select {
+	case code := <-exit:
+		if code != 1 {
+			t.Fatalf("exit code %d, want 1", code)
+		}
+	case <-time.After(servertest.Timeout):
+		t.Fatal("the server outlived its client")
+	}
+}
+
+func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "one"}, llmtest.Turn{Text: "two"})
+	f := newFixture(t, nil, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{}, map[string]any{"model": "from-init-options"})
+	var res askResult
+	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "hi", "wait": true}, &res); err != nil {
+		t.Fatal(err)
+	}
+	f.editor.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"agent-lsp": map[string]any{"model": "from-did-change"}}})
+	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "hi again", "wait": true}, &res); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if reqs[0]["model"] != "from-init-options" || reqs[1]["model"] != "from-did-change" {
+		t.Fatalf("models: %v, %v", reqs[0]["model"], reqs[1]["model"])
+	}
+	// Same session: the follow-up continues the conversation.
+	if n := llmtest.CountRole(reqs[1], "user"); n != 2 || !strings.Contains(llmtest.FirstUserText(reqs[1]), "hi") {
+		t.Fatalf("follow-up does not carry the first exchange: %v", reqs[1]["messages"])
+	}
+}
