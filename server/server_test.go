@@ -26,7 +26,7 @@ import (
 // fixture is a server on an in-process pipe, a fake editor, a workspace on
 // disk and a scripted OpenAI-wire provider behind the real SDK.
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	root   string
 	editor *servertest.Editor
 	llm    *llmtest.Server
@@ -34,7 +34,7 @@ type fixture struct {
 	srv    *server.Server
 }
 
-func newFixture(t *testing.T, files map[string]string, llmServer *llmtest.Server, env map[string]string) *fixture {
+func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server, env map[string]string) *fixture {
 	t.Helper()
 	root := t.TempDir()
 	for p, c := range files {

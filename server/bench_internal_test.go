@@ -1,0 +1,87 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// BenchmarkCodeAction10kLines measures textDocument/codeAction server-side on
+// a 10,000-line open file, over a 20-line selection in its middle, and reports
+// the p99 latency.
+func BenchmarkCodeAction10kLines(b *testing.B) {
+	s := New(Options{Env: func(string) string { return "" }, CacheDir: b.TempDir()})
+	s.initDone = true
+	u := uri.File("/tmp/agent-lsp-bench/big.go")
+	var text strings.Builder
+	for i := range 10_000 {
+		fmt.Fprintf(&text, "\tx%d := compute(%d) // a typical line of code\n", i, i)
+	}
+	s.docs.byPath["/tmp/agent-lsp-bench/big.go"] = &document{uri: u, path: "/tmp/agent-lsp-bench/big.go", text: text.String(), version: 1}
+	params, _ := json.Marshal(map[string]any{
+		"textDocument": map[string]any{"uri": u},
+		"range":        map[string]any{"start": map[string]any{"line": 5000, "character": 0}, "end": map[string]any{"line": 5020, "character": 0}},
+		"context": map[string]any{"diagnostics": []any{map[string]any{
+			"range": map[string]any{"start": map[string]any{"line": 5001, "character": 1}, "end": map[string]any{"line": 5001, "character": 4}}, "message": "x5001 declared and not used"}}},
+	})
+	ctx := context.Background()
+	var durations []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		res, err := s.codeAction(ctx, params)
+		durations = append(durations, time.Since(start))
+		if err != nil || len(res.([]protocol.CommandOrCodeAction)) != 6 {
+			b.Fatalf("%v %v", err, res)
+		}
+	}
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkDidChange1MB applies 10,000 incremental edits (typing, one
+// character each, spread over the file) to a 1 MB document, and reports edits
+// per second and the heap in use afterwards.
+func BenchmarkDidChange1MB(b *testing.B) {
+	line := strings.Repeat("x", 99) + "\n"
+	initial := strings.Repeat(line, 10_000) // 1,000,000 bytes
+	u := uri.File("/tmp/agent-lsp-bench/doc.txt")
+	changes := make([]*protocol.DidChangeTextDocumentParams, 10_000)
+	for i := range changes {
+		l := uint32(i * 7919 % 10_000)
+		p := protocol.Position{Line: l, Character: 10}
+		changes[i] = &protocol.DidChangeTextDocumentParams{
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: p, End: p}, Text: "y"}},
+		}
+		changes[i].TextDocument.URI = u
+		changes[i].TextDocument.Version = int32(i + 2)
+	}
+	var edits int
+	var elapsed time.Duration
+	for b.Loop() {
+		docs := newDocuments()
+		docs.byPath["/tmp/agent-lsp-bench/doc.txt"] = &document{uri: u, path: "/tmp/agent-lsp-bench/doc.txt", text: initial, version: 1}
+		start := time.Now()
+		for _, c := range changes {
+			if err := docs.change(c, utf16); err != nil {
+				b.Fatal(err)
+			}
+		}
+		elapsed += time.Since(start)
+		edits += len(changes)
+		if d := docs.byPath["/tmp/agent-lsp-bench/doc.txt"]; len(d.text) != len(initial)+len(changes) {
+			b.Fatalf("length %d", len(d.text))
+		}
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(edits)/elapsed.Seconds(), "edits/s")
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
+}
