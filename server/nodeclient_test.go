@@ -1,0 +1,53 @@
+package server_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/servertest"
+)
+
+// TestNodeClient runs testdata/nodeclient/client.mjs: the real binary driven
+// through vscode-languageserver-protocol, the library VS Code's client uses.
+// .ci/run installs its node_modules; elsewhere the test skips without them.
+func TestNodeClient(t *testing.T) {
+	dir, _ := filepath.Abs("testdata/nodeclient")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "vscode-languageserver-protocol")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("node_modules missing: .ci/run must run npm ci in server/testdata/nodeclient")
+		}
+		t.Skip("run `npm ci` in server/testdata/nodeclient to enable")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node")
+	}
+	bin := filepath.Join(t.TempDir(), "agent-lsp")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/agent-lsp").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte("def greet():\n    return \"Hello from disk\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello from the buffer","new_string":"Hello from the agent"}`}}},
+		llmtest.Turn{Text: "Changed the greeting."},
+		llmtest.Turn{Delay: servertest.Timeout, Text: "too slow"},
+	)
+	cmd := exec.Command(node, "client.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "AGENT_LSP_BIN="+bin, "WORKSPACE="+root, "AGENT_LSP_MODEL=gpt-test",
+		"OPENAI_BASE_URL="+srv.URL+"/v1", "XDG_CONFIG_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("node client: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "hello.py")); string(data) != "def greet():\n    return \"Hello from disk\"\n" {
+		t.Fatalf("the server wrote the file: %q", data)
+	}
+}
