@@ -1,0 +1,41 @@
+-- Headless end-to-end test, run by e2e_test.go: loads the plugin, edits a
+-- buffer without saving (an emoji line before the change), runs :AgentAsk,
+-- waits for the diff preview, runs :AgentApply and checks the buffer. Writes
+-- "ok" or the failure to $RESULT, then quits.
+local result = os.getenv('RESULT')
+local function finish(msg)
+  local f = io.open(result, 'w')
+  f:write(msg)
+  f:close()
+  vim.cmd('qall!')
+end
+
+local ok, err = pcall(function()
+  local agent = require('agent_lsp')
+  agent.setup({ cmd = { os.getenv('AGENT_LSP_BIN') } })
+  vim.cmd('edit ' .. os.getenv('WORKSPACE') .. '/hello.py')
+  local buf = vim.api.nvim_get_current_buf()
+  assert(vim.wait(10000, function() return #vim.lsp.buf_get_clients(buf) > 0 end, 20), 'the client did not attach')
+  -- An unsaved edit: the agent must see it.
+  vim.api.nvim_buf_set_lines(buf, 0, 0, false, { '# 🐍 greetings, unsaved' })
+
+  vim.cmd('AgentAsk change the greeting')
+  assert(vim.wait(20000, function() return agent.state.pending ~= nil end, 20), 'no proposal arrived')
+  local diffbuf = vim.fn.bufnr('agent-lsp://' .. agent.state.pending .. '.diff')
+  assert(diffbuf ~= -1, 'no diff preview buffer')
+  assert(vim.bo[diffbuf].filetype == 'diff', 'preview filetype is ' .. vim.bo[diffbuf].filetype)
+  local diff = table.concat(vim.api.nvim_buf_get_lines(diffbuf, 0, -1, false), '\n')
+  assert(diff:find('+    return "🐍 Hello, agent!"', 1, true), 'diff lacks the change:\n' .. diff)
+  -- Nothing has changed before :AgentApply.
+  local before = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  assert(before[3] == '    return "🐍 Hello, World!"', 'changed before apply: ' .. vim.inspect(before))
+
+  vim.cmd('AgentApply')
+  assert(vim.wait(20000, function() return agent.state.pending == nil end, 20), 'the proposal was not applied')
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local want = { '# 🐍 greetings, unsaved', 'def greet():', '    return "🐍 Hello, agent!"' }
+  assert(vim.deep_equal(lines, want), 'buffer is ' .. vim.inspect(lines))
+  assert(vim.bo[buf].modified, 'the buffer should be modified, not saved')
+  assert(vim.fn.bufnr('agent-lsp://answer') ~= -1, 'no answer split')
+end)
+finish(ok and 'ok' or tostring(err))
