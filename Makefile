@@ -1,5 +1,5 @@
 # The commands a developer and CI run. `make check` is the README's test command.
-.PHONY: build check test lint bench install
+.PHONY: build check test lint bench install deps vscode
 
 build:
 	go build -o bin/agent-lsp ./cmd/agent-lsp
@@ -14,7 +14,16 @@ lint:
 test:
 	go test -race -count=1 ./...
 
-check: lint test
+# Node packages the tests need: the VS Code extension and the LSP wire test.
+deps:
+	npm ci --no-audit --no-fund --prefix server/testdata/nodeclient
+	npm ci --no-audit --no-fund --prefix editors/vscode
+
+vscode: deps
+	npm run --prefix editors/vscode compile
+	npm test --prefix editors/vscode
+
+check: lint vscode test
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

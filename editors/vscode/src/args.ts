@@ -1,0 +1,81 @@
+// Pure helpers of the extension: no vscode import, so they run under
+// `node --test` (the VS Code host cannot be downloaded in CI).
+
+/** Position and Range as LSP sends them (0-based, UTF-16). */
+export interface Position { line: number; character: number }
+export interface Range { start: Position; end: Position }
+
+/** The arguments of the server's agent.ask command. */
+export interface AskArgs {
+  prompt: string;
+  uri?: string;
+  range?: Range;
+  wait: boolean;
+}
+
+/**
+ * askArgs builds agent.ask's arguments. An empty selection sends no range,
+ * so the server sees the cursor's file without a selection.
+ */
+export function askArgs(prompt: string, uri?: string, selection?: Range): AskArgs {
+  const args: AskArgs = { prompt: prompt.trim(), wait: true };
+  if (uri) {
+    args.uri = uri;
+    if (selection && !isEmpty(selection)) {
+      args.range = selection;
+    }
+  }
+  return args;
+}
+
+function isEmpty(r: Range): boolean {
+  return r.start.line === r.end.line && r.start.character === r.end.character;
+}
+
+/** Reads settings by name, as vscode.WorkspaceConfiguration.get does. */
+export interface Settings { get<T>(key: string): T | undefined }
+
+/**
+ * initializationOptions maps the extension's settings to the server's
+ * (camelCase, empty values left out so the server's own config applies).
+ * API keys are never among them: the server reads them from its environment.
+ */
+export function initializationOptions(s: Settings): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ['provider', 'model', 'baseUrl']) {
+    const v = s.get<string>(key);
+    if (typeof v === 'string' && v.trim() !== '') out[key] = v.trim();
+  }
+  const allow = s.get<string[]>('allowlist');
+  if (Array.isArray(allow)) {
+    const cleaned = allow.map((a) => String(a).trim()).filter((a) => a !== '');
+    if (cleaned.length > 0) out.allowlist = cleaned;
+  }
+  const iterations = s.get<number>('maxIterations');
+  if (typeof iterations === 'number' && iterations > 0) out.maxIterations = Math.floor(iterations);
+  return out;
+}
+
+/** The result of agent.ask with wait: true. */
+export interface AskResult {
+  runId: string;
+  proposalId: string;
+  state?: string;
+  answer?: string;
+  diff?: string;
+}
+
+/** summary is the one-line message shown when a run ends. */
+export function summary(r: AskResult): string {
+  if (r.state && r.state !== 'completed') {
+    return `Agent ${r.state}: ${firstLine(r.answer ?? '')}`;
+  }
+  const files = (r.diff ?? '').split('\n').filter((l) => l.startsWith('+++ ')).length;
+  if (files === 0) return `Agent: ${firstLine(r.answer ?? 'done')}`;
+  return `Agent proposes changes to ${files} file${files === 1 ? '' : 's'} (${r.proposalId}): review them in the preview.`;
+}
+
+function firstLine(s: string): string {
+  const line = s.trim().split('\n')[0] ?? '';
+  return line.length > 120 ? line.slice(0, 119) + '…' : line;
+}

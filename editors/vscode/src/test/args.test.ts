@@ -1,0 +1,26 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { askArgs, initializationOptions, summary } from '../args';
+
+const sel = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
+
+test('askArgs sends the selection, not an empty one', () => {
+  assert.deepEqual(askArgs('  explain  ', 'file:///a.go', sel(1, 0, 3, 4)), { prompt: 'explain', uri: 'file:///a.go', range: sel(1, 0, 3, 4), wait: true });
+  assert.deepEqual(askArgs('x', 'file:///a.go', sel(2, 5, 2, 5)), { prompt: 'x', uri: 'file:///a.go', wait: true });
+  assert.deepEqual(askArgs('x'), { prompt: 'x', wait: true });
+});
+
+test('initializationOptions keeps what is set and never a key', () => {
+  const values: Record<string, unknown> = { provider: 'gemini', model: ' gemini-2.5-flash ', baseUrl: '', allowlist: ['npm test', ' ', 'make lint'], maxIterations: 12.7, apiKey: 'secret' };
+  const opts = initializationOptions({ get: <T>(k: string) => values[k] as T });
+  assert.deepEqual(opts, { provider: 'gemini', model: 'gemini-2.5-flash', allowlist: ['npm test', 'make lint'], maxIterations: 12 });
+  assert.deepEqual(initializationOptions({ get: () => undefined }), {});
+});
+
+test('summary counts files and reports failures', () => {
+  const diff = '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n--- /dev/null\n+++ b/b.go\n@@ -0,0 +1 @@\n+z\n';
+  assert.equal(summary({ runId: 'run-1', proposalId: 'proposal-1', state: 'completed', answer: 'ok', diff }),
+    'Agent proposes changes to 2 files (proposal-1): review them in the preview.');
+  assert.equal(summary({ runId: 'run-2', proposalId: 'proposal-2', state: 'completed', answer: 'It reads a file.\nMore.' }), 'Agent: It reads a file.');
+  assert.equal(summary({ runId: 'run-3', proposalId: 'proposal-3', state: 'failed', answer: 'no model configured' }), 'Agent failed: no model configured');
+});
