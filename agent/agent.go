@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/sourcegraph/conc/pool"
 
@@ -21,8 +22,21 @@ const DefaultMaxIterations = 10
 // maxContinuations bounds how often a reply cut by max_tokens is continued.
 const maxContinuations = 2
 
-// ErrIterationLimit is wrapped by the error of a run that used all its iterations.
-var ErrIterationLimit = errors.New("iteration limit reached")
+// Errors a run can end with, wrapped with the details.
+var (
+	ErrIterationLimit = errors.New("iteration limit reached")
+	// ErrTooManyMistakes: the model broke the tool protocol too often in a row.
+	ErrTooManyMistakes = errors.New("too many malformed answers in a row")
+	// ErrLoop: the same tool call kept giving the same result.
+	ErrLoop = errors.New("the agent is going in circles")
+)
+
+// Defaults for the guards.
+const (
+	DefaultMaxMistakes = 3
+	loopWindow         = 10 // steps looked back at
+	loopRepeats        = 3  // same call, same result, this often: a loop
+)
 
 // Config assembles an Agent.
 type Config struct {
@@ -30,6 +44,8 @@ type Config struct {
 	Tools         *tools.Registry
 	System        string
 	MaxIterations int
+	// MaxMistakes bounds consecutive malformed answers (default 3).
+	MaxMistakes int
 	// Stream asks the provider for text deltas (EventTextDelta).
 	Stream bool
 	// OnEvent receives every step; nil discards them.
@@ -47,6 +63,9 @@ type Agent struct {
 func New(cfg Config) *Agent {
 	if cfg.MaxIterations <= 0 {
 		cfg.MaxIterations = DefaultMaxIterations
+	}
+	if cfg.MaxMistakes <= 0 {
+		cfg.MaxMistakes = DefaultMaxMistakes
 	}
 	a := &Agent{cfg: cfg}
 	if cfg.Tools != nil {
@@ -92,7 +111,11 @@ func (a *Agent) loop(ctx context.Context, h *History) (Outcome, error) {
 	if a.cfg.Stream && a.cfg.OnEvent != nil {
 		req.OnText = func(delta string) { a.emit(Event{Kind: EventTextDelta, Text: delta}) }
 	}
-	continuations := 0
+	if a.cfg.OnEvent != nil {
+		ctx = llm.WithNotify(ctx, func(msg string) { a.emit(Event{Kind: EventNotice, Text: msg}) })
+	}
+	continuations, mistakes := 0, 0
+	var recent []step
 	for i := 1; i <= a.cfg.MaxIterations; i++ {
 		out.Iterations = i
 		if err := ctx.Err(); err != nil {
@@ -110,6 +133,18 @@ func (a *Agent) loop(ctx context.Context, h *History) (Outcome, error) {
 		}
 		out.Usage.InputTokens += resp.Usage.InputTokens
 		out.Usage.OutputTokens += resp.Usage.OutputTokens
+		if resp.FormatError != "" {
+			// A malformed answer is an observation the model can correct.
+			mistakes++
+			h.AddAssistant(llm.Response{Text: resp.Text})
+			if mistakes >= a.cfg.MaxMistakes {
+				return out, fmt.Errorf("%w (%d): %s", ErrTooManyMistakes, mistakes, firstLine(resp.FormatError))
+			}
+			a.emit(Event{Kind: EventNotice, Iteration: i, MaxIterations: a.cfg.MaxIterations, Text: "malformed answer: " + firstLine(resp.FormatError)})
+			h.AddUser("Your last answer could not be used: " + resp.FormatError)
+			continue
+		}
+		mistakes = 0
 		h.AddAssistant(resp)
 		a.emit(Event{Kind: EventThought, Iteration: i, MaxIterations: a.cfg.MaxIterations, Text: resp.Text, Calls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
@@ -128,6 +163,11 @@ func (a *Agent) loop(ctx context.Context, h *History) (Outcome, error) {
 			return out, err
 		}
 		h.AddToolResults(results)
+		if recent = appendSteps(recent, resp.ToolCalls, results); looping(recent) {
+			c := resp.ToolCalls[0]
+			return out, fmt.Errorf("%w: %s gave the same result %d times; stopping instead of spending tokens (rephrase the task or check the tool's output)",
+				ErrLoop, CallSummary(c), loopRepeats)
+		}
 	}
 	return out, fmt.Errorf("%w: the model still wanted tools after %d iterations (raise --max-iterations or narrow the task)", ErrIterationLimit, a.cfg.MaxIterations)
 }
@@ -179,4 +219,37 @@ func (a *Agent) allReadOnly(calls []llm.ToolCall) bool {
 		}
 	}
 	return true
+}
+
+// step is one executed call and its result, for loop detection.
+type step struct{ call, result string }
+
+// appendSteps adds a turn's calls to the window; identical calls of one turn
+// count once (they ran side by side, not in a loop).
+func appendSteps(recent []step, calls []llm.ToolCall, results []llm.ToolResult) []step {
+	turnStart := len(recent)
+	for i, c := range calls {
+		s := step{call: c.Name + "\x00" + string(c.Args), result: results[i].Content}
+		if !slices.Contains(recent[turnStart:], s) {
+			recent = append(recent, s)
+		}
+	}
+	if len(recent) > loopWindow {
+		recent = append(recent[:0], recent[len(recent)-loopWindow:]...)
+	}
+	return recent
+}
+
+// looping reports whether the newest step occurred loopRepeats times in the window.
+func looping(recent []step) bool {
+	if len(recent) == 0 {
+		return false
+	}
+	last, n := recent[len(recent)-1], 0
+	for _, s := range recent {
+		if s == last {
+			n++
+		}
+	}
+	return n >= loopRepeats
 }

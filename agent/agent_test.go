@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,8 +116,8 @@ func equalKinds(a, b []agent.EventKind) bool {
 func TestIterationCap(t *testing.T) {
 	w := workspace(t, map[string]string{"a.txt": "a"})
 	var turns []llmtest.Turn
-	for range 4 {
-		turns = append(turns, llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"a.txt"}`}}})
+	for i := range 4 {
+		turns = append(turns, llmtest.Turn{Calls: []llmtest.Call{{Name: "list_files", Args: fmt.Sprintf(`{"depth":%d}`, i+1)}}})
 	}
 	provider := llmtest.NewScripted(turns...)
 	a := agent.New(agent.Config{Provider: provider, Tools: tools.NewDefaultRegistry(w, tools.NewPolicy(nil), nil, tools.CommandLimits{}), MaxIterations: 3})
@@ -277,4 +278,57 @@ func TestMaxTokensIsContinued(t *testing.T) {
 	if err != nil || out.Answer != "first half, second half." {
 		t.Fatalf("%+v %v", out, err)
 	}
+}
+
+func TestSameCallSameResultThreeTimesStops(t *testing.T) {
+	w := workspace(t, map[string]string{"a.txt": "a"})
+	read := llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"a.txt"}`}}}
+	other := llmtest.Turn{Calls: []llmtest.Call{{Name: "list_files", Args: `{}`}}}
+	provider := llmtest.NewScripted(read, other, read, other, read, read)
+	a := agent.New(agent.Config{Provider: provider, Tools: tools.NewDefaultRegistry(w, tools.NewPolicy(nil), nil, tools.CommandLimits{})})
+	var h agent.History
+	_, err := a.Run(context.Background(), &h, "read")
+	if !errors.Is(err, agent.ErrLoop) || !strings.Contains(err.Error(), "read_file a.txt gave the same result 3 times") {
+		t.Fatalf("err = %v", err)
+	}
+	if provider.Remaining() != 1 {
+		t.Fatalf("stopped after %d model calls, want 5", 6-provider.Remaining())
+	}
+}
+
+func TestMalformedAnswersAreFedBackUpToALimit(t *testing.T) {
+	bad := llmtest.Turn{Text: "I will call read_file now"}
+	provider := &formatErrors{inner: llmtest.NewScripted(bad, bad, llmtest.Turn{Text: "fine answer"}, bad, bad, bad)}
+	var notices []string
+	a := agent.New(agent.Config{Provider: provider, OnEvent: func(e agent.Event) {
+		if e.Kind == agent.EventNotice {
+			notices = append(notices, e.Text)
+		}
+	}})
+	var h agent.History
+	out, err := a.Run(context.Background(), &h, "first")
+	if err != nil || out.Answer != "fine answer" || len(notices) != 2 {
+		t.Fatalf("two mistakes then a good answer: %+v %v %q", out, err, notices)
+	}
+	msgs := provider.inner.Requests()[1].Messages
+	if last := msgs[len(msgs)-1]; last.Role != llm.RoleUser || !strings.Contains(last.Text, "could not be used: expected a TOOL_CALL line") {
+		t.Fatalf("the mistake was not fed back: %+v", last)
+	}
+	_, err = a.Run(context.Background(), &h, "second")
+	if !errors.Is(err, agent.ErrTooManyMistakes) || !strings.Contains(err.Error(), "(3)") {
+		t.Fatalf("three in a row: %v", err)
+	}
+}
+
+// formatErrors marks every answer without "fine" as malformed, as a text
+// protocol wrapper would.
+type formatErrors struct{ inner *llmtest.Scripted }
+
+func (f *formatErrors) Name() string { return "format-errors" }
+func (f *formatErrors) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	resp, err := f.inner.Chat(ctx, req)
+	if err == nil && !strings.Contains(resp.Text, "fine") {
+		resp.FormatError = "expected a TOOL_CALL line"
+	}
+	return resp, err
 }

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/agent"
@@ -10,10 +11,12 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// instantProvider asks for the trivial tool until the last iteration, then ends.
+// instantProvider asks for the trivial tool until the last iteration, then
+// ends. Each iteration's call differs, as a real run's do (the loop guard
+// stops identical repeats).
 type instantProvider struct {
 	calls, iterations int
-	call              []llm.ToolCall
+	turns             [][]llm.ToolCall
 }
 
 func (p *instantProvider) Name() string { return "instant" }
@@ -22,7 +25,7 @@ func (p *instantProvider) Chat(_ context.Context, _ llm.Request) (llm.Response, 
 	if p.calls%p.iterations == 0 {
 		return llm.Response{Text: "done", StopReason: llm.StopEndTurn}, nil
 	}
-	return llm.Response{ToolCalls: p.call, StopReason: llm.StopToolUse}, nil
+	return llm.Response{ToolCalls: p.turns[p.calls%p.iterations], StopReason: llm.StopToolUse}, nil
 }
 
 type noopTool struct{}
@@ -46,7 +49,10 @@ func BenchmarkLoopOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := &instantProvider{iterations: iterations, call: []llm.ToolCall{{ID: "c1", Name: "noop", Args: json.RawMessage(`{"x":"y"}`)}}}
+	p := &instantProvider{iterations: iterations}
+	for i := range iterations {
+		p.turns = append(p.turns, []llm.ToolCall{{ID: "c1", Name: "noop", Args: json.RawMessage(fmt.Sprintf(`{"x":"%d"}`, i))}})
+	}
 	events := 0
 	a := agent.New(agent.Config{Provider: p, Tools: reg, MaxIterations: iterations, OnEvent: func(agent.Event) { events++ }})
 	ctx := context.Background()

@@ -87,6 +87,10 @@ type Response struct {
 	ToolCalls  []ToolCall
 	StopReason StopReason
 	Usage      Usage
+	// FormatError is set by a text tool protocol when the answer did not
+	// follow it; it says what was wrong and what is expected. The loop feeds it
+	// back as an observation and counts it as a mistake.
+	FormatError string
 }
 
 // Provider is one model behind one API. Chat must be safe for concurrent use.
@@ -95,4 +99,19 @@ type Provider interface {
 	Chat(ctx context.Context, req Request) (Response, error)
 	// Name is "provider:model", for traces and status.
 	Name() string
+}
+
+type notifyKey struct{}
+
+// WithNotify returns a context whose provider wrappers report what the user
+// should know (a retry, a switch to a fallback model) through notify.
+func WithNotify(ctx context.Context, notify func(msg string)) context.Context {
+	return context.WithValue(ctx, notifyKey{}, notify)
+}
+
+// Notify reports msg through the context's notifier, if any.
+func Notify(ctx context.Context, msg string) {
+	if n, ok := ctx.Value(notifyKey{}).(func(string)); ok {
+		n(msg)
+	}
 }

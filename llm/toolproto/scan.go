@@ -1,0 +1,113 @@
+package toolproto
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// jsonObjects finds the top-level JSON objects in text by brace matching that
+// respects strings and escapes (so {"a": "}"} is one object), starting at each
+// position where want says an object may start. It returns each object's text
+// and the span it covers.
+type span struct{ start, end int }
+
+// objectAt returns the end (exclusive) of the balanced {...} starting at
+// text[i] == '{', or -1 when it never closes.
+func objectAt(text string, i int) int {
+	depth := 0
+	inString := false
+	for j := i; j < len(text); j++ {
+		c := text[j]
+		if inString {
+			switch c {
+			case '\\':
+				j++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+			if depth < 0 {
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// decodeLenient unmarshals a JSON object as models write it: trailing commas
+// before } or ] are dropped (outside strings) when the strict parse fails.
+func decodeLenient(s string, v any) error {
+	err := json.Unmarshal([]byte(s), v)
+	if err == nil {
+		return nil
+	}
+	fixed := dropTrailingCommas(s)
+	if fixed == s {
+		return err
+	}
+	if json.Unmarshal([]byte(fixed), v) != nil {
+		return err
+	}
+	return nil
+}
+
+func dropTrailingCommas(s string) string {
+	var b strings.Builder
+	inString := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inString {
+			b.WriteByte(c)
+			switch c {
+			case '\\':
+				if i+1 < len(s) {
+					i++
+					b.WriteByte(s[i])
+				}
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+		}
+		if c == ',' {
+			k := i + 1
+			for k < len(s) && strings.IndexByte(" \t\r\n", s[k]) >= 0 {
+				k++
+			}
+			if k < len(s) && (s[k] == '}' || s[k] == ']') {
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// stripFences removes ``` fences (with or without a language) around text.
+func stripFences(text string) string {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "```") {
+		return text
+	}
+	t = t[3:]
+	if nl := strings.IndexByte(t, '\n'); nl >= 0 {
+		t = t[nl+1:]
+	}
+	t = strings.TrimSpace(t)
+	t = strings.TrimSuffix(t, "```")
+	return t
+}
