@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,8 @@ const (
 	KindUnavailable
 	KindContextTooLong
 	KindTimeout
+	// KindCircuitOpen: the provider failed too often lately and is not tried.
+	KindCircuitOpen
 )
 
 func (k ErrorKind) String() string {
@@ -41,6 +44,8 @@ func (k ErrorKind) String() string {
 		return "context too long"
 	case KindTimeout:
 		return "timeout"
+	case KindCircuitOpen:
+		return "circuit open"
 	}
 	return "error"
 }
@@ -89,6 +94,7 @@ var (
 	ErrUnavailable    = &Error{Kind: KindUnavailable}
 	ErrContextTooLong = &Error{Kind: KindContextTooLong}
 	ErrTimeout        = &Error{Kind: KindTimeout}
+	ErrCircuitOpen    = &Error{Kind: KindCircuitOpen}
 )
 
 // Transient reports whether trying the same request again may succeed.
@@ -157,6 +163,16 @@ func TransportError(ctx context.Context, provider string, err error) error {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
 		kind = KindUnavailable
+	case isSyntaxError(err):
+		// A 200 with a body that is not the API's JSON: a proxy or a server glitch.
+		kind = KindUnavailable
 	}
 	return &Error{Kind: kind, Provider: provider, Message: err.Error(), Err: err}
+}
+
+func isSyntaxError(err error) bool {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	return errors.As(err, &syn) || errors.As(err, &typ) || strings.Contains(err.Error(), "invalid character") ||
+		strings.Contains(err.Error(), "unexpected end of JSON")
 }

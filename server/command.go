@@ -365,8 +365,13 @@ func (s *Server) status() map[string]any {
 		proposals = append(proposals, ps)
 	}
 	sort.Slice(proposals, func(i, j int) bool { return idNumber(proposals[i].ID) < idNumber(proposals[j].ID) })
+	var breakers []string
+	if s.opts.Breakers != nil {
+		breakers = s.opts.Breakers()
+	}
 	return map[string]any{
-		"session": s.session, "root": s.root, "settings": s.settingsLocked().String(),
+		"breakers": breakers,
+		"session":  s.session, "root": s.root, "settings": s.settingsLocked().String(),
 		"positionEncoding": string(s.caps.encoding.kind()), "runs": runs, "proposals": proposals,
 	}
 }

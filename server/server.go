@@ -34,6 +34,8 @@ type Options struct {
 	Logger   *slog.Logger
 	// Version is reported in serverInfo.
 	Version string
+	// Breakers reports the providers' circuit breaker states for agent.status.
+	Breakers func() []string
 }
 
 // Server is one language server connection. Its state is guarded by mu;

@@ -34,6 +34,18 @@ type Settings struct {
 	TrustProjectConfig bool `toml:"trust_project_config" json:"-"`
 	// AutoApply sends proposals to clients without change annotations at once.
 	AutoApply bool `toml:"auto_apply" json:"autoApply,omitempty"`
+	// ToolProtocol is native (default), json or text: how the primary model
+	// calls tools. Fallback entries may name their own.
+	ToolProtocol string `toml:"tool_protocol" json:"toolProtocol,omitempty"`
+	// Fallback lists the models to continue on when the primary fails for
+	// good, in order: "provider:model[:protocol][@base_url]".
+	Fallback []string `toml:"fallback" json:"fallback,omitempty"`
+	// Degraded is the last resort, announced as degraded mode (a cheap model).
+	Degraded string `toml:"degraded" json:"degraded,omitempty"`
+	// RetryAttempts (default 4) and RetryBaseMS (default 1000, doubled each
+	// retry up to 8x) shape the backoff on transient provider failures.
+	RetryAttempts int `toml:"retry_attempts" json:"retryAttempts,omitempty"`
+	RetryBaseMS   int `toml:"retry_base_ms" json:"retryBaseMs,omitempty"`
 
 	// Secrets, from the environment only.
 	OpenAIKey string `toml:"-" json:"-"`
@@ -69,6 +81,15 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 			if project.BaseURL != "" {
 				warnings = append(warnings, fmt.Sprintf("%s: base_url ignored (set trust_project_config = true in your own config to allow it)", p))
 				project.BaseURL = ""
+			}
+			for _, f := range append(slices.Clone(project.Fallback), project.Degraded) {
+				if strings.Contains(f, "@") {
+					warnings = append(warnings, fmt.Sprintf("%s: fallback %q ignored: a project file may not name a server (set trust_project_config = true in your own config to allow it)", p, f))
+				}
+			}
+			project.Fallback = slices.DeleteFunc(project.Fallback, func(f string) bool { return strings.Contains(f, "@") })
+			if strings.Contains(project.Degraded, "@") {
+				project.Degraded = ""
 			}
 			if len(project.Allowlist) > 0 || project.NoDefaultAllowlist {
 				warnings = append(warnings, fmt.Sprintf("%s: allowlist ignored (set trust_project_config = true in your own config to allow it)", p))
@@ -121,7 +142,13 @@ func readFile(path string, s *Settings) error {
 }
 
 func fromEnv(env Env) (Settings, error) {
-	s := Settings{Provider: env("AGENT_LSP_PROVIDER"), Model: env("AGENT_LSP_MODEL")}
+	s := Settings{Provider: env("AGENT_LSP_PROVIDER"), Model: env("AGENT_LSP_MODEL"),
+		ToolProtocol: env("AGENT_LSP_TOOL_PROTOCOL"), Degraded: env("AGENT_LSP_DEGRADED")}
+	for _, f := range strings.Split(env("AGENT_LSP_FALLBACK"), ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			s.Fallback = append(s.Fallback, f)
+		}
+	}
 	switch s.Provider {
 	case ProviderGemini:
 		s.BaseURL = env("GOOGLE_GEMINI_BASE_URL")
@@ -168,12 +195,51 @@ func Merge(base, over Settings) Settings {
 		base.MaxOutput = over.MaxOutput
 	}
 	base.AutoApply = base.AutoApply || over.AutoApply
+	if over.ToolProtocol != "" {
+		base.ToolProtocol = over.ToolProtocol
+	}
+	if len(over.Fallback) > 0 {
+		base.Fallback = over.Fallback // a chain is replaced, not merged: order matters
+	}
+	if over.Degraded != "" {
+		base.Degraded = over.Degraded
+	}
+	if over.RetryAttempts > 0 {
+		base.RetryAttempts = over.RetryAttempts
+	}
+	if over.RetryBaseMS > 0 {
+		base.RetryBaseMS = over.RetryBaseMS
+	}
 	base.TrustProjectConfig = base.TrustProjectConfig || over.TrustProjectConfig
 	return base
 }
 
 // Validate says, naming the variable to set, what is missing for a run.
 func (s Settings) Validate() error {
+	if err := s.validateOne(); err != nil {
+		return err
+	}
+	for _, f := range append(slices.Clone(s.Fallback), s.Degraded) {
+		if f == "" {
+			continue
+		}
+		m, err := ParseModelRef(f)
+		if err != nil {
+			return err
+		}
+		if err := s.For(m).validateOne(); err != nil {
+			return fmt.Errorf("fallback %q: %w", f, err)
+		}
+	}
+	return nil
+}
+
+func (s Settings) validateOne() error {
+	switch s.ToolProtocol {
+	case "", "native", "json", "text":
+	default:
+		return fmt.Errorf("unknown tool protocol %q: set AGENT_LSP_TOOL_PROTOCOL to native, json or text", s.ToolProtocol)
+	}
 	switch s.Provider {
 	case ProviderOpenAI:
 		if s.Model == "" {
@@ -212,4 +278,35 @@ func (s Settings) String() string {
 		fmt.Fprintf(&b, " base_url=%s", s.BaseURL)
 	}
 	return b.String()
+}
+
+// ModelRef is one entry of a fallback chain.
+type ModelRef struct {
+	Provider, Model, ToolProtocol, BaseURL string
+}
+
+func (m ModelRef) String() string { return m.Provider + ":" + m.Model }
+
+// ParseModelRef reads "provider:model[:protocol][@base_url]".
+func ParseModelRef(s string) (ModelRef, error) {
+	var m ModelRef
+	ref, base, _ := strings.Cut(strings.TrimSpace(s), "@")
+	m.BaseURL = base
+	parts := strings.SplitN(ref, ":", 3)
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return m, fmt.Errorf("fallback %q: want provider:model, e.g. openai:gpt-4o-mini or gemini:gemini-2.5-flash", s)
+	}
+	m.Provider, m.Model = parts[0], parts[1]
+	if len(parts) == 3 {
+		m.ToolProtocol = parts[2]
+	}
+	return m, nil
+}
+
+// For returns these settings aimed at another model: its provider, model,
+// protocol and base URL; keys and limits stay.
+func (s Settings) For(m ModelRef) Settings {
+	s.Provider, s.Model, s.ToolProtocol, s.BaseURL = m.Provider, m.Model, m.ToolProtocol, m.BaseURL
+	s.Fallback, s.Degraded = nil, ""
+	return s
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -52,7 +53,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
 		return exitUsage
 	}
-	provider, err := newProvider(ctx, settings, nil)
+	provider, err := newProviders().New(ctx, settings, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
 		return exitUsage
@@ -77,6 +78,9 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			reason = "cancelled"
 		}
 		fmt.Fprintf(stderr, "agent-lsp ask: %s\n", reason)
+		if hint := providerHint(err, settings); hint != "" {
+			fmt.Fprintf(stderr, "agent-lsp ask: %s\n", hint)
+		}
 		return exitFailed
 	}
 	fmt.Fprintln(stdout, strings.TrimRight(out.Answer, "\n"))
@@ -141,4 +145,29 @@ func (t *terminalApprover) Approve(ctx context.Context, req tools.ApprovalReques
 		}
 		return tools.Deny, nil
 	}
+}
+
+// providerHint tells what to set when the models failed, or "".
+func providerHint(err error, s config.Settings) string {
+	var e *llm.Error
+	if !errors.As(err, &e) {
+		return ""
+	}
+	switch {
+	case errors.Is(err, llm.ErrUnauthorized):
+		return "check the API key (OPENAI_API_KEY or GEMINI_API_KEY) and that it may use " + s.Model
+	case errors.Is(err, llm.ErrContextTooLong):
+		return "the conversation is longer than the model's context; narrow the task or use a model with a larger window (AGENT_LSP_MODEL)"
+	case errors.Is(err, llm.ErrBadRequest):
+		return "the provider refused the request; check AGENT_LSP_MODEL, and AGENT_LSP_TOOL_PROTOCOL=json or text for a model without function calling"
+	}
+	where := "the provider"
+	if s.BaseURL != "" {
+		where = s.BaseURL
+	}
+	hint := where + " kept failing after retries"
+	if len(s.Fallback) == 0 {
+		hint += "; set AGENT_LSP_FALLBACK=provider:model (e.g. gemini:gemini-2.5-flash) to continue on another model"
+	}
+	return hint
 }

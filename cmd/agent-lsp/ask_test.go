@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"context"
 	"net/http"
 	"os"
@@ -215,4 +216,9 @@ func TestVersionAndUnknownCommand(t *testing.T) {
 	if r := runCLI(t, map[string]string{}, "frobnicate"); r.code != exitUsage || !strings.Contains(r.stderr, `unknown command "frobnicate"`) {
 		t.Fatalf("%+v", r)
 	}
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -3,19 +3,72 @@ package main
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/llm/gemini"
 	"github.com/agent-lsp/agent-lsp/llm/openai"
+	"github.com/agent-lsp/agent-lsp/llm/resilience"
+	"github.com/agent-lsp/agent-lsp/llm/toolproto"
 )
 
-// newProvider builds the configured provider; settings must have passed Validate.
-func newProvider(ctx context.Context, s config.Settings, client *http.Client) (llm.Provider, error) {
+// providers builds each run's model client: the configured model, then its
+// fallbacks and the degraded tier, each behind retry and a circuit breaker
+// that lives as long as the process (so its state means something).
+type providers struct {
+	breakers *resilience.Breakers
+}
+
+func newProviders() *providers {
+	return &providers{breakers: resilience.NewBreakers(resilience.BreakerOptions{})}
+}
+
+// New builds the chain; settings must have passed Validate.
+func (ps *providers) New(ctx context.Context, s config.Settings, client *http.Client) (llm.Provider, error) {
+	primary, err := baseProvider(ctx, s, client)
+	if err != nil {
+		return nil, err
+	}
+	tiers := []resilience.Tier{{Provider: primary}}
+	for i, ref := range append(append([]string(nil), s.Fallback...), s.Degraded) {
+		if ref == "" {
+			continue
+		}
+		m, err := config.ParseModelRef(ref)
+		if err != nil {
+			return nil, err
+		}
+		p, err := baseProvider(ctx, s.For(m), client)
+		if err != nil {
+			return nil, err
+		}
+		tiers = append(tiers, resilience.Tier{Provider: p, Degraded: i == len(s.Fallback)})
+	}
+	retry := resilience.RetryOptions{MaxAttempts: s.RetryAttempts}
+	if s.RetryBaseMS > 0 {
+		retry.Base = time.Duration(s.RetryBaseMS) * time.Millisecond
+		retry.Max = 8 * retry.Base
+	}
+	return resilience.Chain(resilience.Options{Retry: retry, Breakers: ps.breakers}, tiers...), nil
+}
+
+// baseProvider is one model on its SDK, speaking its tool protocol.
+func baseProvider(ctx context.Context, s config.Settings, client *http.Client) (llm.Provider, error) {
+	var p llm.Provider
+	var err error
 	switch s.Provider {
 	case config.ProviderGemini:
-		return gemini.New(ctx, gemini.Config{Model: s.Model, APIKey: s.GeminiKey, BaseURL: s.BaseURL, HTTPClient: client})
+		p, err = gemini.New(ctx, gemini.Config{Model: s.Model, APIKey: s.GeminiKey, BaseURL: s.BaseURL, HTTPClient: client})
 	default:
-		return openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, HTTPClient: client})
+		p, err = openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, HTTPClient: client})
 	}
+	if err != nil || s.ToolProtocol == "" || s.ToolProtocol == toolproto.Native {
+		return p, err
+	}
+	proto, err := toolproto.ByName(s.ToolProtocol)
+	if err != nil {
+		return nil, err
+	}
+	return toolproto.Wrap(p, proto), nil
 }

@@ -29,8 +29,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if dir := env("XDG_CACHE_HOME"); dir != "" {
 		cacheDir = filepath.Join(dir, "agent-lsp")
 	}
+	ps := newProviders()
 	s := server.New(server.Options{
-		NewProvider: newProvider,
+		NewProvider: ps.New,
+		Breakers:    ps.breakers.States,
 		Env:         env,
 		CacheDir:    cacheDir,
 		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl})),

@@ -29,6 +29,12 @@ type Turn struct {
 	Delay time.Duration
 	// Err makes Scripted return this error.
 	Err error
+	// RawBody makes a wire server answer 200 with this body as it is (a
+	// malformed response).
+	RawBody string
+	// CloseMidStream makes a wire server start the answer and drop the
+	// connection halfway.
+	CloseMidStream bool
 }
 
 // Call is one scripted tool call; Args is raw JSON (it may be malformed on purpose).

@@ -57,6 +57,15 @@ func newServer(t testing.TB, turns []Turn, respond func(map[string]any) Turn, an
 				return
 			}
 		}
+		if turn.RawBody != "" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, turn.RawBody)
+			return
+		}
+		if turn.CloseMidStream {
+			closeMidStream(w)
+			return
+		}
 		if turn.Status != 0 {
 			for k, v := range turn.Header {
 				w.Header().Set(k, v)
@@ -111,4 +120,18 @@ func writeSSE(w http.ResponseWriter, events []any, done bool) {
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(v)
+}
+
+// closeMidStream sends the start of an SSE answer, then drops the connection.
+func closeMidStream(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	io.WriteString(w, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n")
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			conn.Close()
+		}
+	}
 }
