@@ -96,7 +96,18 @@ func (a *Agent) emit(e Event) {
 func (a *Agent) Run(ctx context.Context, h *History, task string) (Outcome, error) {
 	a.emit(Event{Kind: EventStart, Text: task})
 	h.AddUser(task)
-	out, err := a.loop(ctx, h)
+	return a.finish(a.loop(ctx, h))
+}
+
+// Continue resumes a run that stopped on a failure (a provider error, say)
+// from where its history ends, without adding a message: after the user chose
+// to retry or to switch models.
+func (a *Agent) Continue(ctx context.Context, h *History) (Outcome, error) {
+	a.emit(Event{Kind: EventNotice, Text: "continuing the interrupted run"})
+	return a.finish(a.loop(ctx, h))
+}
+
+func (a *Agent) finish(out Outcome, err error) (Outcome, error) {
 	if err != nil {
 		a.emit(Event{Kind: EventFailed, Err: err, Iteration: out.Iterations, MaxIterations: a.cfg.MaxIterations})
 		return out, err

@@ -166,18 +166,10 @@ func (s *Server) ask(ctx context.Context, a askArgs) (any, error) {
 				"%s is still running in this session; wait, cancel it (agent.cancel), or start agent.newSession", r.id))
 		}
 	}
-	n := s.newIDLocked()
-	r := &run{
-		id: fmt.Sprintf("run-%d", n), proposalID: fmt.Sprintf("proposal-%d", n), session: session,
-		prompt: prompt, state: runRunning, done: make(chan struct{}),
-	}
-	if s.caps.progress {
-		r.token = protocol.String("agent-lsp/" + r.id)
-	}
-	s.runs[r.id] = r
+	r := s.newRunLocked(session, prompt, settings, history)
 	s.mu.Unlock()
 
-	s.startRun(r, settings, provider, history)
+	s.startRun(r, provider)
 	result := askResult{RunID: r.id, ProposalID: r.proposalID, Session: session}
 	if !a.Wait {
 		return result, nil

@@ -30,6 +30,12 @@ type run struct {
 	token                           protocol.ProgressToken
 	cancel                          context.CancelFunc
 	done                            chan struct{}
+	settings                        config.Settings
+	history                         *agent.History
+	// ws is the run's view and changeset; a continued run (after a failure
+	// the user chose to retry) keeps the one it continues.
+	ws        *tools.Workspace
+	continued bool
 
 	mu     sync.Mutex // guards the fields below
 	state  string
@@ -49,14 +55,14 @@ func (r *run) snapshot() (state, answer string, err error) {
 // startRun is the one place long work starts: detached from the request with
 // its own cancel, reported through work-done progress (cancellable), ended as
 // completed, failed or cancelled. The request returns at once.
-func (s *Server) startRun(r *run, settings config.Settings, provider llm.Provider, history *agent.History) {
+func (s *Server) startRun(r *run, provider llm.Provider) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() {
 		defer close(r.done)
 		defer cancel()
 		s.progressBegin(ctx, r)
-		answer, err := s.execute(ctx, r, settings, provider, history)
+		answer, err := s.execute(ctx, r, provider)
 		r.mu.Lock()
 		r.answer, r.err = answer, err
 		switch {
@@ -76,13 +82,20 @@ func (s *Server) startRun(r *run, settings config.Settings, provider llm.Provide
 	}()
 }
 
-func (s *Server) execute(ctx context.Context, r *run, settings config.Settings, provider llm.Provider, history *agent.History) (string, error) {
+func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (string, error) {
 	s.mu.Lock()
 	root, policy := s.root, s.policy
 	s.mu.Unlock()
-	ws, err := tools.NewWorkspace(root, s.docs)
-	if err != nil {
-		return "", err
+	settings := r.settings
+	ws := r.ws
+	if ws == nil {
+		var err error
+		if ws, err = tools.NewWorkspace(root, s.docs); err != nil {
+			return "", err
+		}
+		r.mu.Lock()
+		r.ws = ws
+		r.mu.Unlock()
 	}
 	registry := tools.NewDefaultRegistry(ws, policy, editorApprover{s}, tools.CommandLimits{
 		Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput,
@@ -101,7 +114,13 @@ func (s *Server) execute(ctx context.Context, r *run, settings config.Settings, 
 			s.progressEvent(ctx, r, e)
 		},
 	})
-	out, err := a.Run(ctx, history, r.prompt)
+	var out agent.Outcome
+	var err error
+	if r.continued {
+		out, err = a.Continue(ctx, r.history)
+	} else {
+		out, err = a.Run(ctx, r.history, r.prompt)
+	}
 	if p := ws.Proposal(); !p.Empty() && (err == nil) {
 		s.mu.Lock()
 		s.proposals[r.proposalID] = &proposal{id: r.proposalID, runID: r.id, prompt: r.prompt, changes: p.Changes, state: proposalPending}
@@ -123,8 +142,12 @@ func (s *Server) finishRun(ctx context.Context, r *run, state, answer string, er
 		s.progressEnd(ctx, r, "Cancelled")
 		return
 	case runFailed:
-		s.showMessage(ctx, protocol.MessageTypeError, "agent-lsp: "+r.id+" failed: "+err.Error())
 		s.progressEnd(ctx, r, "Failed: "+err.Error())
+		if providerFailure(err) {
+			go s.escalate(r, err)
+			return
+		}
+		s.showMessage(ctx, protocol.MessageTypeError, "agent-lsp: "+r.id+" failed: "+err.Error())
 		return
 	}
 	var doc strings.Builder

@@ -19,6 +19,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/llm/openai"
+	"github.com/agent-lsp/agent-lsp/llm/resilience"
 	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
@@ -53,10 +54,17 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 		env["AGENT_LSP_MODEL"] = "gpt-test"
 		env["OPENAI_BASE_URL"] = llmServer.URL + "/v1"
 	}
+	breakers := resilience.NewBreakers(resilience.BreakerOptions{})
 	srv := server.New(server.Options{
 		NewProvider: func(ctx context.Context, s config.Settings, client *http.Client) (llm.Provider, error) {
-			return openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, HTTPClient: client})
+			p, err := openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, HTTPClient: client})
+			if err != nil {
+				return nil, err
+			}
+			return resilience.Chain(resilience.Options{Breakers: breakers, Retry: resilience.RetryOptions{Base: time.Millisecond}},
+				resilience.Tier{Provider: p}), nil
 		},
+		Breakers: breakers.States,
 		Env:      func(k string) string { return env[k] },
 		CacheDir: t.TempDir(),
 	})

@@ -1,0 +1,94 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
+)
+
+// Answers offered when every model failed.
+const (
+	escalateRetry  = "Retry"
+	escalateCancel = "Cancel"
+	escalateUse    = "Use " // + provider:model
+)
+
+// newRunLocked registers a run in session; s.mu must be held.
+func (s *Server) newRunLocked(session, prompt string, settings config.Settings, history *agent.History) *run {
+	n := s.newIDLocked()
+	r := &run{
+		id: fmt.Sprintf("run-%d", n), proposalID: fmt.Sprintf("proposal-%d", n), session: session,
+		prompt: prompt, state: runRunning, done: make(chan struct{}), settings: settings, history: history,
+	}
+	if s.caps.progress {
+		r.token = protocol.String("agent-lsp/" + r.id)
+	}
+	s.runs[r.id] = r
+	return r
+}
+
+// providerFailure reports whether err came from the models, after retries and
+// fallbacks, rather than from the run itself.
+func providerFailure(err error) bool {
+	var e *llm.Error
+	return errors.As(err, &e) && !errors.Is(err, context.Canceled)
+}
+
+// escalate asks the user what to do when every model failed: retry, continue
+// on another configured model, or stop. A client that cannot ask (Helix) gets
+// the error as a message, with what to configure.
+func (s *Server) escalate(r *run, cause error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	actions := []protocol.MessageActionItem{{Title: escalateRetry}}
+	for _, ref := range append(append([]string(nil), r.settings.Fallback...), r.settings.Degraded) {
+		if m, err := config.ParseModelRef(ref); err == nil && len(actions) < 4 {
+			actions = append(actions, protocol.MessageActionItem{Title: escalateUse + m.String()})
+		}
+	}
+	actions = append(actions, protocol.MessageActionItem{Title: escalateCancel})
+	msg := fmt.Sprintf("agent-lsp: %s stopped: %v\nThe changes made so far are kept. What now?", r.id, cause)
+	var choice *protocol.MessageActionItem
+	_, err := s.conn.Call(ctx, "window/showMessageRequest", &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeError, Message: msg, Actions: actions}, &choice)
+	if err != nil || choice == nil || choice.Title == escalateCancel {
+		if err != nil {
+			s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s failed: %v (set fallback models with AGENT_LSP_FALLBACK or `fallback` in the config)", r.id, cause))
+		}
+		return
+	}
+	settings := r.settings
+	if ref, ok := strings.CutPrefix(choice.Title, escalateUse); ok {
+		for _, full := range append(append([]string(nil), r.settings.Fallback...), r.settings.Degraded) {
+			if m, err := config.ParseModelRef(full); err == nil && m.String() == ref {
+				settings = r.settings.For(m)
+			}
+		}
+	}
+	s.continueRun(ctx, r, settings)
+}
+
+// continueRun starts a new run on prev's session, history and changeset.
+func (s *Server) continueRun(ctx context.Context, prev *run, settings config.Settings) {
+	provider, err := s.opts.NewProvider(ctx, settings, nil)
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeError, "agent-lsp: "+err.Error())
+		return
+	}
+	prev.mu.Lock()
+	ws := prev.ws
+	prev.mu.Unlock()
+	s.mu.Lock()
+	r := s.newRunLocked(prev.session, prev.prompt, settings, prev.history)
+	r.ws, r.continued = ws, true
+	s.mu.Unlock()
+	s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s continues %s on %s", r.id, prev.id, provider.Name()))
+	s.startRun(r, provider)
+}
