@@ -111,16 +111,8 @@ func (a jsonAnswer) result() (string, []llm.ToolCall, error) {
 		if strings.TrimSpace(c.Name) == "" {
 			return "", nil, errors.New(`a tool call has no "name"`)
 		}
-		input := c.Input
-		for _, alt := range []json.RawMessage{c.Args, c.Arguments} {
-			if len(input) == 0 {
-				input = alt
-			}
-		}
-		if len(input) == 0 || string(input) == "null" {
-			input = json.RawMessage("{}")
-		}
-		if input[0] != '{' {
+		input, ok := arguments(c.Input, c.Args, c.Arguments)
+		if !ok {
 			return "", nil, errors.New(`"input" of ` + c.Name + ` must be a JSON object`)
 		}
 		out = append(out, llm.ToolCall{ID: callID(i), Name: c.Name, Args: input})
@@ -129,4 +121,16 @@ func (a jsonAnswer) result() (string, []llm.ToolCall, error) {
 		return *a.Response, nil, nil
 	}
 	return a.Thought, out, nil
+}
+
+// arguments picks the first of the keys models use for arguments (input,
+// args, arguments) that is present; none means {}. ok is false when it is not
+// a JSON object.
+func arguments(candidates ...json.RawMessage) (json.RawMessage, bool) {
+	for _, c := range candidates {
+		if len(c) > 0 && string(c) != "null" {
+			return c, c[0] == '{'
+		}
+	}
+	return json.RawMessage("{}"), true
 }

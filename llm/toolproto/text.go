@@ -76,16 +76,8 @@ func (textProtocol) Parse(answer string) (string, []llm.ToolCall, error) {
 		if strings.TrimSpace(c.Name) == "" {
 			return "", nil, fmt.Errorf(`TOOL_CALL number %d has no "name"`, len(calls)+1)
 		}
-		args := c.Args
-		for _, alt := range []json.RawMessage{c.Arguments, c.Input} {
-			if len(args) == 0 {
-				args = alt
-			}
-		}
-		if len(args) == 0 || string(args) == "null" {
-			args = json.RawMessage("{}")
-		}
-		if args[0] != '{' {
+		args, ok := arguments(c.Args, c.Arguments, c.Input)
+		if !ok {
 			return "", nil, fmt.Errorf(`"args" of TOOL_CALL number %d must be a JSON object`, len(calls)+1)
 		}
 		calls = append(calls, llm.ToolCall{ID: callID(len(calls)), Name: c.Name, Args: args})
