@@ -97,6 +97,7 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 		r.ws = ws
 		r.mu.Unlock()
 	}
+	defer ws.Close() // the sandbox, if commands needed one; made again if the run continues
 	registry := tools.NewDefaultRegistry(ws, policy, editorApprover{s}, tools.CommandLimits{
 		Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput,
 	})

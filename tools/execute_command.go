@@ -83,7 +83,11 @@ func NewExecuteCommand(w *Workspace, policy *Policy, approver Approver, limits C
 		if p.TimeoutS > 0 {
 			timeout = min(time.Duration(p.TimeoutS)*time.Second, limits.MaxTimeout)
 		}
-		out, err := RunCommand(ctx, w.Root(), p.Command, timeout, limits.MaxOutput)
+		dir, err := w.CommandDir(ctx)
+		if err != nil {
+			return Result{}, err
+		}
+		out, err := RunCommand(ctx, dir, p.Command, timeout, limits.MaxOutput)
 		if err != nil {
 			return Result{}, err
 		}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -50,8 +51,9 @@ type Workspace struct {
 	root    string // absolute, symlinks resolved
 	overlay Overlay
 
-	mu      sync.Mutex // guards changes
+	mu      sync.Mutex // guards changes and sandbox
 	changes map[string]*Change
+	sandbox *Sandbox
 }
 
 // NewWorkspace opens a view of root. overlay may be nil.
@@ -230,4 +232,54 @@ func (w *Workspace) stagedPaths(dir string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// CommandDir is where a command should run: the root while nothing is staged,
+// else a sandbox (created once, then kept in step with the changes) so the
+// command sees the agent's edits and the user's files stay untouched.
+func (w *Workspace) CommandDir(ctx context.Context) (string, error) {
+	changes := w.Changes()
+	if len(changes) == 0 {
+		return w.root, nil
+	}
+	w.mu.Lock()
+	sb := w.sandbox
+	w.mu.Unlock()
+	if sb == nil {
+		var err error
+		if sb, err = NewSandbox(ctx, w, changes); err != nil {
+			return "", err
+		}
+		w.mu.Lock()
+		w.sandbox = sb
+		w.mu.Unlock()
+		return sb.Dir, nil
+	}
+	return sb.Dir, sb.Sync(changes)
+}
+
+// Reset drops every staged change (a reflexion trial starts over).
+func (w *Workspace) Reset() { w.Restore(nil) }
+
+// Restore replaces the staged changes with changes (a snapshot from Changes).
+func (w *Workspace) Restore(changes []Change) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.changes = map[string]*Change{}
+	for _, c := range changes {
+		c := c
+		w.changes[c.Path] = &c
+	}
+}
+
+// Close removes the sandbox, if one was made. The workspace stays usable.
+func (w *Workspace) Close() error {
+	w.mu.Lock()
+	sb := w.sandbox
+	w.sandbox = nil
+	w.mu.Unlock()
+	if sb == nil {
+		return nil
+	}
+	return sb.Close()
 }

@@ -59,6 +59,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 
+	defer ws.Close() // the sandbox, if commands needed one
 	registry := tools.NewDefaultRegistry(ws,
 		tools.NewPolicy(settings.EffectiveAllowlist(tools.DefaultAllowlist)),
 		newTerminalApprover(stdin, stderr),

@@ -1,0 +1,198 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/conc/pool"
+	"golang.org/x/sys/unix"
+)
+
+// Sandbox is a temporary copy of the workspace with the run's changeset
+// applied, where commands and checks see the agent's edits while the user's
+// files stay untouched. Files are cloned (reflink) where the file system
+// supports it and copied otherwise, never hard-linked: a command writing to
+// a file must not reach the original. Close removes it.
+type Sandbox struct {
+	Dir         string
+	Files       int   // files copied
+	BytesCopied int64 // bytes written by copying (0 for reflinked files)
+	Reflinked   int   // files cloned instead of copied
+
+	root    string
+	mu      sync.Mutex        // guards applied
+	applied map[string]string // rel path → content written over the copy
+}
+
+// NewSandbox copies the workspace's tracked and untracked-not-ignored files
+// into a fresh temporary directory and applies changes.
+func NewSandbox(ctx context.Context, w *Workspace, changes []Change) (*Sandbox, error) {
+	dir, err := os.MkdirTemp("", "agent-lsp-sandbox-")
+	if err != nil {
+		return nil, err
+	}
+	sb := &Sandbox{Dir: dir, root: w.root, applied: map[string]string{}}
+	files, err := sandboxFiles(ctx, w)
+	if err == nil {
+		err = sb.copyAll(ctx, files)
+	}
+	if err == nil {
+		err = sb.Sync(changes)
+	}
+	if err != nil {
+		sb.Close()
+		return nil, err
+	}
+	return sb, nil
+}
+
+// sandboxFiles lists what a checkout would have: git's tracked and
+// untracked-not-ignored files when the root is a repository, else the walk
+// that honours .gitignore.
+func sandboxFiles(ctx context.Context, w *Workspace) ([]string, error) {
+	if _, err := os.Stat(filepath.Join(w.root, ".git")); err == nil {
+		cmd := exec.CommandContext(ctx, "git", "-C", w.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+		if out, err := cmd.Output(); err == nil {
+			var files []string
+			for _, f := range bytes.Split(out, []byte{0}) {
+				if len(f) > 0 {
+					files = append(files, string(f))
+				}
+			}
+			return files, nil
+		}
+	}
+	var files []string
+	err := w.walk(ctx, ".", 0, func(e walkEntry) error {
+		if !e.IsDir {
+			files = append(files, e.Rel)
+		}
+		return nil
+	})
+	return files, err
+}
+
+func (sb *Sandbox) copyAll(ctx context.Context, files []string) error {
+	var copied, reflinked atomic.Int64
+	var count atomic.Int64
+	reflinkOK := atomic.Bool{}
+	reflinkOK.Store(true)
+	p := pool.New().WithErrors().WithContext(ctx).WithMaxGoroutines(8)
+	for _, rel := range files {
+		p.Go(func(ctx context.Context) error {
+			n, cloned, err := copyFile(filepath.Join(sb.root, rel), filepath.Join(sb.Dir, rel), &reflinkOK)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil // listed by git but deleted on disk
+				}
+				return fmt.Errorf("sandbox: %s: %w", rel, err)
+			}
+			count.Add(1)
+			if cloned {
+				reflinked.Add(1)
+			} else {
+				copied.Add(n)
+			}
+			return nil
+		})
+	}
+	err := p.Wait()
+	sb.Files, sb.BytesCopied, sb.Reflinked = int(count.Load()), copied.Load(), int(reflinked.Load())
+	return err
+}
+
+// copyFile clones src to dst when the file system can, else copies its bytes.
+// Symlinks are recreated as links.
+func copyFile(src, dst string, reflinkOK *atomic.Bool) (int64, bool, error) {
+	fi, err := os.Lstat(src)
+	if err != nil {
+		return 0, false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return 0, false, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(src)
+		if err != nil {
+			return 0, false, err
+		}
+		return 0, false, os.Symlink(target, dst)
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, false, nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return 0, false, err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fi.Mode().Perm())
+	if err != nil {
+		return 0, false, err
+	}
+	defer out.Close()
+	if reflinkOK.Load() {
+		if err := unix.IoctlFileClone(int(out.Fd()), int(in.Fd())); err == nil {
+			return 0, true, nil
+		}
+		reflinkOK.Store(false) // this file system cannot clone; stop trying
+	}
+	n, err := io.Copy(out, in)
+	return n, false, err
+}
+
+// Sync makes the sandbox hold exactly changes on top of the workspace: new
+// and changed files are written, and files changed before but not any more
+// are copied back from the workspace.
+func (sb *Sandbox) Sync(changes []Change) error {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	current := map[string]bool{}
+	for _, c := range changes {
+		current[c.Path] = true
+		dst := filepath.Join(sb.Dir, filepath.FromSlash(c.Path))
+		if c.Deleted {
+			if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			sb.applied[c.Path] = ""
+			continue
+		}
+		if prev, ok := sb.applied[c.Path]; ok && prev == c.New {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, []byte(c.New), 0o644); err != nil {
+			return err
+		}
+		sb.applied[c.Path] = c.New
+	}
+	for rel := range sb.applied {
+		if current[rel] {
+			continue
+		}
+		dst := filepath.Join(sb.Dir, filepath.FromSlash(rel))
+		var off atomic.Bool
+		if _, _, err := copyFile(filepath.Join(sb.root, filepath.FromSlash(rel)), dst, &off); errors.Is(err, fs.ErrNotExist) {
+			os.Remove(dst)
+		} else if err != nil {
+			return err
+		}
+		delete(sb.applied, rel)
+	}
+	return nil
+}
+
+// Close removes the sandbox.
+func (sb *Sandbox) Close() error { return os.RemoveAll(sb.Dir) }
