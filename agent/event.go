@@ -25,6 +25,8 @@ const (
 	// EventNotice: something the user should know that is not a step (a
 	// fallback, a retry); Text says what.
 	EventNotice
+	// EventPlan: a plan was made or remade; Text lists its steps.
+	EventPlan
 	// EventDone: the run ended with an answer in Text.
 	EventDone
 	// EventFailed: the run ended with Err.
@@ -35,7 +37,10 @@ const (
 // Handlers run on the loop's goroutine (or a tool's, for concurrent tool
 // calls) and must be quick and safe for concurrent use.
 type Event struct {
-	Kind          EventKind
+	Kind EventKind
+	// Scope names the part of a larger run an event belongs to ("step 2/3",
+	// "trial 1/3", "sub-agent 2"); empty for a plain run.
+	Scope         string
 	Iteration     int
 	MaxIterations int
 	Text          string

@@ -38,7 +38,7 @@ func BenchmarkCodeAction10kLines(b *testing.B) {
 		start := time.Now()
 		res, err := s.codeAction(ctx, params)
 		durations = append(durations, time.Since(start))
-		if err != nil || len(res.([]protocol.CommandOrCodeAction)) != 6 {
+		if err != nil || len(res.([]protocol.CommandOrCodeAction)) != 7 {
 			b.Fatalf("%v %v", err, res)
 		}
 	}

@@ -98,6 +98,7 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	}
 	r := rng
 	add("Ask agent…", kindRewrite, askArgs{URI: u, Range: &r}, nil)
+	add("Plan with agent…", kindRewrite, askArgs{URI: u, Range: &r, Strategy: "plan"}, nil)
 	add("Explain with agent", kindRewrite, askArgs{Prompt: "Explain what this code does, and point out anything surprising.", URI: u, Range: &r}, nil)
 	add("Write tests with agent", kindRewrite, askArgs{Prompt: "Write tests for this code, following the project's existing test conventions.", URI: u, Range: &r}, nil)
 	add("Document with agent", kindRewrite, askArgs{Prompt: "Write documentation comments for this code in the language's usual style. Change no behaviour.", URI: u, Range: &r}, nil)

@@ -52,6 +52,7 @@ func TestCodeActionsListWithoutCallingTheModel(t *testing.T) {
 		"refactor.rewrite: Agent: handle the empty case",
 		"quickfix: Fix with agent: unused statement",
 		"refactor.rewrite: Ask agent…",
+		"refactor.rewrite: Plan with agent…",
 		"refactor.rewrite: Explain with agent",
 		"refactor.rewrite: Write tests with agent",
 		"refactor.rewrite: Document with agent",

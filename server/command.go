@@ -35,11 +35,13 @@ const codeRequestFailed jsonrpc2.Code = -32803
 
 // askArgs are agent.ask's arguments.
 type askArgs struct {
-	Prompt  string          `json:"prompt"`
-	URI     uri.URI         `json:"uri,omitempty"`
-	Range   *protocol.Range `json:"range,omitempty"`
-	Model   string          `json:"model,omitempty"`
-	Session string          `json:"session,omitempty"`
+	Prompt string          `json:"prompt"`
+	URI    uri.URI         `json:"uri,omitempty"`
+	Range  *protocol.Range `json:"range,omitempty"`
+	Model  string          `json:"model,omitempty"`
+	// Strategy is react, plan or reflexion; empty takes the configured one.
+	Strategy string `json:"strategy,omitempty"`
+	Session  string `json:"session,omitempty"`
 	// Diagnostics are the ones a "Fix with agent" action was made for.
 	Diagnostics []diagnosticArg `json:"diagnostics,omitempty"`
 	// Wait makes the request last as long as the run; cancelling the request
@@ -137,7 +139,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (any, error) {
 			"agent.ask needs a prompt: {\"prompt\": \"…\"}. In Helix, write an `AGENT: …` comment and pick its code action, or run :lsp-workspace-command agent.ask <prompt>")
 	}
 	s.mu.Lock()
-	settings := config.Merge(s.settingsLocked(), config.Settings{Model: a.Model})
+	settings := config.Merge(s.settingsLocked(), config.Settings{Model: a.Model, Strategy: a.Strategy})
 	root := s.root
 	s.mu.Unlock()
 	if err := settings.Validate(); err != nil {

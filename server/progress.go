@@ -48,10 +48,15 @@ func (s *Server) progressEvent(ctx context.Context, r *run, e agent.Event) {
 		msg = r.step + " · " + summarize(e.Text, 80)
 	case agent.EventNotice:
 		msg = e.Text
+	case agent.EventPlan:
+		msg = "Plan: " + summarize(e.Text, 100)
 	}
 	r.mu.Unlock()
 	if msg == "" {
 		return
+	}
+	if e.Scope != "" {
+		msg = e.Scope + " · " + msg
 	}
 	s.progress(ctx, r, &protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})
 }

@@ -120,7 +120,9 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 	if r.continued {
 		out, err = a.Continue(ctx, r.history)
 	} else {
-		out, err = a.Run(ctx, r.history, r.prompt)
+		strategy, _ := agent.ParseStrategy(settings.Strategy) // Validate checked it
+		out, err = a.Do(ctx, agent.Task{Prompt: r.prompt, Strategy: strategy, History: r.history, Workspace: ws,
+			Checks: settings.Checks, MaxTrials: settings.MaxTrials, MaxReplans: settings.MaxReplans})
 	}
 	if p := ws.Proposal(); !p.Empty() && (err == nil) {
 		s.mu.Lock()

@@ -42,6 +42,12 @@ type Settings struct {
 	Fallback []string `toml:"fallback" json:"fallback,omitempty"`
 	// Degraded is the last resort, announced as degraded mode (a cheap model).
 	Degraded string `toml:"degraded" json:"degraded,omitempty"`
+	// Strategy is react (default), plan or reflexion.
+	Strategy string `toml:"strategy" json:"strategy,omitempty"`
+	// Checks are reflexion's evaluator commands, run in the sandbox.
+	Checks     []string `toml:"checks" json:"checks,omitempty"`
+	MaxTrials  int      `toml:"max_trials" json:"maxTrials,omitempty"`
+	MaxReplans int      `toml:"max_replans" json:"maxReplans,omitempty"`
 	// RetryAttempts (default 4) and RetryBaseMS (default 1000, doubled each
 	// retry up to 8x) shape the backoff on transient provider failures.
 	RetryAttempts int `toml:"retry_attempts" json:"retryAttempts,omitempty"`
@@ -90,6 +96,10 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 			project.Fallback = slices.DeleteFunc(project.Fallback, func(f string) bool { return strings.Contains(f, "@") })
 			if strings.Contains(project.Degraded, "@") {
 				project.Degraded = ""
+			}
+			if len(project.Checks) > 0 {
+				warnings = append(warnings, fmt.Sprintf("%s: checks ignored: they run without asking (set trust_project_config = true in your own config to allow them)", p))
+				project.Checks = nil
 			}
 			if len(project.Allowlist) > 0 || project.NoDefaultAllowlist {
 				warnings = append(warnings, fmt.Sprintf("%s: allowlist ignored (set trust_project_config = true in your own config to allow it)", p))
@@ -142,7 +152,7 @@ func readFile(path string, s *Settings) error {
 }
 
 func fromEnv(env Env) (Settings, error) {
-	s := Settings{Provider: env("AGENT_LSP_PROVIDER"), Model: env("AGENT_LSP_MODEL"),
+	s := Settings{Provider: env("AGENT_LSP_PROVIDER"), Model: env("AGENT_LSP_MODEL"), Strategy: env("AGENT_LSP_STRATEGY"),
 		ToolProtocol: env("AGENT_LSP_TOOL_PROTOCOL"), Degraded: env("AGENT_LSP_DEGRADED")}
 	for _, f := range strings.Split(env("AGENT_LSP_FALLBACK"), ",") {
 		if f = strings.TrimSpace(f); f != "" {
@@ -204,6 +214,18 @@ func Merge(base, over Settings) Settings {
 	if over.Degraded != "" {
 		base.Degraded = over.Degraded
 	}
+	if over.Strategy != "" {
+		base.Strategy = over.Strategy
+	}
+	if len(over.Checks) > 0 {
+		base.Checks = over.Checks
+	}
+	if over.MaxTrials > 0 {
+		base.MaxTrials = over.MaxTrials
+	}
+	if over.MaxReplans > 0 {
+		base.MaxReplans = over.MaxReplans
+	}
 	if over.RetryAttempts > 0 {
 		base.RetryAttempts = over.RetryAttempts
 	}
@@ -235,6 +257,11 @@ func (s Settings) Validate() error {
 }
 
 func (s Settings) validateOne() error {
+	switch s.Strategy {
+	case "", "react", "plan", "reflexion":
+	default:
+		return fmt.Errorf("unknown strategy %q: use react, plan or reflexion", s.Strategy)
+	}
 	switch s.ToolProtocol {
 	case "", "native", "json", "text":
 	default:

@@ -23,8 +23,9 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	workspace := fs.String("workspace", ".", "the workspace root")
 	apply := fs.Bool("apply", false, "write the proposed changes to disk (otherwise they are only printed)")
 	maxIter := fs.Int("max-iterations", 0, "iteration cap (default 10, or max_iterations in the config)")
+	strategy := fs.String("strategy", "", "react (default), plan or reflexion (or strategy in the config)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: agent-lsp ask [--workspace DIR] [--apply] [--max-iterations N] PROMPT")
+		fmt.Fprintln(stderr, "Usage: agent-lsp ask [--workspace DIR] [--apply] [--max-iterations N] [--strategy react|plan|reflexion] PROMPT")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -46,7 +47,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
 	}
 	if err == nil {
-		settings = config.Merge(settings, config.Settings{MaxIterations: *maxIter})
+		settings = config.Merge(settings, config.Settings{MaxIterations: *maxIter, Strategy: *strategy})
 		err = settings.Validate()
 	}
 	if err != nil {
@@ -71,8 +72,10 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		MaxIterations: settings.MaxIterations,
 		OnEvent:       agent.TraceWriter(stderr, provider.Name()),
 	})
+	strat, _ := agent.ParseStrategy(settings.Strategy) // Validate checked it
 	var history agent.History
-	out, err := a.Run(ctx, &history, prompt)
+	out, err := a.Do(ctx, agent.Task{Prompt: prompt, Strategy: strat, History: &history, Workspace: ws,
+		Checks: settings.Checks, MaxTrials: settings.MaxTrials, MaxReplans: settings.MaxReplans})
 	if err != nil {
 		reason := err.Error()
 		if errors.Is(err, context.Canceled) {

@@ -2,6 +2,7 @@ package toolproto
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 )
 
@@ -110,4 +111,32 @@ func stripFences(text string) string {
 	t = strings.TrimSpace(t)
 	t = strings.TrimSuffix(t, "```")
 	return t
+}
+
+// DecodeObject decodes the first JSON object in text that unmarshals into v,
+// tolerating code fences, text around it and trailing commas: how models
+// answer when asked for JSON.
+func DecodeObject(text string, v any) error {
+	text = stripFences(text)
+	var firstErr error
+	for i := strings.IndexByte(text, '{'); i >= 0; {
+		if end := objectAt(text, i); end > 0 {
+			err := decodeLenient(text[i:end], v)
+			if err == nil {
+				return nil
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
+		}
+		next := strings.IndexByte(text[i+1:], '{')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	return errors.New("no JSON object in the answer")
 }

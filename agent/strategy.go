@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/llm/toolproto"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// Strategy names how a task is run.
+type Strategy string
+
+const (
+	// StrategyReAct is the plain loop.
+	StrategyReAct Strategy = "react"
+	// StrategyPlan plans first, runs each step as a ReAct sub-run, and replans on failure.
+	StrategyPlan Strategy = "plan"
+	// StrategyReflexion runs trials judged by checks, learning from each failure.
+	StrategyReflexion Strategy = "reflexion"
+)
+
+// ParseStrategy accepts "", react, plan or reflexion ("" is react).
+func ParseStrategy(s string) (Strategy, error) {
+	switch Strategy(s) {
+	case "", StrategyReAct:
+		return StrategyReAct, nil
+	case StrategyPlan, StrategyReflexion:
+		return Strategy(s), nil
+	}
+	return "", fmt.Errorf("unknown strategy %q: use react, plan or reflexion", s)
+}
+
+// Task is one request to the agent with what every strategy may need.
+type Task struct {
+	Prompt   string
+	Strategy Strategy
+	// History is the session: react runs in it; plan and reflexion run in
+	// fresh contexts and add the task and their final answer to it.
+	History *History
+	// Workspace is the run's view: reflexion resets and restores it between
+	// trials, and runs its checks in its sandbox.
+	Workspace *tools.Workspace
+	// Checks are reflexion's evaluator commands (e.g. "go test ./..."); none
+	// means an LLM critique against the task.
+	Checks     []string
+	MaxReplans int // plan: default 2
+	MaxTrials  int // reflexion: default 3
+}
+
+// Do runs t with its strategy.
+func (a *Agent) Do(ctx context.Context, t Task) (Outcome, error) {
+	switch t.Strategy {
+	case StrategyPlan:
+		return a.planAndExecute(ctx, t)
+	case StrategyReflexion:
+		return a.reflexion(ctx, t)
+	}
+	return a.Run(ctx, t.History, t.Prompt)
+}
+
+// scoped returns a copy of the agent whose events carry scope.
+func (a *Agent) scoped(scope string) *Agent {
+	b := *a
+	if a.cfg.OnEvent != nil {
+		parent := a.cfg.OnEvent
+		b.cfg.OnEvent = func(e Event) {
+			if e.Scope == "" {
+				e.Scope = scope
+			} else {
+				e.Scope = scope + " › " + e.Scope
+			}
+			parent(e)
+		}
+	}
+	return &b
+}
+
+// ask makes one tool-less call to the model for a strategy (a plan, a
+// critique, a lesson) and returns its text.
+func (a *Agent) ask(ctx context.Context, system, user string, jsonOutput bool) (string, error) {
+	resp, err := a.cfg.Provider.Chat(ctx, llm.Request{
+		System:     system,
+		Messages:   []llm.Message{{Role: llm.RoleUser, Text: user}},
+		JSONOutput: jsonOutput,
+	})
+	return resp.Text, err
+}
+
+// askJSON asks for a JSON object and decodes it into v, giving the model one
+// more chance when the answer does not parse.
+func (a *Agent) askJSON(ctx context.Context, system, user string, v any) error {
+	text, err := a.ask(ctx, system, user, true)
+	if err != nil {
+		return err
+	}
+	if err = toolproto.DecodeObject(text, v); err == nil {
+		return nil
+	}
+	a.emit(Event{Kind: EventNotice, Text: "malformed JSON answer, asking again: " + err.Error()})
+	text, err2 := a.ask(ctx, system, user+"\n\nYour previous answer could not be parsed ("+err.Error()+"). Answer with the JSON object only.", true)
+	if err2 != nil {
+		return err2
+	}
+	return toolproto.DecodeObject(text, v)
+}
+
+// remember adds a strategy run to the session as one exchange, so a
+// follow-up knows what was done.
+func remember(h *History, prompt, answer string) {
+	if h == nil {
+		return
+	}
+	h.AddUser(prompt)
+	h.AddAssistant(llm.Response{Text: answer})
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+)
+
+func TestAskReflexionRunsTheConfiguredChecks(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"calc.py": "def add(a, b):\n    return a - b\n"})
+	cfg := t.TempDir()
+	os.MkdirAll(filepath.Join(cfg, "agent-lsp"), 0o755)
+	os.WriteFile(filepath.Join(cfg, "agent-lsp", "config.toml"), []byte("checks = [\"grep -q 'return a + b' calc.py\"]\n"), 0o644)
+	// The same checks in the project's file are not trusted.
+	os.WriteFile(filepath.Join(ws, ".agent-lsp.toml"), []byte("checks = [\"touch pwned\"]\n"), 0o644)
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"calc.py","old_string":"return a - b","new_string":"return a + b"}`}}},
+		llmtest.Turn{Text: "Fixed add."},
+	)
+	r := runCLI(t, map[string]string{"XDG_CONFIG_HOME": cfg, "AGENT_LSP_MODEL": "m", "OPENAI_BASE_URL": srv.URL + "/v1"},
+		"ask", "--strategy", "reflexion", "--workspace", ws, "fix add")
+	if r.code != 0 || !strings.Contains(r.stdout, "The checks pass (trial 1 of 3): grep -q 'return a + b' calc.py") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "checks ignored") {
+		t.Fatalf("the untrusted project checks must be reported:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+		t.Fatal("a project file's check ran")
+	}
+	if r := runCLI(t, map[string]string{"AGENT_LSP_MODEL": "m", "OPENAI_BASE_URL": srv.URL + "/v1"}, "ask", "--strategy", "yolo", "--workspace", ws, "x"); r.code != exitUsage || !strings.Contains(r.stderr, "unknown strategy") {
+		t.Fatalf("bad strategy: %+v", r)
+	}
+}
