@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/sourcegraph/conc/pool"
 
@@ -31,6 +32,9 @@ var (
 	ErrLoop = errors.New("the agent is going in circles")
 )
 
+// formatFeedback starts the message that answers a malformed answer.
+const formatFeedback = "Your last answer could not be used: "
+
 // Defaults for the guards.
 const (
 	DefaultMaxMistakes = 3
@@ -46,6 +50,9 @@ type Config struct {
 	MaxIterations int
 	// MaxMistakes bounds consecutive malformed answers (default 3).
 	MaxMistakes int
+	// ContextWindow is the model's window in tokens; 0 takes
+	// DefaultContextWindow of the provider's model.
+	ContextWindow int
 	// Stream asks the provider for text deltas (EventTextDelta).
 	Stream bool
 	// OnEvent receives every step; nil discards them.
@@ -96,7 +103,7 @@ func (a *Agent) emit(e Event) {
 func (a *Agent) Run(ctx context.Context, h *History, task string) (Outcome, error) {
 	a.emit(Event{Kind: EventStart, Text: task})
 	h.AddUser(task)
-	return a.finish(a.loop(ctx, h))
+	return a.finish(a.loop(ctx, h, h.Len()-1))
 }
 
 // Continue resumes a run that stopped on a failure (a provider error, say)
@@ -104,7 +111,14 @@ func (a *Agent) Run(ctx context.Context, h *History, task string) (Outcome, erro
 // to retry or to switch models.
 func (a *Agent) Continue(ctx context.Context, h *History) (Outcome, error) {
 	a.emit(Event{Kind: EventNotice, Text: "continuing the interrupted run"})
-	return a.finish(a.loop(ctx, h))
+	task := 0
+	for i := h.Len() - 1; i >= 0; i-- {
+		if m := h.msgs[i]; m.Role == llm.RoleUser && !strings.HasPrefix(m.Text, formatFeedback) {
+			task = i
+			break
+		}
+	}
+	return a.finish(a.loop(ctx, h, task))
 }
 
 func (a *Agent) finish(out Outcome, err error) (Outcome, error) {
@@ -116,9 +130,16 @@ func (a *Agent) finish(out Outcome, err error) (Outcome, error) {
 	return out, nil
 }
 
-func (a *Agent) loop(ctx context.Context, h *History) (Outcome, error) {
+// loop runs THINK/ACT/OBSERVE on h; task is the index of the task message,
+// which compaction keeps verbatim.
+func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error) {
 	var out Outcome
 	req := llm.Request{System: a.cfg.System, Tools: a.specs}
+	window := a.cfg.ContextWindow
+	if window <= 0 {
+		window = DefaultContextWindow(a.cfg.Provider.Name())
+	}
+	b := newBudget(window, a.cfg.System, a.specs)
 	if a.cfg.Stream && a.cfg.OnEvent != nil {
 		req.OnText = func(delta string) { a.emit(Event{Kind: EventTextDelta, Text: delta}) }
 	}
@@ -134,14 +155,30 @@ func (a *Agent) loop(ctx context.Context, h *History) (Outcome, error) {
 		}
 		// THINK
 		a.emit(Event{Kind: EventIteration, Iteration: i, MaxIterations: a.cfg.MaxIterations})
+		if err := a.fitContext(ctx, b, h, task); err != nil {
+			return out, err
+		}
+		if b.compactions > 0 {
+			task = 0 // compaction moved the task to the front
+		}
 		req.Messages = h.Messages()
 		resp, err := a.cfg.Provider.Chat(ctx, req)
+		if err != nil && isContextTooLong(err) {
+			// Our estimate was short: compact hard and try once more before
+			// giving up on "context too long".
+			if ok, cerr := a.compact(ctx, h, task, 2); cerr == nil && ok {
+				task = 0
+				req.Messages = h.Messages()
+				resp, err = a.cfg.Provider.Chat(ctx, req)
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return out, ctx.Err()
 			}
 			return out, err
 		}
+		b.observe(req.Messages, resp.Usage.InputTokens)
 		out.Usage.InputTokens += resp.Usage.InputTokens
 		out.Usage.OutputTokens += resp.Usage.OutputTokens
 		if resp.FormatError != "" {
@@ -152,7 +189,7 @@ func (a *Agent) loop(ctx context.Context, h *History) (Outcome, error) {
 				return out, fmt.Errorf("%w (%d): %s", ErrTooManyMistakes, mistakes, firstLine(resp.FormatError))
 			}
 			a.emit(Event{Kind: EventNotice, Iteration: i, MaxIterations: a.cfg.MaxIterations, Text: "malformed answer: " + firstLine(resp.FormatError)})
-			h.AddUser("Your last answer could not be used: " + resp.FormatError)
+			h.AddUser(formatFeedback + resp.FormatError)
 			continue
 		}
 		mistakes = 0
@@ -169,7 +206,7 @@ func (a *Agent) loop(ctx context.Context, h *History) (Outcome, error) {
 			return out, nil
 		}
 		// ACT and OBSERVE
-		results, err := a.act(ctx, i, resp.ToolCalls)
+		results, err := a.act(ctx, i, resp.ToolCalls, b)
 		if err != nil {
 			return out, err
 		}
@@ -186,7 +223,7 @@ func (a *Agent) loop(ctx context.Context, h *History) (Outcome, error) {
 // act runs the calls of one turn. When every call is to a read-only tool they
 // run concurrently; otherwise in order, since a write may feed a later read.
 // Results keep the calls' order either way.
-func (a *Agent) act(ctx context.Context, iteration int, calls []llm.ToolCall) ([]llm.ToolResult, error) {
+func (a *Agent) act(ctx context.Context, iteration int, calls []llm.ToolCall, b *budget) ([]llm.ToolResult, error) {
 	results := make([]llm.ToolResult, len(calls))
 	run := func(ctx context.Context, i int) error {
 		c := calls[i]
@@ -200,7 +237,7 @@ func (a *Agent) act(ctx context.Context, iteration int, calls []llm.ToolCall) ([
 			// model can work around; the run goes on.
 			res = tools.Errorf("%s failed: %v", c.Name, err)
 		}
-		results[i] = llm.ToolResult{CallID: c.ID, Name: c.Name, Content: res.Text, IsError: res.IsError}
+		results[i] = llm.ToolResult{CallID: c.ID, Name: c.Name, Content: b.cutResult(res.Text), IsError: res.IsError}
 		a.emit(Event{Kind: EventToolResult, Iteration: iteration, MaxIterations: a.cfg.MaxIterations, Call: c, Result: results[i]})
 		return nil
 	}

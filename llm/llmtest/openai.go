@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -32,8 +33,11 @@ func newOpenAIServer(t testing.TB, turns []Turn, respond func(map[string]any) Tu
 		if turn.Finish != "" {
 			finish = turn.Finish
 		}
+		// Report a plausible prompt size (four bytes a token) so token budgets
+		// calibrated on usage behave as with a real server.
+		promptTokens := len(toJSON(body["messages"])) / 4
 		if stream, _ := body["stream"].(bool); stream {
-			writeSSE(w, openAIChunks(model, turn, finish), true)
+			writeSSE(w, openAIChunks(model, turn, finish, promptTokens), true)
 			return
 		}
 		msg := map[string]any{"role": "assistant", "content": turn.Text}
@@ -48,7 +52,7 @@ func newOpenAIServer(t testing.TB, turns []Turn, respond func(map[string]any) Tu
 		writeJSON(w, map[string]any{
 			"id": "chatcmpl-test", "object": "chat.completion", "created": 1, "model": model,
 			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
-			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+			"usage":   map[string]any{"prompt_tokens": promptTokens, "completion_tokens": 5, "total_tokens": promptTokens + 5},
 		})
 	})
 }
@@ -63,7 +67,7 @@ func callID(c Call, i int) string {
 // openAIChunks splits a turn into stream chunks the way real servers do: text
 // in pieces, each tool call's arguments in two deltas, and finish_reason on the
 // chunk that carries the last argument delta (the openai-go accumulator trap).
-func openAIChunks(model string, turn Turn, finish string) []any {
+func openAIChunks(model string, turn Turn, finish string, promptTokens int) []any {
 	chunk := func(delta map[string]any, finish any) map[string]any {
 		return map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1, "model": model,
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
@@ -88,7 +92,7 @@ func openAIChunks(model string, turn Turn, finish string) []any {
 		chunks = append(chunks, chunk(map[string]any{}, finish))
 	}
 	chunks = append(chunks, map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1,
-		"model": model, "choices": []any{}, "usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+		"model": model, "choices": []any{}, "usage": map[string]any{"prompt_tokens": promptTokens, "completion_tokens": 5, "total_tokens": promptTokens + 5}})
 	return chunks
 }
 
@@ -143,4 +147,9 @@ func CountRole(body map[string]any, role string) int {
 		}
 	}
 	return n
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

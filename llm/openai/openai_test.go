@@ -65,7 +65,7 @@ func TestSeedScenarioOnTheWire(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.StopReason != llm.StopEndTurn || resp.Text != "This file defines greet(), which returns a greeting." || resp.Usage.InputTokens != 10 {
+			if resp.StopReason != llm.StopEndTurn || resp.Text != "This file defines greet(), which returns a greeting." || resp.Usage.InputTokens <= 0 || resp.Usage.OutputTokens != 5 {
 				t.Fatalf("second answer: %+v", resp)
 			}
 			if streaming && strings.Join(deltas, "") != "I will read the file.This file defines greet(), which returns a greeting." || streaming && len(deltas) < 4 {

@@ -1,0 +1,169 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+func isCompaction(body map[string]any) bool {
+	msgs, _ := body["messages"].([]any)
+	sys, _ := msgs[0].(map[string]any)["content"].(string)
+	return strings.Contains(sys, "You compact the working memory")
+}
+
+func TestCompactionKeepsTheTaskAndRecentTurns(t *testing.T) {
+	files := map[string]string{}
+	for i := range 6 {
+		files[fmt.Sprintf("f%d.txt", i)] = strings.Repeat(fmt.Sprintf("line of file %d\n", i), 200) // ~3 KB
+	}
+	w := workspace(t, files)
+	reads := 0
+	srv := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
+		if isCompaction(body) {
+			return llmtest.Turn{Text: "Read f0.txt to f3.txt; each holds 200 numbered lines. Nothing changed yet."}
+		}
+		if reads < 6 {
+			reads++
+			return llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: fmt.Sprintf(`{"path":"f%d.txt"}`, reads-1)}}}
+		}
+		return llmtest.Turn{Text: "All six files hold numbered lines."}
+	})
+	var notices []string
+	a := agent.New(agent.Config{Provider: wireProvider(t, srv), Tools: tools.NewDefaultRegistry(w, tools.NewPolicy(nil), nil, tools.CommandLimits{}),
+		ContextWindow: 6000, OnEvent: func(e agent.Event) {
+			if e.Kind == agent.EventNotice {
+				notices = append(notices, e.Text)
+			}
+		}})
+	var h agent.History
+	out, err := a.Run(context.Background(), &h, "THE TASK: describe every file")
+	if err != nil || out.Answer != "All six files hold numbered lines." {
+		t.Fatalf("%v %+v", err, out)
+	}
+	var compactedAt = -1
+	for i, body := range srv.Requests() {
+		if isCompaction(body) {
+			compactedAt = i
+			break
+		}
+	}
+	if compactedAt < 0 || !strings.Contains(strings.Join(notices, "\n"), "[CONTEXT] compacted") {
+		t.Fatalf("no compaction; notices %q", notices)
+	}
+	next := srv.Requests()[compactedAt+1]
+	first := llmtest.FirstUserText(next)
+	if !strings.HasPrefix(first, "THE TASK: describe every file") || !strings.Contains(first, "Read f0.txt to f3.txt") {
+		t.Fatalf("the task and the summary must lead the next request:\n%s", first)
+	}
+	if n := len(next["messages"].([]any)); n > 7 {
+		t.Fatalf("the next request still has %d messages", n)
+	}
+}
+
+func TestOversizedToolResultIsCutWithAHint(t *testing.T) {
+	w := workspace(t, map[string]string{"huge.txt": strings.Repeat("0123456789abcdef\n", 4000)}) // 68 KB
+	provider := llmtest.NewScripted(
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"huge.txt"}`}}},
+		llmtest.Turn{Text: "done"},
+	)
+	a := agent.New(agent.Config{Provider: provider, Tools: tools.NewDefaultRegistry(w, tools.NewPolicy(nil), nil, tools.CommandLimits{}), ContextWindow: 8000})
+	var h agent.History
+	if _, err := a.Run(context.Background(), &h, "read it"); err != nil {
+		t.Fatal(err)
+	}
+	result := provider.Requests()[1].Messages[2].ToolResults[0].Content
+	if len(result) > 8000+200 || !strings.Contains(result, "cut to fit the context window; read the rest in parts with read_file offset/limit") ||
+		!strings.HasPrefix(result, "     1\t0123456789abcdef") {
+		t.Fatalf("result of %d bytes: %.200q", len(result), result)
+	}
+}
+
+func TestContextTooLongTriesCompactionFirst(t *testing.T) {
+	w := workspace(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"a.txt"}`}}},
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"b.txt"}`}}},
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"c.txt"}`}}},
+		llmtest.Turn{Status: 400, Body: `{"error":{"code":"context_length_exceeded","message":"maximum context length exceeded"}}`},
+		llmtest.Turn{Text: "summary: read a, b and c"},
+		llmtest.Turn{Text: "finished"},
+	)
+	a := agent.New(agent.Config{Provider: wireProvider(t, srv), Tools: tools.NewDefaultRegistry(w, tools.NewPolicy(nil), nil, tools.CommandLimits{})})
+	var h agent.History
+	out, err := a.Run(context.Background(), &h, "read them")
+	if err != nil || out.Answer != "finished" {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if !isCompaction(srv.Requests()[4]) {
+		t.Fatal("no compaction before giving up")
+	}
+}
+
+// recordingProvider plays a long session: it reads a large file each turn
+// for n turns, answers compaction requests, and records every request's size.
+type recordingProvider struct {
+	n, turns int
+	peak     int
+}
+
+func (p *recordingProvider) Name() string { return "openai:gpt-4o" }
+func (p *recordingProvider) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
+	size := agent.EstimateTokens(req.System)
+	for _, m := range req.Messages {
+		size += agent.EstimateTokens(m.Text)
+		for _, r := range m.ToolResults {
+			size += agent.EstimateTokens(r.Content)
+		}
+	}
+	for _, s := range req.Tools {
+		size += agent.EstimateTokens(string(s.Schema)) + agent.EstimateTokens(s.Description)
+	}
+	p.peak = max(p.peak, size)
+	if strings.Contains(req.System, "You compact the working memory") {
+		return llm.Response{Text: "summary of the files read so far", StopReason: llm.StopEndTurn}, nil
+	}
+	p.turns++
+	if p.turns > p.n {
+		return llm.Response{Text: "done", StopReason: llm.StopEndTurn}, nil
+	}
+	args, _ := json.Marshal(map[string]any{"path": fmt.Sprintf("big%d.txt", p.turns%10)})
+	return llm.Response{ToolCalls: []llm.ToolCall{{ID: "c", Name: "read_file", Args: args}}, StopReason: llm.StopToolUse}, nil
+}
+
+// BenchmarkLongSession: a 60-turn session reading ~8 KB of file per turn,
+// with and without compaction (a 32k window against an unbounded one);
+// reports the peak request size in tokens.
+func BenchmarkLongSession(b *testing.B) {
+	files := map[string]string{}
+	for i := range 10 {
+		files[fmt.Sprintf("big%d.txt", i)] = strings.Repeat(fmt.Sprintf("file %d: some ordinary line of source text\n", i), 180)
+	}
+	root := b.TempDir()
+	for name, c := range files {
+		writeFile(b, root, name, c)
+	}
+	ws, _ := tools.NewWorkspace(root, nil)
+	reg := tools.NewDefaultRegistry(ws, tools.NewPolicy(nil), nil, tools.CommandLimits{})
+	for b.Loop() {
+		for _, c := range []struct {
+			name   string
+			window int
+		}{{"without-compaction", 10_000_000}, {"with-compaction-32k", 32_768}} {
+			p := &recordingProvider{n: 60}
+			a := agent.New(agent.Config{Provider: p, Tools: reg, MaxIterations: 70, ContextWindow: c.window})
+			var h agent.History
+			if _, err := a.Run(context.Background(), &h, "read the files"); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(p.peak), "peak-tokens-"+c.name)
+		}
+	}
+}
