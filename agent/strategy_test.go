@@ -15,7 +15,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-func wireProvider(t *testing.T, srv *llmtest.Server) llm.Provider {
+func wireProvider(t testing.TB, srv *llmtest.Server) llm.Provider {
 	t.Helper()
 	p, err := openai.New(openai.Config{Model: "m", BaseURL: srv.URL + "/v1"})
 	if err != nil {

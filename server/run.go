@@ -102,11 +102,12 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 		Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput,
 	})
 	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.id + "] "}, provider.Name())
-	a := agent.New(agent.Config{
+	cfg, err := agent.WithSubAgents(agent.Config{
 		Provider:      provider,
 		Tools:         registry,
 		System:        agent.SystemPrompt(ws.Root(), agent.LoadInstructions(ws.Root())),
 		MaxIterations: settings.MaxIterations,
+		ContextWindow: settings.ContextWindow,
 		Stream:        true,
 		OnEvent: func(e agent.Event) {
 			if e.Kind != agent.EventTextDelta {
@@ -115,8 +116,11 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 			s.progressEvent(ctx, r, e)
 		},
 	})
+	if err != nil {
+		return "", err
+	}
+	a := agent.New(cfg)
 	var out agent.Outcome
-	var err error
 	if r.continued {
 		out, err = a.Continue(ctx, r.history)
 	} else {

@@ -42,6 +42,8 @@ type Settings struct {
 	Fallback []string `toml:"fallback" json:"fallback,omitempty"`
 	// Degraded is the last resort, announced as degraded mode (a cheap model).
 	Degraded string `toml:"degraded" json:"degraded,omitempty"`
+	// ContextWindow is the model's window in tokens (0: a default per known model).
+	ContextWindow int `toml:"context_window" json:"contextWindow,omitempty"`
 	// Strategy is react (default), plan or reflexion.
 	Strategy string `toml:"strategy" json:"strategy,omitempty"`
 	// Checks are reflexion's evaluator commands, run in the sandbox.
@@ -213,6 +215,9 @@ func Merge(base, over Settings) Settings {
 	}
 	if over.Degraded != "" {
 		base.Degraded = over.Degraded
+	}
+	if over.ContextWindow > 0 {
+		base.ContextWindow = over.ContextWindow
 	}
 	if over.Strategy != "" {
 		base.Strategy = over.Strategy

@@ -65,13 +65,19 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		tools.NewPolicy(settings.EffectiveAllowlist(tools.DefaultAllowlist)),
 		newTerminalApprover(stdin, stderr),
 		tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput})
-	a := agent.New(agent.Config{
+	cfg, err := agent.WithSubAgents(agent.Config{
 		Provider:      provider,
 		Tools:         registry,
 		System:        agent.SystemPrompt(ws.Root(), agent.LoadInstructions(ws.Root())),
 		MaxIterations: settings.MaxIterations,
+		ContextWindow: settings.ContextWindow,
 		OnEvent:       agent.TraceWriter(stderr, provider.Name()),
 	})
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
+		return exitFailed
+	}
+	a := agent.New(cfg)
 	strat, _ := agent.ParseStrategy(settings.Strategy) // Validate checked it
 	var history agent.History
 	out, err := a.Do(ctx, agent.Task{Prompt: prompt, Strategy: strat, History: &history, Workspace: ws,
