@@ -26,9 +26,13 @@ const (
 	cmdCancel          = "agent.cancel"
 	cmdNewSession      = "agent.newSession"
 	cmdStatus          = "agent.status"
+	cmdListSessions    = "agent.listSessions"
+	cmdSwitchSession   = "agent.switchSession"
+	cmdForget          = "agent.forget"
 )
 
-var allCommands = []string{cmdAsk, cmdApplyProposal, cmdDiscardProposal, cmdShowProposal, cmdCancel, cmdNewSession, cmdStatus}
+var allCommands = []string{cmdAsk, cmdApplyProposal, cmdDiscardProposal, cmdShowProposal, cmdCancel, cmdNewSession, cmdStatus,
+	cmdListSessions, cmdSwitchSession, cmdForget}
 
 // RequestFailed is LSP's code for a request that was valid but failed.
 const codeRequestFailed jsonrpc2.Code = -32803
@@ -121,12 +125,38 @@ func (s *Server) executeCommand(ctx context.Context, raw jsonrpc2.RawMessage) (a
 		}
 		return s.cancelRuns(a.ID)
 	case cmdNewSession:
+		id := s.store.NewID()
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		id := strconv.Itoa(s.newIDLocked())
 		s.sessions[id] = &agent.History{}
 		s.session = id
 		return map[string]string{"session": id}, nil
+	case cmdListSessions:
+		list, err := s.store.List()
+		if err != nil {
+			return nil, jsonrpc2.NewError(codeRequestFailed, err.Error())
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return map[string]any{"current": s.session, "sessions": list}, nil
+	case cmdSwitchSession:
+		var a idArgs
+		if err := decodeArgs(params.Arguments, &a, func(s string) { a.ID = s }); err != nil {
+			return nil, err
+		}
+		return s.switchSession(a.ID)
+	case cmdForget:
+		var a struct {
+			Index int `json:"index"`
+		}
+		if err := decodeArgs(params.Arguments, &a, func(str string) { a.Index, _ = strconv.Atoi(str) }); err != nil {
+			return nil, err
+		}
+		n, err := s.memory.Forget(a.Index)
+		if err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		}
+		return map[string]any{"forgotten": n, "notes": s.memory.Notes()}, nil
 	case cmdStatus:
 		return s.status(), nil
 	}
@@ -364,8 +394,31 @@ func (s *Server) status() map[string]any {
 		breakers = s.opts.Breakers()
 	}
 	return map[string]any{
+		"notes":    s.memory.Notes(),
 		"breakers": breakers,
 		"session":  s.session, "root": s.root, "settings": s.settingsLocked().String(),
 		"positionEncoding": string(s.caps.encoding.kind()), "runs": runs, "proposals": proposals,
 	}
+}
+
+// switchSession makes id the current session, loading it from disk.
+func (s *Server) switchSession(id string) (any, error) {
+	s.mu.Lock()
+	_, loaded := s.sessions[id]
+	s.mu.Unlock()
+	if !loaded {
+		h, err := s.store.Load(id)
+		if err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no session %q (agent.listSessions lists them)", id))
+		}
+		s.mu.Lock()
+		if _, raced := s.sessions[id]; !raced {
+			s.sessions[id] = h
+		}
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.session = id
+	return map[string]any{"session": id, "messages": s.sessions[id].Len()}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -67,8 +68,23 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		}
 	}
 	caps := readCaps(params.Capabilities)
+	stateDir := agent.StateDir(s.opts.Env, root)
+	store := agent.NewSessionStore(stateDir)
+	// Continue the latest conversation of this workspace, as an editor
+	// restart should.
+	session, history := "", &agent.History{}
+	if list, err := store.List(); err == nil && len(list) > 0 {
+		if h, err := store.Load(list[0].ID); err == nil {
+			session, history = list[0].ID, h
+		}
+	}
+	if session == "" {
+		session = store.NewID()
+	}
 	s.mu.Lock()
 	s.initDone, s.root, s.caps = true, root, caps
+	s.store, s.memory = store, agent.NewMemory(stateDir)
+	s.sessions[session], s.session = history, session
 	s.fileSettings, s.userSettings = fileSettings, userSettings
 	s.policy = tools.NewPolicy(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
 	s.mu.Unlock()

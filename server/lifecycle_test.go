@@ -144,9 +144,18 @@ func TestMalformedMessagesOnTheRawWire(t *testing.T) {
 		frame(clientEnd, `{"jsonrpc":"2.0","id":9,"method":"shutdown"}`)
 		frame(clientEnd, `{"jsonrpc":"2.0","method":"exit"}`)
 	}()
-	var got []map[string]any
+	// Answers come in the order requests finish (executeCommand runs
+	// concurrently): line them up by id, the parse error (id null) first.
+	byID := map[any]map[string]any{}
 	for range 5 {
-		got = append(got, readFrame(t, r))
+		msg := readFrame(t, r)
+		byID[msg["id"]] = msg
+	}
+	got := []map[string]any{byID[1.0], byID[nil], byID[7.0], byID["str-8"], byID[9.0]}
+	for i, m := range got {
+		if m == nil {
+			t.Fatalf("answer %d missing: %v", i, byID)
+		}
 	}
 	if got[0]["id"] != 1.0 || got[0]["result"] == nil {
 		t.Fatalf("initialize: %v", got[0])
@@ -209,4 +218,9 @@ func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T
 	if n := llmtest.CountRole(reqs[1], "user"); n != 2 || !strings.Contains(llmtest.FirstUserText(reqs[1]), "hi") {
 		t.Fatalf("follow-up does not carry the first exchange: %v", reqs[1]["messages"])
 	}
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

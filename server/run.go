@@ -63,6 +63,9 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 		defer cancel()
 		s.progressBegin(ctx, r)
 		answer, err := s.execute(ctx, r, provider)
+		if serr := s.store.Save(r.session, r.history); serr != nil {
+			s.log.Warn("saving the session", "error", serr)
+		}
 		r.mu.Lock()
 		r.answer, r.err = answer, err
 		switch {
@@ -98,14 +101,18 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 		r.mu.Unlock()
 	}
 	defer ws.Close() // the sandbox, if commands needed one; made again if the run continues
-	registry := tools.NewDefaultRegistry(ws, policy, editorApprover{s}, tools.CommandLimits{
+	base := tools.NewDefaultRegistry(ws, policy, editorApprover{s}, tools.CommandLimits{
 		Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput,
 	})
+	registry, err := tools.NewRegistry(append(base.Tools(), agent.NewRememberTool(s.memory))...)
+	if err != nil {
+		return "", err
+	}
 	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.id + "] "}, provider.Name())
 	cfg, err := agent.WithSubAgents(agent.Config{
 		Provider:      provider,
 		Tools:         registry,
-		System:        agent.SystemPrompt(ws.Root(), agent.LoadInstructions(ws.Root())),
+		System:        agent.SystemPrompt(ws.Root(), agent.LoadInstructions(ws.Root())) + s.memory.Prompt(),
 		MaxIterations: settings.MaxIterations,
 		ContextWindow: settings.ContextWindow,
 		Stream:        true,

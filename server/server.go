@@ -58,8 +58,10 @@ type Server struct {
 	userSettings config.Settings // initializationOptions and didChangeConfiguration
 	caps         clientCaps
 	policy       *tools.Policy
-	sessions     map[string]*agent.History
-	session      string
+	sessions     map[string]*agent.History // loaded sessions by id
+	session      string                    // the current one
+	store        *agent.SessionStore
+	memory       *agent.Memory
 	runs         map[string]*run
 	proposals    map[string]*proposal
 	nextID       int
@@ -82,8 +84,8 @@ func New(opts Options) *Server {
 	}
 	s := &Server{
 		opts: opts, log: opts.Logger, docs: newDocuments(), exitCode: 1, exited: make(chan struct{}),
-		sessions: map[string]*agent.History{"1": {}}, session: "1",
-		runs: map[string]*run{}, proposals: map[string]*proposal{},
+		sessions: map[string]*agent.History{},
+		runs:     map[string]*run{}, proposals: map[string]*proposal{},
 	}
 	s.handlers = map[string]handlerFunc{
 		"initialize":                       s.initialize,

@@ -50,6 +50,9 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 		env = map[string]string{}
 	}
 	env["XDG_CONFIG_HOME"] = t.TempDir()
+	if env["XDG_STATE_HOME"] == "" {
+		env["XDG_STATE_HOME"] = t.TempDir()
+	}
 	if llmServer != nil {
 		env["AGENT_LSP_MODEL"] = "gpt-test"
 		env["OPENAI_BASE_URL"] = llmServer.URL + "/v1"

@@ -61,14 +61,20 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	defer ws.Close() // the sandbox, if commands needed one
-	registry := tools.NewDefaultRegistry(ws,
+	memory := agent.NewMemory(agent.StateDir(env, ws.Root()))
+	base := tools.NewDefaultRegistry(ws,
 		tools.NewPolicy(settings.EffectiveAllowlist(tools.DefaultAllowlist)),
 		newTerminalApprover(stdin, stderr),
 		tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput})
+	registry, err := tools.NewRegistry(append(base.Tools(), agent.NewRememberTool(memory))...)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
+		return exitFailed
+	}
 	cfg, err := agent.WithSubAgents(agent.Config{
 		Provider:      provider,
 		Tools:         registry,
-		System:        agent.SystemPrompt(ws.Root(), agent.LoadInstructions(ws.Root())),
+		System:        agent.SystemPrompt(ws.Root(), agent.LoadInstructions(ws.Root())) + memory.Prompt(),
 		MaxIterations: settings.MaxIterations,
 		ContextWindow: settings.ContextWindow,
 		OnEvent:       agent.TraceWriter(stderr, provider.Name()),

@@ -39,6 +39,9 @@ func runCLI(t *testing.T, env map[string]string, args ...string) result {
 	if env["XDG_CONFIG_HOME"] == "" {
 		env["XDG_CONFIG_HOME"] = t.TempDir() // never the developer's own config
 	}
+	if env["XDG_STATE_HOME"] == "" {
+		env["XDG_STATE_HOME"] = t.TempDir()
+	}
 	code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
 	return result{code, stdout.String(), stderr.String()}
 }

@@ -62,7 +62,8 @@ func TestREADMECommandsExist(t *testing.T) {
 	for _, m := range regexp.MustCompile(`agent\.[a-zA-Z]+`).FindAllString(string(readme), -1) {
 		mentioned[m] = true
 	}
-	srv := server.New(server.Options{Env: func(string) string { return "" }, CacheDir: t.TempDir()})
+	state := t.TempDir()
+	srv := server.New(server.Options{Env: func(k string) string { return map[string]string{"XDG_STATE_HOME": state}[k] }, CacheDir: t.TempDir()})
 	editor := servertest.Connect(t, func(rwc io.ReadWriteCloser) { srv.Serve(context.Background(), rwc) })
 	init := editor.Initialize(t.TempDir(), servertest.Caps{NoMessageRequest: true}, nil)
 	offered := init.Capabilities.ExecuteCommandProvider.Commands

@@ -1,0 +1,178 @@
+package agent
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/llm"
+)
+
+// StateDir is where agent-lsp keeps what it remembers about one workspace
+// (sessions, notes): $XDG_STATE_HOME/agent-lsp/<name>-<hash of the root>, or
+// ~/.local/state/… — never inside the workspace.
+func StateDir(env func(string) string, root string) string {
+	base := env("XDG_STATE_HOME")
+	if base == "" {
+		home := env("HOME")
+		if home == "" {
+			home = os.TempDir()
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(base, "agent-lsp", filepath.Base(root)+"-"+hex.EncodeToString(sum[:6]))
+}
+
+// SessionInfo describes a stored conversation.
+type SessionInfo struct {
+	ID      string    `json:"id"`
+	Title   string    `json:"title"`
+	Updated time.Time `json:"updated"`
+}
+
+// SessionStore keeps conversations as JSONL files (one message a line), so a
+// follow-up after restarting the editor continues. Safe for concurrent use.
+type SessionStore struct {
+	dir string
+	mu  sync.Mutex // serialises writes and id allocation
+}
+
+// NewSessionStore keeps sessions under stateDir/sessions.
+func NewSessionStore(stateDir string) *SessionStore {
+	return &SessionStore{dir: filepath.Join(stateDir, "sessions")}
+}
+
+func (s *SessionStore) path(id string) (string, error) {
+	if id == "" || strings.ContainsAny(id, `/\.`) {
+		return "", fmt.Errorf("invalid session id %q", id)
+	}
+	return filepath.Join(s.dir, id+".jsonl"), nil
+}
+
+// NewID returns a fresh, sortable session id.
+func (s *SessionStore) NewID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	base := time.Now().UTC().Format("20060102-150405")
+	for n := 0; ; n++ {
+		id := base
+		if n > 0 {
+			id = fmt.Sprintf("%s-%d", base, n)
+		}
+		p, _ := s.path(id)
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			// Reserve it so two new sessions in one second differ.
+			if os.MkdirAll(s.dir, 0o700) == nil {
+				os.WriteFile(p, nil, 0o600)
+			}
+			return id
+		}
+	}
+}
+
+// Save writes h as the session's whole content (atomically: a crash leaves
+// the previous version).
+func (s *SessionStore) Save(id string, h *History) error {
+	p, err := s.path(id)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(s.dir, id+".*.tmp")
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(tmp)
+	enc := json.NewEncoder(w)
+	for _, m := range h.Messages() {
+		if err := enc.Encode(m); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	tmp.Close()
+	return os.Rename(tmp.Name(), p)
+}
+
+// Load reads a session. A damaged line is skipped rather than losing the rest.
+func (s *SessionStore) Load(id string) (*History, error) {
+	p, err := s.path(id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := &History{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var m llm.Message
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.Role != "" {
+			h.msgs = append(h.msgs, m)
+		}
+	}
+	return h, sc.Err()
+}
+
+// List returns the stored sessions, newest first.
+func (s *SessionStore) List() ([]SessionInfo, error) {
+	entries, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []SessionInfo
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		title := "(empty)"
+		if h, err := s.Load(id); err == nil {
+			for _, m := range h.msgs {
+				if m.Role == llm.RoleUser {
+					title = firstLine(m.Text)
+					break
+				}
+			}
+		}
+		out = append(out, SessionInfo{ID: id, Title: title, Updated: info.ModTime()})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Updated.Equal(out[j].Updated) {
+			return out[i].Updated.After(out[j].Updated)
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out, nil
+}
