@@ -120,6 +120,10 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 			if e.Kind != agent.EventTextDelta {
 				trace(e)
 			}
+			if e.Kind == agent.EventPlan {
+				// The plan is shown before it runs, where the answer will be.
+				go s.showFile(context.WithoutCancel(ctx), r.id+"-plan.md", "# Plan: "+summarize(r.prompt, 80)+"\n\n"+e.Text, false)
+			}
 			s.progressEvent(ctx, r, e)
 		},
 	})
