@@ -17,19 +17,12 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 func workspace(t *testing.T, files map[string]string) *tools.Workspace {
 	t.Helper()
-	root := t.TempDir()
-	for p, c := range files {
-		abs := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(abs), 0o755)
-		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w, err := tools.NewWorkspace(root, nil)
+	w, err := tools.NewWorkspace(toolstest.WriteTree(t, files), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

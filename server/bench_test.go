@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,10 +19,7 @@ import (
 // stdio and waits for the answer; it reports that time and the process's RSS
 // once initialized.
 func BenchmarkStartToInitialize(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "agent-lsp")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/agent-lsp").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := servertest.Binary(b)
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`
 	var total time.Duration
 	var rssKB int

@@ -25,10 +25,7 @@ func TestNodeClient(t *testing.T) {
 	if err != nil {
 		t.Skip("no node")
 	}
-	bin := filepath.Join(t.TempDir(), "agent-lsp")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/agent-lsp").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := servertest.Binary(t)
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte("def greet():\n    return \"Hello from disk\"\n"), 0o644); err != nil {
 		t.Fatal(err)

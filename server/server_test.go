@@ -22,6 +22,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm/resilience"
 	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 // fixture is a server on an in-process pipe, a fake editor, a workspace on
@@ -37,15 +38,7 @@ type fixture struct {
 
 func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server, env map[string]string) *fixture {
 	t.Helper()
-	root := t.TempDir()
-	for p, c := range files {
-		abs := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(abs), 0o755)
-		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root, _ = filepath.EvalSymlinks(root)
+	root := toolstest.WriteTree(t, files)
 	if env == nil {
 		env = map[string]string{}
 	}

@@ -11,22 +11,12 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 const helloPy = "def greet():\n    return \"Hello, World!\"\n"
 
-func newWorkspace(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for p, c := range files {
-		abs := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(abs), 0o755)
-		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
+func newWorkspace(t *testing.T, files map[string]string) string { return toolstest.WriteTree(t, files) }
 
 type result struct {
 	code           int

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
 func TestNeovimAskPreviewApply(t *testing.T) {
@@ -21,10 +22,7 @@ func TestNeovimAskPreviewApply(t *testing.T) {
 		}
 		t.Skip("no nvim (apt-get install -y neovim)")
 	}
-	bin := filepath.Join(t.TempDir(), "agent-lsp")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/agent-lsp").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := servertest.Binary(t)
 	root := t.TempDir()
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
 	onDisk := "def greet():\n    return \"🐍 Hello, World!\"\n"
