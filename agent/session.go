@@ -44,13 +44,14 @@ type SessionInfo struct {
 // SessionStore keeps conversations as JSONL files (one message a line), so a
 // follow-up after restarting the editor continues. Safe for concurrent use.
 type SessionStore struct {
-	dir string
-	mu  sync.Mutex // serialises writes and id allocation
+	dir    string
+	mu     sync.Mutex      // serialises writes and id allocation
+	issued map[string]bool // ids handed out by this process, saved or not
 }
 
 // NewSessionStore keeps sessions under stateDir/sessions.
 func NewSessionStore(stateDir string) *SessionStore {
-	return &SessionStore{dir: filepath.Join(stateDir, "sessions")}
+	return &SessionStore{dir: filepath.Join(stateDir, "sessions"), issued: map[string]bool{}}
 }
 
 func (s *SessionStore) path(id string) (string, error) {
@@ -71,11 +72,8 @@ func (s *SessionStore) NewID() string {
 			id = fmt.Sprintf("%s-%d", base, n)
 		}
 		p, _ := s.path(id)
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			// Reserve it so two new sessions in one second differ.
-			if os.MkdirAll(s.dir, 0o700) == nil {
-				os.WriteFile(p, nil, 0o600)
-			}
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) && !s.issued[id] {
+			s.issued[id] = true // nothing is written until the session has messages
 			return id
 		}
 	}
@@ -87,6 +85,9 @@ func (s *SessionStore) Save(id string, h *History) error {
 	p, err := s.path(id)
 	if err != nil {
 		return err
+	}
+	if h.Len() == 0 {
+		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

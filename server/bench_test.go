@@ -25,7 +25,7 @@ func BenchmarkStartToInitialize(b *testing.B) {
 	var rssKB int
 	for b.Loop() {
 		cmd := exec.Command(bin)
-		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+b.TempDir())
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+b.TempDir(), "XDG_STATE_HOME="+b.TempDir(), "XDG_CACHE_HOME="+b.TempDir())
 		stdin, _ := cmd.StdinPipe()
 		stdout, _ := cmd.StdoutPipe()
 		start := time.Now()

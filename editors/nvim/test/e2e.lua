@@ -36,6 +36,8 @@ local ok, err = pcall(function()
   local want = { '# 🐍 greetings, unsaved', 'def greet():', '    return "🐍 Hello, agent!"' }
   assert(vim.deep_equal(lines, want), 'buffer is ' .. vim.inspect(lines))
   assert(vim.bo[buf].modified, 'the buffer should be modified, not saved')
+  -- With nothing pending, :AgentPreview finds nothing and changes nothing.
+  vim.cmd('AgentPreview')
   assert(vim.fn.bufnr('agent-lsp://answer') ~= -1, 'no answer split')
 end)
 finish(ok and 'ok' or tostring(err))

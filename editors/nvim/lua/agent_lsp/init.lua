@@ -196,33 +196,39 @@ local function close_preview(id)
   end
 end
 
+-- The proposal commands act on the one previewed here, or else on the
+-- server's newest pending proposal (from a code action, say).
+local function target()
+  return M.state.pending and { id = M.state.pending } or {}
+end
+
 function M.apply()
-  local id = M.state.pending
-  if not id then
-    notify('no pending proposal', vim.log.levels.WARN)
-    return
-  end
-  execute('agent.applyProposal', { id = id }, function(result)
+  execute('agent.applyProposal', target(), function(result)
     if result.applied then
       M.state.pending = nil
-      close_preview(id)
-      notify(id .. ' applied to the buffers (nothing saved)')
+      close_preview(result.id)
+      notify(result.id .. ' applied to the buffers (nothing saved)')
     else
-      notify(id .. ' not applied: ' .. (result.reason or ''), vim.log.levels.WARN)
+      notify(tostring(result.id) .. ' not applied: ' .. (result.reason or ''), vim.log.levels.WARN)
     end
   end)
 end
 
 function M.discard()
-  local id = M.state.pending
-  if not id then
-    notify('no pending proposal', vim.log.levels.WARN)
-    return
-  end
-  execute('agent.discardProposal', { id = id }, function()
+  execute('agent.discardProposal', target(), function(result)
     M.state.pending = nil
-    close_preview(id)
-    notify(id .. ' discarded')
+    close_preview(result.id)
+    notify(result.id .. ' discarded')
+  end)
+end
+
+-- preview shows a proposal's diff (the newest pending one by default).
+function M.preview()
+  execute('agent.showProposal', target(), function(result)
+    if result.diff and result.diff ~= '' then
+      M.state.pending = result.id
+      scratch('agent-lsp://' .. result.id .. '.diff', 'diff', split_lines(result.diff))
+    end
   end)
 end
 
@@ -261,6 +267,7 @@ function M.setup(opts)
   end, { nargs = '*', range = true, desc = 'Ask the agent (prompt from the arguments, or asked for)' })
   cmd('AgentApply', M.apply, { desc = 'Apply the pending proposal to the buffers' })
   cmd('AgentDiscard', M.discard, { desc = 'Discard the pending proposal' })
+  cmd('AgentPreview', M.preview, { desc = 'Show the newest pending proposal as a diff' })
   cmd('AgentCancel', M.cancel, { desc = 'Cancel the running agent' })
   cmd('AgentNewSession', M.new_session, { desc = 'Start a new agent conversation' })
   local group = vim.api.nvim_create_augroup('agent_lsp', { clear = true })
