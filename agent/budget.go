@@ -180,8 +180,8 @@ func (a *Agent) fitContext(ctx context.Context, b *budget, h *History, task int)
 	if b == nil || float64(b.estimate(h.msgs)) < compactAt*float64(b.window) {
 		return nil
 	}
-	_, err := a.compact(ctx, h, task, keepRecent)
-	if err == nil {
+	compacted, err := a.compact(ctx, h, task, keepRecent)
+	if compacted {
 		b.compactions++
 	}
 	return err
