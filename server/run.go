@@ -101,21 +101,11 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 		r.mu.Unlock()
 	}
 	defer ws.Close() // the sandbox, if commands needed one; made again if the run continues
-	base := tools.NewDefaultRegistry(ws, policy, editorApprover{s}, tools.CommandLimits{
-		Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput,
-	})
-	registry, err := tools.NewRegistry(append(base.Tools(), agent.NewRememberTool(s.memory))...)
-	if err != nil {
-		return "", err
-	}
 	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.id + "] "}, provider.Name())
-	cfg, err := agent.WithSubAgents(agent.Config{
-		Provider:      provider,
-		Tools:         registry,
-		System:        agent.SystemPrompt(ws.Root(), agent.LoadInstructions(ws.Root())) + s.memory.Prompt(),
-		MaxIterations: settings.MaxIterations,
-		ContextWindow: settings.ContextWindow,
-		Stream:        true,
+	a, err := agent.Build(agent.Setup{
+		Provider: provider, Workspace: ws, Policy: policy, Approver: editorApprover{s}, Memory: s.memory,
+		Limits:        tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput},
+		MaxIterations: settings.MaxIterations, ContextWindow: settings.ContextWindow, Stream: true,
 		OnEvent: func(e agent.Event) {
 			if e.Kind != agent.EventTextDelta {
 				trace(e)
@@ -130,7 +120,6 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 	if err != nil {
 		return "", err
 	}
-	a := agent.New(cfg)
 	var out agent.Outcome
 	if r.continued {
 		out, err = a.Continue(ctx, r.history)

@@ -61,29 +61,19 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	defer ws.Close() // the sandbox, if commands needed one
-	memory := agent.NewMemory(agent.StateDir(env, ws.Root()))
-	base := tools.NewDefaultRegistry(ws,
-		tools.NewPolicy(settings.EffectiveAllowlist(tools.DefaultAllowlist)),
-		newTerminalApprover(stdin, stderr),
-		tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput})
-	registry, err := tools.NewRegistry(append(base.Tools(), agent.NewRememberTool(memory))...)
-	if err != nil {
-		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
-		return exitFailed
-	}
-	cfg, err := agent.WithSubAgents(agent.Config{
-		Provider:      provider,
-		Tools:         registry,
-		System:        agent.SystemPrompt(ws.Root(), agent.LoadInstructions(ws.Root())) + memory.Prompt(),
-		MaxIterations: settings.MaxIterations,
-		ContextWindow: settings.ContextWindow,
-		OnEvent:       agent.TraceWriter(stderr, provider.Name()),
+	a, err := agent.Build(agent.Setup{
+		Provider: provider, Workspace: ws,
+		Policy:        tools.NewPolicy(settings.EffectiveAllowlist(tools.DefaultAllowlist)),
+		Approver:      newTerminalApprover(stdin, stderr),
+		Limits:        tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput},
+		Memory:        agent.NewMemory(agent.StateDir(env, ws.Root())),
+		MaxIterations: settings.MaxIterations, ContextWindow: settings.ContextWindow,
+		OnEvent: agent.TraceWriter(stderr, provider.Name()),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
 		return exitFailed
 	}
-	a := agent.New(cfg)
 	strat, _ := agent.ParseStrategy(settings.Strategy) // Validate checked it
 	var history agent.History
 	out, err := a.Do(ctx, agent.Task{Prompt: prompt, Strategy: strat, History: &history, Workspace: ws,
