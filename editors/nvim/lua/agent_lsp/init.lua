@@ -80,14 +80,20 @@ end
 function M.start(bufnr)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   if M.state.client_id == nil or vim.lsp.get_client_by_id(M.state.client_id) == nil then
-    M.state.client_id = vim.lsp.start_client({
+    local client_config = {
       name = 'agent-lsp',
       cmd = config.cmd,
       root_dir = find_root(vim.api.nvim_buf_get_name(bufnr)),
       init_options = config.settings,
       capabilities = capabilities(),
       handlers = { ['$/progress'] = on_progress },
-    })
+    }
+    if vim.fn.has('nvim-0.11') == 1 then
+      -- start_client is deprecated from 0.11; start reuses the client and attaches.
+      M.state.client_id = vim.lsp.start(client_config, { bufnr = bufnr, attach = false })
+    else
+      M.state.client_id = vim.lsp.start_client(client_config)
+    end
     if not M.state.client_id then
       notify('could not start ' .. table.concat(config.cmd, ' '), vim.log.levels.ERROR)
       return nil
