@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,11 +97,12 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re, glob *regex
 	p := pool.New().WithMaxGoroutines(workers)
 	for range workers {
 		p.Go(func() {
+			var buf []byte // reused for every file this worker reads from disk
 			for f := range files {
 				if total.Load() > maxSearchMatches {
 					continue // drain
 				}
-				found := w.searchFile(f, re)
+				found := w.searchFile(f, re, &buf)
 				if len(found) == 0 {
 					continue
 				}
@@ -150,18 +152,77 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re, glob *regex
 	return matches, cut, nil
 }
 
-func (w *Workspace) searchFile(rel string, re *regexp.Regexp) []searchMatch {
-	f, err := w.read(filepath.Join(w.root, filepath.FromSlash(rel)), rel)
-	if err != nil || len(f.Text) > maxSearchFileSize {
+// searchFile matches one file as the view sees it. A file read from disk is
+// scanned in the worker's buffer, and turned into a string only when it
+// matches: most files don't.
+func (w *Workspace) searchFile(rel string, re *regexp.Regexp, buf *[]byte) []searchMatch {
+	abs := filepath.Join(w.root, filepath.FromSlash(rel))
+	if text, ok := w.unsavedText(abs, rel); ok {
+		if len(text) > maxSearchFileSize || isBinary(text[:min(len(text), 8000)]) || !re.MatchString(text) {
+			return nil
+		}
+		return matchLines(rel, text, re)
+	}
+	data, err := readInto(abs, buf)
+	if err != nil || len(data) > maxSearchFileSize || isBinary(data[:min(len(data), 8000)]) || !re.Match(data) {
 		return nil
 	}
-	text := f.Text
-	if strings.IndexByte(text[:min(len(text), 8000)], 0) >= 0 {
-		return nil // binary
+	return matchLines(rel, string(data), re)
+}
+
+// unsavedText is the staged or open-buffer text of a file, when it has one.
+func (w *Workspace) unsavedText(abs, rel string) (string, bool) {
+	w.mu.Lock()
+	c, staged := w.changes[rel]
+	w.mu.Unlock()
+	if staged {
+		return c.New, !c.Deleted
 	}
-	if !re.MatchString(text) {
-		return nil // the common case: one scan of the whole file, no line split
+	if w.overlay != nil {
+		if text, _, ok := w.overlay.Buffer(abs); ok {
+			return text, true
+		}
 	}
+	return "", false
+}
+
+// readInto reads a whole file into *buf, growing it as needed.
+func readInto(path string, buf *[]byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := (*buf)[:0]
+	for {
+		if len(b) == cap(b) {
+			if cap(b) > maxSearchFileSize {
+				return b, nil // over the limit; the caller skips it
+			}
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			*buf = b
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func isBinary[T string | []byte](head T) bool {
+	for i := 0; i < len(head); i++ {
+		if head[i] == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func matchLines(rel, text string, re *regexp.Regexp) []searchMatch {
 	var out []searchMatch
 	line := 1
 	for len(text) > 0 {
