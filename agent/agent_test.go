@@ -325,3 +325,14 @@ func (f *formatErrors) Chat(ctx context.Context, req llm.Request) (llm.Response,
 	}
 	return resp, err
 }
+
+func TestToolCallWithoutToolsIsAnObservation(t *testing.T) {
+	provider := llmtest.NewScripted(llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{}`}}}, llmtest.Turn{Text: "ok"})
+	var h agent.History
+	if _, err := agent.New(agent.Config{Provider: provider}).Run(context.Background(), &h, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if r := provider.Requests()[1].Messages[2].ToolResults[0]; !r.IsError || !strings.Contains(r.Content, "no tools are available") {
+		t.Fatalf("%+v", r)
+	}
+}

@@ -49,8 +49,11 @@ func (r *Registry) Tools() []Tool {
 	return out
 }
 
-// Lookup returns the tool with that name.
+// Lookup returns the tool with that name. A nil registry has no tools.
 func (r *Registry) Lookup(name string) (Tool, bool) {
+	if r == nil {
+		return nil, false
+	}
 	t, ok := r.tools[name]
 	return t, ok
 }
@@ -71,6 +74,9 @@ func (r *Registry) Subset(keep func(Tool) bool) *Registry {
 // Execute validates args against the tool's schema and runs it. An unknown tool
 // or invalid arguments is an error Result the model can correct, never a Go error.
 func (r *Registry) Execute(ctx context.Context, name string, args json.RawMessage) (Result, error) {
+	if r == nil {
+		return Errorf("unknown tool %q: no tools are available in this conversation; answer in text", name), nil
+	}
 	t, ok := r.tools[name]
 	if !ok {
 		names := append([]string(nil), r.order...)
