@@ -29,10 +29,11 @@ type BreakerOptions struct {
 // Breaker fails fast while its provider keeps failing. Safe for concurrent
 // use; share one per provider across runs so its state means something.
 type Breaker struct {
-	p llm.Provider
-	o BreakerOptions
+	name string
+	o    BreakerOptions
 
 	mu       sync.Mutex // guards the fields below
+	p        llm.Provider
 	state    string
 	failures int
 	openedAt time.Time
@@ -50,10 +51,10 @@ func NewBreaker(p llm.Provider, o BreakerOptions) *Breaker {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Breaker{p: p, o: o, state: Closed}
+	return &Breaker{name: p.Name(), p: p, o: o, state: Closed}
 }
 
-func (b *Breaker) Name() string { return b.p.Name() }
+func (b *Breaker) Name() string { return b.name }
 
 // State is closed, open or half-open.
 func (b *Breaker) State() string {
@@ -66,15 +67,17 @@ func (b *Breaker) State() string {
 }
 
 func (b *Breaker) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	if err := b.admit(); err != nil {
+	p, err := b.admit()
+	if err != nil {
 		return llm.Response{}, err
 	}
-	resp, err := b.p.Chat(ctx, req)
+	resp, err := p.Chat(ctx, req)
 	b.record(ctx, err)
 	return resp, err
 }
 
-func (b *Breaker) admit() error {
+// admit returns the provider to call, or why not.
+func (b *Breaker) admit() (llm.Provider, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.state == Open && b.o.Now().Sub(b.openedAt) >= b.o.Cooldown {
@@ -82,14 +85,14 @@ func (b *Breaker) admit() error {
 	}
 	switch {
 	case b.state == Open:
-		return &llm.Error{Kind: llm.KindCircuitOpen, Provider: b.p.Name(), Message: fmt.Sprintf(
+		return nil, &llm.Error{Kind: llm.KindCircuitOpen, Provider: b.name, Message: fmt.Sprintf(
 			"%d failures in a row; not tried again before %s", b.failures, b.openedAt.Add(b.o.Cooldown).Format("15:04:05"))}
 	case b.state == HalfOpen && b.trial:
-		return &llm.Error{Kind: llm.KindCircuitOpen, Provider: b.p.Name(), Message: "a trial call is under way"}
+		return nil, &llm.Error{Kind: llm.KindCircuitOpen, Provider: b.name, Message: "a trial call is under way"}
 	case b.state == HalfOpen:
 		b.trial = true
 	}
-	return nil
+	return b.p, nil
 }
 
 // record counts what says something about the provider's health: not the
