@@ -25,7 +25,7 @@ func BenchmarkCodeAction10kLines(b *testing.B) {
 	for i := range 10_000 {
 		fmt.Fprintf(&text, "\tx%d := compute(%d) // a typical line of code\n", i, i)
 	}
-	s.docs.byPath["/tmp/agent-lsp-bench/big.go"] = &document{uri: u, path: "/tmp/agent-lsp-bench/big.go", text: text.String(), version: 1}
+	s.docs.byPath["/tmp/agent-lsp-bench/big.go"] = &document{uri: u, path: "/tmp/agent-lsp-bench/big.go", buf: []byte(text.String()), version: 1}
 	params, _ := json.Marshal(map[string]any{
 		"textDocument": map[string]any{"uri": u},
 		"range":        map[string]any{"start": map[string]any{"line": 5000, "character": 0}, "end": map[string]any{"line": 5020, "character": 0}},
@@ -67,7 +67,7 @@ func BenchmarkDidChange1MB(b *testing.B) {
 	var elapsed time.Duration
 	for b.Loop() {
 		docs := newDocuments()
-		docs.byPath["/tmp/agent-lsp-bench/doc.txt"] = &document{uri: u, path: "/tmp/agent-lsp-bench/doc.txt", text: initial, version: 1}
+		docs.byPath["/tmp/agent-lsp-bench/doc.txt"] = &document{uri: u, path: "/tmp/agent-lsp-bench/doc.txt", buf: []byte(initial), version: 1}
 		start := time.Now()
 		for _, c := range changes {
 			if err := docs.change(c, utf16); err != nil {
@@ -76,8 +76,8 @@ func BenchmarkDidChange1MB(b *testing.B) {
 		}
 		elapsed += time.Since(start)
 		edits += len(changes)
-		if d := docs.byPath["/tmp/agent-lsp-bench/doc.txt"]; len(d.text) != len(initial)+len(changes) {
-			b.Fatalf("length %d", len(d.text))
+		if d := docs.byPath["/tmp/agent-lsp-bench/doc.txt"]; len(d.buf) != len(initial)+len(changes) {
+			b.Fatalf("length %d", len(d.buf))
 		}
 	}
 	var ms runtime.MemStats

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"unsafe"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -9,18 +10,51 @@ import (
 	"go.lsp.dev/uri"
 )
 
-// document is an open editor buffer.
+// document is an open editor buffer. Its text lives in buf and is edited in
+// place, so typing in a large file does not copy the whole file per
+// keystroke; text is buf as a string, made when someone reads it.
 type document struct {
 	uri     uri.URI
 	path    string // absolute, symlinks resolved
-	text    string
 	version int32
+	buf     []byte
+	text    string
+	fresh   bool // text matches buf
+}
+
+// snapshot returns the document with text filled in. The caller holds the lock.
+func (d *document) snapshot() document {
+	if !d.fresh {
+		d.text, d.fresh = string(d.buf), true
+	}
+	return document{uri: d.uri, path: d.path, version: d.version, text: d.text, fresh: true}
+}
+
+// splice replaces buf[start:end] with text, in place when capacity allows.
+func (d *document) splice(start, end int, text string) {
+	oldLen := len(d.buf)
+	newLen := oldLen - (end - start) + len(text)
+	if newLen > cap(d.buf) {
+		nb := make([]byte, newLen, newLen+newLen/4)
+		copy(nb, d.buf[:start])
+		copy(nb[start:], text)
+		copy(nb[start+len(text):], d.buf[end:])
+		d.buf = nb
+	} else {
+		if newLen > oldLen {
+			d.buf = d.buf[:newLen]
+		}
+		copy(d.buf[start+len(text):], d.buf[end:oldLen]) // copy is a memmove
+		copy(d.buf[start:], text)
+		d.buf = d.buf[:newLen]
+	}
+	d.fresh = false
 }
 
 // documents holds the open buffers: the overlays the agent's workspace view
 // reads before disk. It implements tools.Overlay. Safe for concurrent use.
 type documents struct {
-	mu     sync.RWMutex // guards byPath
+	mu     sync.Mutex // guards byPath and the documents in it
 	byPath map[string]*document
 }
 
@@ -46,13 +80,14 @@ func pathOf(u uri.URI) (string, error) {
 
 // Buffer implements tools.Overlay.
 func (d *documents) Buffer(absPath string) (string, int32, bool) {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	doc, ok := d.byPath[absPath]
 	if !ok {
 		return "", 0, false
 	}
-	return doc.text, doc.version, true
+	snap := doc.snapshot()
+	return snap.text, snap.version, true
 }
 
 func (d *documents) open(item protocol.TextDocumentItem) error {
@@ -62,7 +97,7 @@ func (d *documents) open(item protocol.TextDocumentItem) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.byPath[p] = &document{uri: item.URI, path: p, text: item.Text, version: item.Version}
+	d.byPath[p] = &document{uri: item.URI, path: p, buf: []byte(item.Text), text: item.Text, fresh: true, version: item.Version}
 	return nil
 }
 
@@ -90,20 +125,22 @@ func (d *documents) change(params *protocol.DidChangeTextDocumentParams, enc enc
 	if !ok {
 		return fmt.Errorf("didChange for %s, which is not open", params.TextDocument.URI)
 	}
-	text := doc.text
 	for _, c := range params.ContentChanges {
 		switch c := c.(type) {
 		case *protocol.TextDocumentContentChangePartial:
-			start, end := enc.offset(text, c.Range.Start), enc.offset(text, c.Range.End)
+			// Positions are resolved on a read-only view of the buffer,
+			// dropped before the buffer changes.
+			view := unsafe.String(unsafe.SliceData(doc.buf), len(doc.buf))
+			start, end := enc.offset(view, c.Range.Start), enc.offset(view, c.Range.End)
 			if end < start {
 				return fmt.Errorf("didChange for %s: range end before start", params.TextDocument.URI)
 			}
-			text = text[:start] + c.Text + text[end:]
+			doc.splice(start, end, c.Text)
 		case *protocol.TextDocumentContentChangeWholeDocument:
-			text = c.Text
+			doc.buf, doc.text, doc.fresh = []byte(c.Text), c.Text, true
 		}
 	}
-	doc.text, doc.version = text, params.TextDocument.Version
+	doc.version = params.TextDocument.Version
 	return nil
 }
 
@@ -117,11 +154,11 @@ func (d *documents) get(u uri.URI) (document, bool) {
 }
 
 func (d *documents) getPath(p string) (document, bool) {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	doc, ok := d.byPath[p]
 	if !ok {
 		return document{}, false
 	}
-	return *doc, true
+	return doc.snapshot(), true
 }

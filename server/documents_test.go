@@ -1,0 +1,70 @@
+package server
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// Random incremental edits applied in place must give the same text as
+// applying them to a plain string.
+func TestInPlaceEditsMatchStringEdits(t *testing.T) {
+	docs := newDocuments()
+	u := uri.File("/tmp/agent-lsp-test/doc.txt")
+	text := "first line\nsecond 😀 line\r\nthird\n"
+	if err := docs.open(protocol.TextDocumentItem{URI: u, Version: 1, Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	inserts := []string{"", "x", "ab\n", "🎉", "\r\n", "long insertion with\nseveral\nlines\n"}
+	for i := range 2000 {
+		start := rng.IntN(len(text) + 1)
+		end := start + rng.IntN(min(8, len(text)-start)+1)
+		for start > 0 && start < len(text) && !utf8Start(text[start]) {
+			start--
+		}
+		for end < len(text) && !utf8Start(text[end]) {
+			end++
+		}
+		if end < start {
+			end = start
+		}
+		ins := inserts[rng.IntN(len(inserts))]
+		change := &protocol.DidChangeTextDocumentParams{ContentChanges: []protocol.TextDocumentContentChangeEvent{
+			&protocol.TextDocumentContentChangePartial{Range: utf16.spanRange(text, start, end), Text: ins}}}
+		change.TextDocument.URI = u
+		change.TextDocument.Version = int32(i + 2)
+		before := utf16.spanRange(text, start, end)
+		if err := docs.change(change, utf16); err != nil {
+			t.Fatal(err)
+		}
+		// The range resolves to start/end unless a CR/LF pair was split, which
+		// an editor never sends; skip checking those.
+		if utf16.offset(text, before.Start) != start || utf16.offset(text, before.End) != end {
+			got, _, _ := docs.Buffer(mustPath(t, u))
+			text = got
+			continue
+		}
+		text = text[:start] + ins + text[end:]
+		got, version, _ := docs.Buffer(mustPath(t, u))
+		if got != text || version != int32(i+2) {
+			t.Fatalf("edit %d: got %q, want %q", i, got, text)
+		}
+	}
+	if !strings.Contains(text, "\n") {
+		t.Fatal("the test lost its lines")
+	}
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func mustPath(t *testing.T, u uri.URI) string {
+	p, err := pathOf(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
