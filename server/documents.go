@@ -1,10 +1,10 @@
 package server
 
 import (
-	"unsafe"
 	"fmt"
 	"path/filepath"
 	"sync"
+	"unsafe"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
