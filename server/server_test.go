@@ -405,7 +405,7 @@ func waitFile(t *testing.T, path string) {
 	t.Helper()
 	deadline := time.Now().Add(servertest.Timeout)
 	for time.Now().Before(deadline) {
-		if data, err := os.ReadFile(path); err == nil && len(data) > 0 {
+		if data, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(data), "\n") {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)

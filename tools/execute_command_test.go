@@ -104,7 +104,8 @@ func TestExecuteCommandCancellationKillsTheGroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for {
-			if _, err := os.Stat(filepath.Join(root, "pid")); err == nil {
+			// The shell creates the file before it writes the pid: wait for the line.
+			if data, err := os.ReadFile(filepath.Join(root, "pid")); err == nil && strings.HasSuffix(string(data), "\n") {
 				cancel()
 				return
 			}
@@ -126,6 +127,9 @@ func assertProcessGone(t *testing.T, pidFile string) {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if pid <= 0 {
+		t.Fatalf("no pid in %s: %q", pidFile, data)
+	}
 	for range 100 {
 		if syscall.Kill(pid, 0) != nil {
 			return
