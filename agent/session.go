@@ -30,6 +30,9 @@ func StateDir(env func(string) string, root string) string {
 		}
 		base = filepath.Join(home, ".local", "state")
 	}
+	if root == "" {
+		return filepath.Join(base, "agent-lsp", "no-workspace")
+	}
 	sum := sha256.Sum256([]byte(root))
 	return filepath.Join(base, "agent-lsp", filepath.Base(root)+"-"+hex.EncodeToString(sum[:6]))
 }

@@ -172,6 +172,9 @@ func (s *Server) ask(ctx context.Context, a askArgs) (any, error) {
 	settings := config.Merge(s.settingsLocked(), config.Settings{Model: a.Model, Strategy: a.Strategy})
 	root := s.root
 	s.mu.Unlock()
+	if root == "" {
+		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: no workspace folder is open; open the project's folder so the agent knows what it may read and change")
+	}
 	if err := settings.Validate(); err != nil {
 		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}

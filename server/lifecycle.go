@@ -88,6 +88,9 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	s.fileSettings, s.userSettings = fileSettings, userSettings
 	s.policy = tools.NewPolicy(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
 	s.mu.Unlock()
+	if root == "" {
+		warnings = append(warnings, "no workspace folder: open a folder to use the agent")
+	}
 	for _, w := range warnings {
 		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
 	}
@@ -107,7 +110,9 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 }
 
 // workspaceRoot picks the first workspace folder, then rootUri, then rootPath,
-// then the working directory.
+// then the working directory — unless that is / or the home directory (an
+// editor with no folder open): "" then, and runs are refused rather than let
+// the agent roam the whole disk.
 func workspaceRoot(p *protocol.InitializeParams) string {
 	if folders, ok := p.WorkspaceFolders.Get(); ok && len(folders) > 0 {
 		if path, err := pathOf(folders[0].URI); err == nil {
@@ -123,6 +128,10 @@ func workspaceRoot(p *protocol.InitializeParams) string {
 		return rp
 	}
 	wd, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	if wd == "/" || wd == home {
+		return ""
+	}
 	return wd
 }
 

@@ -224,3 +224,20 @@ func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+func TestWithoutAWorkspaceFolderRunsAreRefused(t *testing.T) {
+	state := t.TempDir()
+	srv := server.New(server.Options{Env: func(k string) string {
+		return map[string]string{"XDG_STATE_HOME": state, "AGENT_LSP_MODEL": "m", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}[k]
+	}, CacheDir: t.TempDir()})
+	editor := servertest.Connect(t, func(rwc io.ReadWriteCloser) { srv.Serve(context.Background(), rwc) })
+	t.Chdir("/")
+	var init map[string]any
+	if err := editor.Call("initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}, &init); err != nil {
+		t.Fatal(err)
+	}
+	editor.Wait("the warning", func() bool { return strings.Contains(strings.Join(editor.Logs(), "\n"), "no workspace folder") })
+	if err := editor.Command("agent.ask", map[string]any{"prompt": "read /etc/passwd"}, nil); err == nil || !strings.Contains(err.Error(), "open the project's folder") {
+		t.Fatalf("err = %v", err)
+	}
+}
