@@ -161,16 +161,7 @@ func (s *SessionStore) List() ([]SessionInfo, error) {
 		if err != nil {
 			continue
 		}
-		title := "(empty)"
-		if h, err := s.Load(id); err == nil {
-			for _, m := range h.msgs {
-				if m.Role == llm.RoleUser {
-					title = firstLine(m.Text)
-					break
-				}
-			}
-		}
-		out = append(out, SessionInfo{ID: id, Title: title, Updated: info.ModTime()})
+		out = append(out, SessionInfo{ID: id, Title: s.title(filepath.Join(s.dir, e.Name())), Updated: info.ModTime()})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Updated.Equal(out[j].Updated) {
@@ -179,4 +170,23 @@ func (s *SessionStore) List() ([]SessionInfo, error) {
 		return out[i].ID > out[j].ID
 	})
 	return out, nil
+}
+
+// title is the first line of a session's first user message, read without
+// loading the rest (initialize lists sessions; it must stay fast).
+func (s *SessionStore) title(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "(unreadable)"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		var m llm.Message
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.Role == llm.RoleUser {
+			return firstLine(m.Text)
+		}
+	}
+	return "(empty)"
 }
