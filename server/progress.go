@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -41,15 +43,24 @@ func (s *Server) progressEvent(ctx context.Context, r *run, e agent.Event) {
 	switch e.Kind {
 	case agent.EventIteration:
 		r.step = fmt.Sprintf("Iteration %d/%d", e.Iteration, e.MaxIterations)
+		r.streamed = ""
 		msg = r.step
 	case agent.EventToolCall:
 		msg = r.step + " · " + agent.CallSummary(e.Call)
 	case agent.EventTextDelta:
-		msg = r.step + " · " + summarize(e.Text, 80)
+		// Models stream many deltas a second; the editor needs a few updates.
+		r.streamed += e.Text
+		if time.Since(r.lastReport) < 100*time.Millisecond {
+			break
+		}
+		msg = r.step + " · " + summarize(tail(r.streamed, 80), 80)
 	case agent.EventNotice:
 		msg = e.Text
 	case agent.EventPlan:
 		msg = "Plan: " + summarize(e.Text, 100)
+	}
+	if msg != "" {
+		r.lastReport = time.Now()
 	}
 	r.mu.Unlock()
 	if msg == "" {
@@ -108,4 +119,16 @@ func tokenString(t protocol.ProgressToken) string {
 		return fmt.Sprint(int32(t))
 	}
 	return ""
+}
+
+// tail keeps the last n bytes of s, on a rune boundary.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return s
 }

@@ -44,6 +44,8 @@ type run struct {
 	step   string // "Iteration 2/10 · read_file a.go", for progress
 	// progressOff is set when the client refused to create the progress.
 	progressOff bool
+	streamed    string    // the model's text so far this iteration
+	lastReport  time.Time // when progress was last reported, to throttle streaming
 }
 
 func (r *run) snapshot() (state, answer string, err error) {
