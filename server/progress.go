@@ -45,6 +45,11 @@ func (s *Server) progressEvent(ctx context.Context, r *run, e agent.Event) {
 		r.step = fmt.Sprintf("Iteration %d/%d", e.Iteration, e.MaxIterations)
 		r.streamed = ""
 		msg = r.step
+	case agent.EventThought:
+		// Whatever the throttle held back of the streamed text.
+		if e.Text != "" {
+			msg = r.step + " · " + summarize(tail(e.Text, 80), 80)
+		}
 	case agent.EventToolCall:
 		msg = r.step + " · " + agent.CallSummary(e.Call)
 	case agent.EventTextDelta:
