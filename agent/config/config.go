@@ -50,7 +50,7 @@ type Settings struct {
 	Checks     []string `toml:"checks" json:"checks,omitempty"`
 	MaxTrials  int      `toml:"max_trials" json:"maxTrials,omitempty"`
 	MaxReplans int      `toml:"max_replans" json:"maxReplans,omitempty"`
-	// RetryAttempts (default 4) and RetryBaseMS (default 1000, doubled each
+	// RetryAttempts (default 5) and RetryBaseMS (default 1000, doubled each
 	// retry up to 8x) shape the backoff on transient provider failures.
 	RetryAttempts int `toml:"retry_attempts" json:"retryAttempts,omitempty"`
 	RetryBaseMS   int `toml:"retry_base_ms" json:"retryBaseMs,omitempty"`

@@ -97,12 +97,12 @@ func TestRetryGivesUpOnPermanentErrorsAndAfterMaxAttempts(t *testing.T) {
 		t.Fatalf("context too long: %v", err)
 	}
 	var faults []llmtest.Turn
-	for range 4 {
+	for range 5 {
 		faults = append(faults, llmtest.Turn{Status: 503, Body: `{}`})
 	}
 	srv = llmtest.NewOpenAIServer(t, faults...)
-	if _, err := resilience.Retry(provider(t, srv, "m"), fast).Chat(context.Background(), hello); !errors.Is(err, llm.ErrUnavailable) || len(srv.Requests()) != 4 {
-		t.Fatalf("after 4 attempts: %v (%d requests)", err, len(srv.Requests()))
+	if _, err := resilience.Retry(provider(t, srv, "m"), fast).Chat(context.Background(), hello); !errors.Is(err, llm.ErrUnavailable) || len(srv.Requests()) != 5 {
+		t.Fatalf("after the default 5 attempts (waits of 1, 2, 4, 8 units): %v (%d requests)", err, len(srv.Requests()))
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 
 // RetryOptions shape the backoff. Zero values take the defaults.
 type RetryOptions struct {
-	MaxAttempts    int           // tries in all, default 4
+	MaxAttempts    int           // tries in all, default 5: waits of 1, 2, 4 and 8 s
 	Base           time.Duration // first wait, default 1 s; doubled each retry
 	Max            time.Duration // longest computed wait, default 8 s
 	MaxRetryAfter  time.Duration // cap on a server's Retry-After, default 30 s
@@ -28,7 +28,7 @@ type RetryOptions struct {
 
 func (o RetryOptions) withDefaults() RetryOptions {
 	if o.MaxAttempts <= 0 {
-		o.MaxAttempts = 4
+		o.MaxAttempts = 5
 	}
 	if o.Base <= 0 {
 		o.Base = time.Second
