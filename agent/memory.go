@@ -55,22 +55,7 @@ func (m *Memory) readLocked() []string {
 	return notes
 }
 
-func (m *Memory) writeLocked(notes []string) error {
-	if err := os.MkdirAll(filepath.Dir(m.path), 0o700); err != nil {
-		return err
-	}
-	var b strings.Builder
-	for _, n := range notes {
-		line, _ := json.Marshal(n)
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	tmp := m.path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, m.path)
-}
+func (m *Memory) writeLocked(notes []string) error { return writeJSONLines(m.path, notes) }
 
 // Add appends a note.
 func (m *Memory) Add(note string) error {

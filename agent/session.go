@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -94,29 +95,37 @@ func (s *SessionStore) Save(id string, h *History) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(s.dir, id+".*.tmp")
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(tmp)
-	enc := json.NewEncoder(w)
-	for _, m := range h.Messages() {
-		if err := enc.Encode(m); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+	return writeJSONLines(p, h.Messages())
+}
+
+// writeJSONLines writes items as one JSON value a line, atomically: the file
+// is written beside its final name and renamed over it, so a crash leaves the
+// previous version. Sessions and notes are stored this way.
+func writeJSONLines[T any](path string, items []T) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, it := range items {
+		if err := enc.Encode(it); err != nil {
 			return err
 		}
 	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b.Bytes())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
-	tmp.Close()
-	return os.Rename(tmp.Name(), p)
+	return os.Rename(tmp.Name(), path)
 }
 
 // Load reads a session. A damaged line is skipped rather than losing the rest.
