@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,16 +11,7 @@ import (
 
 // writeTree creates files (path → content) under root.
 func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		abs := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	toolstest.WriteFiles(t, root, files)
 }
 
 // call runs one tool through the registry with args marshalled from a map.

@@ -16,6 +16,13 @@ func WriteTree(t testing.TB, files map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	WriteFiles(t, root, files)
+	return root
+}
+
+// WriteFiles creates files (slash path → content) under an existing root.
+func WriteFiles(t testing.TB, root string, files map[string]string) {
+	t.Helper()
 	for p, content := range files {
 		abs := filepath.Join(root, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
@@ -25,5 +32,4 @@ func WriteTree(t testing.TB, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	return root
 }
