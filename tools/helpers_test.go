@@ -3,10 +3,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 // writeTree creates files (path → content) under root.
