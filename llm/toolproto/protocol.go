@@ -9,7 +9,6 @@ package toolproto
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -121,6 +120,3 @@ func toolList(tools []llm.ToolSpec) string {
 }
 
 func callID(i int) string { return "call_" + strconv.Itoa(i+1) }
-
-// object is a JSON object kept raw, for arguments.
-type object = json.RawMessage

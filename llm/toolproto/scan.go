@@ -6,14 +6,9 @@ import (
 	"strings"
 )
 
-// jsonObjects finds the top-level JSON objects in text by brace matching that
-// respects strings and escapes (so {"a": "}"} is one object), starting at each
-// position where want says an object may start. It returns each object's text
-// and the span it covers.
-type span struct{ start, end int }
-
 // objectAt returns the end (exclusive) of the balanced {...} starting at
-// text[i] == '{', or -1 when it never closes.
+// text[i] == '{', or -1 when it never closes. Brace matching respects strings
+// and escapes, so {"a": "}"} is one object.
 func objectAt(text string, i int) int {
 	depth := 0
 	inString := false
