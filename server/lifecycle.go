@@ -163,20 +163,20 @@ func (s *Server) exit(context.Context, jsonrpc2.RawMessage) (any, error) {
 // (or "agentLsp") key, as clients nest them differently.
 func (s *Server) didChangeConfiguration(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
 	var params struct {
-		Settings map[string]json.RawMessage `json:"settings"`
+		Settings json.RawMessage `json:"settings"`
 	}
 	if err := json.Unmarshal(raw, &params); err != nil {
 		return nil, err
 	}
-	body := json.RawMessage(raw)
-	for _, key := range []string{"agent-lsp", "agentLsp", "agent_lsp"} {
-		if nested, ok := params.Settings[key]; ok {
-			body = nested
-			break
+	body := params.Settings
+	var sections map[string]json.RawMessage
+	if json.Unmarshal(body, &sections) == nil {
+		for _, key := range []string{"agent-lsp", "agentLsp", "agent_lsp"} {
+			if nested, ok := sections[key]; ok {
+				body = nested
+				break
+			}
 		}
-	}
-	if string(body) == string(raw) {
-		body, _ = json.Marshal(params.Settings)
 	}
 	var user config.Settings
 	if err := json.Unmarshal(body, &user); err != nil {
@@ -185,7 +185,8 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw jsonrpc2.RawMes
 	}
 	s.mu.Lock()
 	s.userSettings = user
-	s.policy = tools.NewPolicy(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
+	// The allowlist may change; what the user allowed "always" stays allowed.
+	s.policy.SetAllowlist(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
 	s.mu.Unlock()
 	return nil, nil
 }

@@ -54,21 +54,30 @@ type Approver interface {
 
 // Policy decides which commands run without asking. Safe for concurrent use.
 type Policy struct {
-	allow [][]string
-
-	mu     sync.Mutex      // guards always
+	mu     sync.Mutex      // guards allow and always
+	allow  [][]string      // allowlist entries, split into words
 	always map[string]bool // simple commands the user allowed for good, by their words
 }
 
 // NewPolicy builds a policy from allowlist entries ("ls", "git status", …).
 func NewPolicy(allowlist []string) *Policy {
 	p := &Policy{always: map[string]bool{}}
+	p.SetAllowlist(allowlist)
+	return p
+}
+
+// SetAllowlist replaces the allowlist (settings changed); commands the user
+// allowed for good stay allowed.
+func (p *Policy) SetAllowlist(allowlist []string) {
+	var allow [][]string
 	for _, e := range allowlist {
 		if f := strings.Fields(e); len(f) > 0 {
-			p.allow = append(p.allow, f)
+			allow = append(allow, f)
 		}
 	}
-	return p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.allow = allow
 }
 
 // Check parses command with a POSIX/Bash parser and checks every simple command

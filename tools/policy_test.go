@@ -78,4 +78,8 @@ func TestPolicyRemembersAlwaysAllowed(t *testing.T) {
 	if reasons, _, _ := p.Check("npm test --force"); len(reasons) != 1 {
 		t.Fatalf("a different command must still ask: %v", reasons)
 	}
+	p.SetAllowlist([]string{"make lint"})
+	if reasons, _, _ := p.Check("make lint && npm test && ls"); len(reasons) != 0 {
+		t.Fatalf("a new allowlist must keep what was allowed for good: %v", reasons)
+	}
 }
