@@ -9,8 +9,10 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// DefaultAllowlist holds read-only commands that run without asking. An entry
-// matches a simple command whose first words are the entry's words.
+// DefaultAllowlist holds the commands that run without asking. An entry
+// matches a simple command whose first words are the entry's words. Most
+// only read; go build/vet/test run the workspace's code, which is safe only
+// inside the full sandbox — below it, SetCodeApproval makes them ask.
 var DefaultAllowlist = []string{
 	"ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "pwd", "echo",
 	"sort", "uniq", "cut", "tr", "diff", "basename", "dirname", "stat", "file", "tree", "true", "false",
@@ -18,14 +20,147 @@ var DefaultAllowlist = []string{
 	"go build", "go vet", "go test",
 }
 
-// deniedFlags lists, per allowlisted program, the arguments that make it write
-// or run other programs; such a command needs approval even when allowlisted.
-var deniedFlags = map[string][]string{
-	"find": {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"},
-	"rg":   {"--pre", "--pre-glob"},
-	"git":  {"--output", "-c", "--exec-path", "--ext-diff", "--textconv"},
-	"go":   {"-o", "-exec", "-toolexec", "-overlay", "-modfile"},
-	"tree": {"-o"},
+// optionRule lists a program's options that write files or run other
+// programs, by name without dashes ("o", "toolexec"). getopt programs also
+// accept a one-letter option inside a cluster or with its value attached
+// (-vo, -ofile) and abbreviated long options (--out for --output); Go's flag
+// package and find accept neither.
+type optionRule struct {
+	getopt bool
+	names  []string
+}
+
+// writeOrRunOptions make an allowlisted command need approval. The lists err
+// on the side of asking: an option that only reads is cheap to approve.
+var writeOrRunOptions = map[string]optionRule{
+	"go": {names: []string{"o", "c", "exec", "toolexec", "overlay", "modfile", "mod",
+		"ldflags", "gcflags", "asmflags", "gccgoflags", "compiler", "vettool", "pkgdir",
+		"coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir"}},
+	"find": {names: []string{"exec", "execdir", "ok", "okdir", "delete", "fprint", "fprint0", "fprintf", "fls"}},
+	"git": {getopt: true, names: []string{"c", "config-env", "exec-path", "upload-pack", "receive-pack",
+		"ext-diff", "textconv", "output", "O", "open-files-in-pager", "show-signature"}},
+	"rg":   {getopt: true, names: []string{"pre", "pre-glob", "z", "search-zip", "hostname-bin"}},
+	"sort": {getopt: true, names: []string{"o", "output", "compress-program", "T", "temporary-directory"}},
+	"tree": {getopt: true, names: []string{"o", "R"}},
+	"file": {getopt: true, names: []string{"C", "compile"}},
+}
+
+// usesOption reports whether arg spells the option name: -name, --name,
+// -name=v or --name=v, and for getopt programs also --abbrev[=v] and, for a
+// one-letter name, any single-dash argument holding the letter (-vo, -ofile).
+func usesOption(arg, name string, getopt bool) bool {
+	body, long := strings.CutPrefix(arg, "--")
+	if !long {
+		var short bool
+		if body, short = strings.CutPrefix(arg, "-"); !short {
+			return false
+		}
+	}
+	key, _, _ := strings.Cut(body, "=")
+	switch {
+	case key == "":
+		return false
+	case key == name:
+		return true
+	case !getopt:
+		return false
+	case long:
+		return strings.HasPrefix(name, key)
+	default:
+		return len(name) == 1 && strings.Contains(body, name)
+	}
+}
+
+// writeOrRunOption returns the first argument that uses an option of the
+// program's rule, or "".
+func writeOrRunOption(name string, args []string) string {
+	rule := writeOrRunOptions[name]
+	for _, a := range args {
+		for _, o := range rule.names {
+			if usesOption(a, o, rule.getopt) {
+				return a
+			}
+		}
+	}
+	return ""
+}
+
+// noOperands are programs that never open their operands, so computed or
+// outside arguments cannot make them read anything.
+var noOperands = map[string]bool{
+	"echo": true, "true": true, "false": true, "pwd": true, "basename": true, "dirname": true,
+	"tr": true, // reads only stdin; its operands are character sets
+}
+
+// harmlessEnv are variables that a command may be given (X=v cmd) without
+// asking: none of them makes a program load or run anything else.
+var harmlessEnv = map[string]bool{
+	"LANG": true, "TZ": true, "NO_COLOR": true, "TERM": true, "COLUMNS": true, "LINES": true,
+	"GOOS": true, "GOARCH": true, "CGO_ENABLED": true,
+}
+
+func isHarmlessEnv(name string) bool {
+	return harmlessEnv[name] || strings.HasPrefix(name, "LC_")
+}
+
+// inheritedEnv are variables that a bare assignment (X=v; cmd) changes for
+// later commands too, because the shell got them from its environment and
+// re-exports them, or because the shell itself reads them.
+var inheritedEnv = map[string]bool{
+	"PATH": true, "HOME": true, "IFS": true, "ENV": true, "BASH_ENV": true, "CDPATH": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true, "TMPDIR": true,
+}
+
+func isInheritedEnv(name string) bool {
+	if inheritedEnv[name] {
+		return true
+	}
+	for _, prefix := range []string{"LD_", "DYLD_", "GIT_", "GO", "XDG_"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// codeRunners run code from the workspace (build scripts, tests, package
+// hooks, the script itself). go does for goCodeSubcommands only.
+var codeRunners = map[string]bool{
+	"make": true, "cmake": true, "ctest": true, "just": true, "ninja": true, "meson": true, "bazel": true,
+	"npm": true, "npx": true, "yarn": true, "pnpm": true, "node": true, "deno": true, "bun": true,
+	"python": true, "python3": true, "pytest": true, "tox": true, "pip": true, "pip3": true, "uv": true, "poetry": true,
+	"cargo": true, "rustc": true, "ruby": true, "bundle": true, "rake": true, "perl": true, "php": true,
+	"gradle": true, "mvn": true, "java": true, "dotnet": true, "swift": true,
+}
+
+var goCodeSubcommands = map[string]bool{
+	"build": true, "test": true, "vet": true, "run": true, "generate": true, "install": true, "tool": true,
+}
+
+// runsCode reports whether the simple command args runs code from the
+// workspace; a command name with a slash is a script or binary there.
+func runsCode(args []string) bool {
+	name := args[0]
+	switch {
+	case strings.Contains(name, "/"), codeRunners[name], strings.HasPrefix(name, "python"):
+		return true
+	case name == "go":
+		return goCodeSubcommands[goSubcommand(args)]
+	}
+	return false
+}
+
+// goSubcommand skips the one flag go takes before its subcommand (-C dir).
+func goSubcommand(args []string) string {
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-C" || a == "--C":
+			i++
+		case !strings.HasPrefix(a, "-"):
+			return a
+		}
+	}
+	return ""
 }
 
 // shells whose -c string is parsed and checked like the outer command.
@@ -53,10 +188,14 @@ type Approver interface {
 }
 
 // Policy decides which commands run without asking. Safe for concurrent use.
+// The zero settings of SetRoot and SetCodeApproval check neither paths nor
+// code execution.
 type Policy struct {
-	mu     sync.Mutex      // guards allow and always
-	allow  [][]string      // allowlist entries, split into words
-	always map[string]bool // simple commands the user allowed for good, by their words
+	mu           sync.Mutex      // guards the fields below
+	allow        [][]string      // allowlist entries, split into words
+	always       map[string]bool // simple commands the user allowed for good, by their text
+	root         string          // workspace root that reads must stay in; "" = no path checks
+	codeApproval string          // why workspace code needs approval; "" = it does not
 }
 
 // NewPolicy builds a policy from allowlist entries ("ls", "git status", …).
@@ -78,6 +217,17 @@ func (p *Policy) SetAllowlist(allowlist []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.allow = allow
+}
+
+// SetCodeApproval says whether the sandbox in force is weaker than full. A
+// non-empty reason makes allowlisted commands that run code from the
+// workspace (go test, make, npm, ./script, …) need approval, the reason
+// completing "… runs code from the workspace, and <reason>", for example
+// `the sandbox here is "landlock"`. "" turns this off.
+func (p *Policy) SetCodeApproval(reason string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.codeApproval = reason
 }
 
 // Check parses command with a POSIX/Bash parser and checks every simple command
@@ -138,12 +288,9 @@ func (c *checker) node(n syntax.Node, depth int) {
 	})
 }
 
+// call checks one simple command; its substitutions are checked by the walk.
 func (c *checker) call(call *syntax.CallExpr, depth int) {
-	if len(call.Args) == 0 {
-		return // a plain assignment
-	}
-	name, ok := literal(call.Args[0])
-	if !ok {
+	if len(call.Args) > 0 && !isLiteral(call.Args[0]) {
 		c.flag("", fmt.Sprintf("the command name %q is computed at run time", printWord(call.Args[0])))
 		return
 	}
@@ -151,17 +298,29 @@ func (c *checker) call(call *syntax.CallExpr, depth int) {
 	allLiteral := true
 	for _, w := range call.Args {
 		s, ok := literal(w)
-		if !ok {
+		if !ok || hasBraces(w) {
 			allLiteral = false
 			s = printWord(w)
 		}
 		args = append(args, s)
 	}
-	simple := strings.Join(args, " ")
+	simple := simpleCommand(call.Assigns, args)
 	if c.p.always[simple] {
 		return
 	}
-	if shells[name] {
+	if len(call.Args) == 0 {
+		if reason := bareAssignReason(call.Assigns); reason != "" {
+			c.flag(simple, fmt.Sprintf("%q %s", simple, reason))
+		}
+		return
+	}
+	for _, a := range call.Assigns {
+		if !isHarmlessEnv(a.Name.Value) {
+			c.flag(simple, fmt.Sprintf("%q sets %s for the command", simple, a.Name.Value))
+			return
+		}
+	}
+	if shells[args[0]] {
 		c.shell(args, allLiteral, simple, depth)
 		return
 	}
@@ -169,22 +328,80 @@ func (c *checker) call(call *syntax.CallExpr, depth int) {
 		c.flag(simple, fmt.Sprintf("%q is not on the allowlist", simple))
 		return
 	}
-	denied := deniedFlags[name]
-	if len(denied) == 0 {
-		return
+	if reason := c.allowedReason(call.Args, args, allLiteral); reason != "" {
+		c.flag(simple, fmt.Sprintf("%q %s", simple, reason))
+	}
+}
+
+// allowedReason says why an allowlisted command still needs approval, or "".
+func (c *checker) allowedReason(words []*syntax.Word, args []string, allLiteral bool) string {
+	name := args[0]
+	if noOperands[name] {
+		return ""
 	}
 	if !allLiteral {
-		c.flag(simple, fmt.Sprintf("%q has arguments computed at run time", simple))
-		return
+		return "has arguments computed at run time"
 	}
-	for _, a := range args[1:] {
-		for _, d := range denied {
-			if a == d || strings.HasPrefix(a, d+"=") || (len(d) == 2 && strings.HasPrefix(a, d) && name == "go") {
-				c.flag(simple, fmt.Sprintf("%q uses %s, which writes files or runs other programs", simple, d))
-				return
+	if _, ok := writeOrRunOptions[name]; ok {
+		for _, w := range words[1:] {
+			// A pattern that can match a file named "-o…" can become an option.
+			if prefix, glob := globPrefix(w); glob && (prefix == "" || prefix[0] == '-') {
+				return fmt.Sprintf("has a pattern %q that can expand to an option", printWord(w))
 			}
 		}
 	}
+	if a := writeOrRunOption(name, args[1:]); a != "" {
+		return fmt.Sprintf("uses %s, which writes files or runs other programs", a)
+	}
+	if a := c.outsideArg(args[1:]); a != "" {
+		return fmt.Sprintf("reads %q, outside the workspace", a)
+	}
+	if c.p.codeApproval != "" && runsCode(args) {
+		return "runs code from the workspace, and " + c.p.codeApproval
+	}
+	return ""
+}
+
+// simpleCommand is the text AllowAlways remembers: the assignments before the
+// command, then its words.
+func simpleCommand(assigns []*syntax.Assign, args []string) string {
+	words := make([]string, 0, len(assigns)+len(args))
+	for _, a := range assigns {
+		var b strings.Builder
+		_ = syntax.NewPrinter().Print(&b, a)
+		words = append(words, b.String())
+	}
+	return strings.Join(append(words, args...), " ")
+}
+
+// bareAssignReason says why a shell assignment without a command needs
+// approval, or "". Such an assignment is local to the shell unless the shell
+// inherited the variable or reads it itself.
+func bareAssignReason(assigns []*syntax.Assign) string {
+	for _, a := range assigns {
+		if isHarmlessEnv(a.Name.Value) {
+			continue
+		}
+		if isInheritedEnv(a.Name.Value) {
+			return fmt.Sprintf("changes %s for the commands after it", a.Name.Value)
+		}
+		if a.Value != nil && hasSubstitution(a.Value) {
+			return fmt.Sprintf("assigns %s a value computed at run time", a.Name.Value)
+		}
+	}
+	return ""
+}
+
+func hasSubstitution(w *syntax.Word) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // shell checks `bash -c 'script'` by checking the script.
@@ -227,8 +444,11 @@ func (c *checker) redirect(r *syntax.Redirect) {
 		if target, ok := literal(r.Word); ok && (target == "1" || target == "2" || target == "-") {
 			return
 		}
+	case syntax.RdrIn:
+		c.inputRedirect(r.Word)
+		return
 	default:
-		return // input redirections and here-documents read only
+		return // here-documents and descriptor duplications open no file
 	}
 	target, ok := literal(r.Word)
 	if ok && target == "/dev/null" {
@@ -262,6 +482,57 @@ func literal(w *syntax.Word) (string, bool) {
 		}
 	}
 	return b.String(), true
+}
+
+func isLiteral(w *syntax.Word) bool {
+	_, ok := literal(w)
+	return ok && !hasBraces(w)
+}
+
+// hasBraces reports an unquoted brace expansion ({a,b}, {1..3}): the shell
+// turns it into several words, so its text is not what runs.
+func hasBraces(w *syntax.Word) bool {
+	cp := *w // SplitBraces rewrites the word it is given
+	if !syntax.SplitBraces(&cp) {
+		return false
+	}
+	for _, part := range cp.Parts {
+		if _, ok := part.(*syntax.BraceExp); ok {
+			return true
+		}
+	}
+	return false // "{}" or "{x}" stay literal
+}
+
+// globPrefix returns a literal word's text before its first unquoted glob
+// character, and whether it has one.
+func globPrefix(w *syntax.Word) (prefix string, glob bool) {
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			for i := 0; i < len(p.Value); i++ {
+				switch ch := p.Value[i]; {
+				case ch == '\\' && i+1 < len(p.Value):
+					i++
+					b.WriteByte(p.Value[i])
+				case ch == '*' || ch == '?' || ch == '[':
+					return b.String(), true
+				default:
+					b.WriteByte(ch)
+				}
+			}
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, inner := range p.Parts {
+				if lit, ok := inner.(*syntax.Lit); ok {
+					b.WriteString(lit.Value)
+				}
+			}
+		}
+	}
+	return b.String(), false
 }
 
 // unescape removes backslash escapes of an unquoted literal.
