@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -162,8 +160,9 @@ func (approveAll) Approve(context.Context, tools.ApprovalRequest) (tools.Decisio
 
 func TestCancellationStopsTheLoopAndKillsTheCommand(t *testing.T) {
 	w := workspace(t, nil)
+	marker := toolstest.Marker()
 	provider := llmtest.NewScripted(
-		llmtest.Turn{Calls: []llmtest.Call{{Name: "execute_command", Args: `{"command":"sleep 30 & echo $! > pid; wait"}`}}},
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "execute_command", Args: `{"command":"sleep ` + marker + ` & wait"}`}}},
 		llmtest.Turn{Text: "never reached"},
 	)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -172,13 +171,8 @@ func TestCancellationStopsTheLoopAndKillsTheCommand(t *testing.T) {
 		OnEvent: func(e agent.Event) {
 			if e.Kind == agent.EventToolCall {
 				go func() {
-					for {
-						if _, err := os.Stat(filepath.Join(w.Root(), "pid")); err == nil {
-							cancel()
-							return
-						}
-						time.Sleep(5 * time.Millisecond)
-					}
+					toolstest.Poll(t, "the command to start", func() bool { return len(toolstest.Alive(marker)) > 0 })
+					cancel()
 				}()
 			}
 		},
@@ -199,6 +193,9 @@ func TestCancellationStopsTheLoopAndKillsTheCommand(t *testing.T) {
 	}
 	if provider.Remaining() != 1 {
 		t.Fatal("the loop went on after cancellation")
+	}
+	if pids := toolstest.Alive(marker); len(pids) > 0 {
+		t.Fatalf("the command outlived the cancellation: %v", pids)
 	}
 }
 

@@ -114,13 +114,9 @@ func (a *Agent) evaluate(ctx context.Context, t Task, tr *trial) error {
 		}
 		return nil
 	}
-	dir, err := t.Workspace.CommandDir(ctx)
-	if err != nil {
-		return err
-	}
 	var why []string
 	for _, check := range t.Checks {
-		out, err := tools.RunCommand(ctx, dir, check, checkTimeout, 20_000)
+		out, err := t.Workspace.RunCommand(ctx, check, checkTimeout, 20_000)
 		if err != nil {
 			return err
 		}

@@ -12,10 +12,14 @@ import (
 
 // Answers offered for a command off the allowlist.
 const (
+	approveDeny   = "Deny"
 	approveOnce   = "Allow once"
 	approveAlways = "Always allow in this workspace"
-	approveDeny   = "Deny"
 )
+
+// approvalActions puts Deny first: clients preselect the first action (Emacs
+// eglot) or take it on a hasty Enter, and that must be the safe one.
+var approvalActions = []protocol.MessageActionItem{{Title: approveDeny}, {Title: approveOnce}, {Title: approveAlways}}
 
 // editorApprover asks through window/showMessageRequest. A client that cannot
 // ask (Helix answers "Method not found"), a dismissed prompt or any error
@@ -23,10 +27,12 @@ const (
 type editorApprover struct{ s *Server }
 
 func (a editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
+	// The command comes from the model: escaped, so a newline, an ESC
+	// sequence or a bidi override cannot hide or reorder part of it.
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
-		Message: fmt.Sprintf("agent-lsp wants to run:\n%s\n(%s)", req.Command, strings.Join(req.Reasons, "; ")),
-		Actions: []protocol.MessageActionItem{{Title: approveOnce}, {Title: approveAlways}, {Title: approveDeny}},
+		Message: fmt.Sprintf("agent-lsp wants to run:\n%s\n(%s)", tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; "))),
+		Actions: approvalActions,
 	}
 	var choice *protocol.MessageActionItem
 	if _, err := a.s.conn.Call(ctx, "window/showMessageRequest", params, &choice); err != nil {

@@ -55,8 +55,18 @@ func BenchmarkStartToInitialize(b *testing.B) {
 // BenchmarkConcurrentAsks runs 50 agent.ask at once in 50 sessions against a
 // provider that takes 200 ms per call, 3 model calls each (two tool turns and
 // an answer), and reports the wall time until every run ended. Serialised runs
-// would take 30 s; 0.6 s means none waits on another.
+// would take 30 s; 0.6 s means none waits on another. WithACommand makes the
+// second tool turn a command, run in each run's own sandbox.
 func BenchmarkConcurrentAsks(b *testing.B) {
+	b.Run("ReadAndSearch", func(b *testing.B) {
+		benchmarkConcurrentAsks(b, llmtest.Call{Name: "search", Args: `{"pattern":"alpha"}`})
+	})
+	b.Run("WithACommand", func(b *testing.B) {
+		benchmarkConcurrentAsks(b, llmtest.Call{Name: "execute_command", Args: `{"command":"grep -c alpha a.txt"}`})
+	})
+}
+
+func benchmarkConcurrentAsks(b *testing.B, second llmtest.Call) {
 	const runs = 50
 	for b.Loop() {
 		srv := llmtest.NewOpenAIResponder(b, func(body map[string]any) llmtest.Turn {
@@ -64,7 +74,7 @@ func BenchmarkConcurrentAsks(b *testing.B) {
 			case 0:
 				return llmtest.Turn{Delay: 200 * time.Millisecond, Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"a.txt"}`}}}
 			case 1:
-				return llmtest.Turn{Delay: 200 * time.Millisecond, Calls: []llmtest.Call{{Name: "search", Args: `{"pattern":"alpha"}`}}}
+				return llmtest.Turn{Delay: 200 * time.Millisecond, Calls: []llmtest.Call{second}}
 			}
 			return llmtest.Turn{Delay: 200 * time.Millisecond, Text: "done"}
 		})

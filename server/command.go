@@ -15,6 +15,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // Command names: every command the server offers, under the agent. prefix.
@@ -29,10 +30,11 @@ const (
 	cmdListSessions    = "agent.listSessions"
 	cmdSwitchSession   = "agent.switchSession"
 	cmdForget          = "agent.forget"
+	cmdKeepNotes       = "agent.keepNotes"
 )
 
 var allCommands = []string{cmdAsk, cmdApplyProposal, cmdDiscardProposal, cmdShowProposal, cmdCancel, cmdNewSession, cmdStatus,
-	cmdListSessions, cmdSwitchSession, cmdForget}
+	cmdListSessions, cmdSwitchSession, cmdForget, cmdKeepNotes}
 
 // RequestFailed is LSP's code for a request that was valid but failed.
 const codeRequestFailed jsonrpc2.Code = -32803
@@ -72,6 +74,8 @@ type askResult struct {
 	State      string `json:"state,omitempty"`
 	Answer     string `json:"answer,omitempty"`
 	Diff       string `json:"diff,omitempty"`
+	// Notes are what the agent wants to remember; agent.keepNotes keeps them.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // decodeArgs decodes the first argument into v. A bare string is accepted too
@@ -110,7 +114,7 @@ func (s *Server) executeCommand(ctx context.Context, raw jsonrpc2.RawMessage) (a
 			return nil, err
 		}
 		return s.ask(ctx, a)
-	case cmdApplyProposal, cmdDiscardProposal, cmdShowProposal, cmdCancel:
+	case cmdApplyProposal, cmdDiscardProposal, cmdShowProposal, cmdCancel, cmdKeepNotes:
 		var a idArgs
 		if err := decodeArgs(params.Arguments, &a, func(s string) { a.ID = s }); err != nil {
 			return nil, err
@@ -122,6 +126,8 @@ func (s *Server) executeCommand(ctx context.Context, raw jsonrpc2.RawMessage) (a
 			return s.discardProposal(a.ID)
 		case cmdShowProposal:
 			return s.showProposal(ctx, a.ID)
+		case cmdKeepNotes:
+			return s.keepNotes(a.ID)
 		}
 		return s.cancelRuns(a.ID)
 	case cmdNewSession:
@@ -217,6 +223,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (any, error) {
 		return nil, ctx.Err()
 	}
 	result.State, result.Answer, _ = r.snapshot()
+	result.Notes = r.pendingNotes()
 	s.mu.Lock()
 	if p, ok := s.proposals[r.proposalID]; ok {
 		result.Diff = p.diff()
@@ -362,6 +369,8 @@ type runStatus struct {
 	State  string `json:"state"`
 	Prompt string `json:"prompt"`
 	Error  string `json:"error,omitempty"`
+	// PendingNotes wait for agent.keepNotes (or the proposal's apply).
+	PendingNotes []string `json:"pendingNotes,omitempty"`
 }
 
 type proposalStatus struct {
@@ -376,7 +385,7 @@ func (s *Server) status() map[string]any {
 	runs := []runStatus{}
 	for _, r := range s.runs {
 		st, _, err := r.snapshot()
-		rs := runStatus{ID: r.id, State: st, Prompt: summarize(r.prompt, 80)}
+		rs := runStatus{ID: r.id, State: st, Prompt: summarize(r.prompt, 80), PendingNotes: r.pendingNotes()}
 		if err != nil {
 			rs.Error = err.Error()
 		}
@@ -396,11 +405,13 @@ func (s *Server) status() map[string]any {
 	if s.opts.Breakers != nil {
 		breakers = s.opts.Breakers()
 	}
+	sb := tools.SandboxLevel()
 	return map[string]any{
 		"notes":    s.memory.Notes(),
 		"breakers": breakers,
 		"session":  s.session, "root": s.root, "settings": s.settingsLocked().String(),
 		"positionEncoding": string(s.caps.encoding.kind()), "runs": runs, "proposals": proposals,
+		"sandbox": map[string]string{"level": string(sb.Level), "detail": sb.String()},
 	}
 }
 

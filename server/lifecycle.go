@@ -13,6 +13,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
 // clientCaps is what the client said it can do, reduced to what we use.
@@ -93,6 +94,11 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	}
 	for _, w := range warnings {
 		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
+	}
+	if sb := tools.SandboxLevel(); sb.Level != sandbox.Full {
+		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: commands run at sandbox level "+sb.String()+"; every command that runs the workspace's code asks first")
+	} else {
+		s.logMessage(ctx, protocol.MessageTypeInfo, "agent-lsp: commands run at sandbox level "+sb.String())
 	}
 
 	openClose, change := true, protocol.TextDocumentSyncKindIncremental

@@ -1,10 +1,10 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -32,83 +32,192 @@ type proposal struct {
 
 func (p *proposal) diff() string { return tools.Proposal{Changes: p.changes}.Diff() }
 
-// annotationID tags every edit of a proposal so clients can preview it.
-const annotationID = "agent-lsp"
+// annotationID tags every edit of a proposal so clients can preview it;
+// sensitiveAnnotationID tags instead the edits of sensitive files (what
+// editors, the agent or CI run or read), so they are confirmed on their own.
+const (
+	annotationID          = "agent-lsp"
+	sensitiveAnnotationID = "agent-lsp.sensitive"
+)
 
 // ErrStale is wrapped when the user's edits overlap the agent's.
 var ErrStale = errors.New("the file changed where the agent wants to edit it")
 
 // workspaceEdit turns a proposal into one WorkspaceEdit against the buffers
 // as they are now: versioned TextDocumentEdits with minimal line edits,
-// CreateFile for new files, and one needsConfirmation annotation where the
-// client supports it. A buffer changed since the agent read it is rebased when
-// the changes don't overlap and refused when they do.
+// CreateFile for new files, and needsConfirmation annotations where the
+// client supports them. Where it does not, sensitive files are sent only if
+// the user says so (approvedChanges). A buffer changed since the agent read
+// it is rebased when the changes don't overlap and refused when they do.
 func (s *Server) workspaceEdit(p *proposal, caps clientCaps) (protocol.WorkspaceEdit, error) {
+	annotated := caps.annotations && caps.documentChanges
+	changes := p.changes
+	if !annotated {
+		var err error
+		if changes, err = s.approvedChanges(p); err != nil {
+			return protocol.WorkspaceEdit{}, err
+		}
+	}
 	var edit protocol.WorkspaceEdit
 	if !caps.documentChanges {
 		edit.Changes = map[uri.URI][]protocol.TextEdit{}
 	}
-	for _, c := range p.changes {
-		u := uri.File(c.AbsPath)
-		current, version, exists, err := s.currentText(c.AbsPath)
+	var sensitive []tools.Change
+	for _, c := range changes {
+		added, err := s.addChange(&edit, c, caps)
 		if err != nil {
 			return edit, err
 		}
-		if !c.Existed {
-			if exists {
-				return edit, fmt.Errorf("%s: %w (it was created after the agent started)", c.Path, ErrStale)
-			}
-			if !caps.documentChanges || !caps.createFiles {
-				return edit, fmt.Errorf("%s is a new file and this editor cannot create files through a workspace edit; see agent.showProposal", c.Path)
-			}
-			create := &protocol.CreateFile{Kind: "create", URI: u}
-			if caps.annotations {
-				create.AnnotationID = annotationID
-			}
-			edit.DocumentChanges = append(edit.DocumentChanges, create,
-				s.textDocumentEdit(u, nil, []protocol.TextEdit{{NewText: c.New}}, caps))
-			continue
-		}
-		if !exists {
-			return edit, fmt.Errorf("%s: %w (it was deleted after the agent read it)", c.Path, ErrStale)
-		}
-		target := c.New
-		if current != c.Original {
-			if target, err = rebase(c.Original, current, c.New); err != nil {
-				return edit, fmt.Errorf("%s: %w", c.Path, err)
-			}
-		}
-		edits := textEdits(current, target, caps.encoding)
-		if len(edits) == 0 {
-			continue
-		}
-		if caps.documentChanges {
-			edit.DocumentChanges = append(edit.DocumentChanges, s.textDocumentEdit(u, version, edits, caps))
-		} else {
-			edit.Changes[u] = edits
+		if _, ok := c.Sensitive(); ok && added {
+			sensitive = append(sensitive, c)
 		}
 	}
-	if caps.annotations && caps.documentChanges {
-		yes := true
-		desc := "Review the agent's changes before applying them."
-		edit.ChangeAnnotations = map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{
-			annotationID: {Label: "agent-lsp: " + summarize(p.prompt, 60), NeedsConfirmation: &yes, Description: &desc},
-		}
+	if annotated {
+		edit.ChangeAnnotations = changeAnnotations(p.prompt, sensitive)
 	}
 	return edit, nil
 }
 
-func (s *Server) textDocumentEdit(u uri.URI, version *int32, edits []protocol.TextEdit, caps clientCaps) *protocol.TextDocumentEdit {
+// addChange adds one file's change to edit; added is false when the file
+// already holds what the agent wants.
+func (s *Server) addChange(edit *protocol.WorkspaceEdit, c tools.Change, caps clientCaps) (added bool, err error) {
+	u := uri.File(c.AbsPath)
+	current, version, exists, err := s.currentText(c.AbsPath)
+	if err != nil {
+		return false, err
+	}
+	ann := annotationOf(c, caps)
+	if !c.Existed {
+		if exists {
+			return false, fmt.Errorf("%s: %w (it was created after the agent started)", c.Path, ErrStale)
+		}
+		if !caps.documentChanges || !caps.createFiles {
+			return false, fmt.Errorf("%s is a new file and this editor cannot create files through a workspace edit; see agent.showProposal", c.Path)
+		}
+		create := &protocol.CreateFile{Kind: "create", URI: u}
+		create.AnnotationID = ann
+		edit.DocumentChanges = append(edit.DocumentChanges, create, textDocumentEdit(u, nil, []protocol.TextEdit{{NewText: c.New}}, ann))
+		return true, nil
+	}
+	if !exists {
+		return false, fmt.Errorf("%s: %w (it was deleted after the agent read it)", c.Path, ErrStale)
+	}
+	target := c.New
+	if current != c.Original {
+		if target, err = rebase(c.Original, current, c.New); err != nil {
+			return false, fmt.Errorf("%s: %w", c.Path, err)
+		}
+	}
+	edits := textEdits(current, target, caps.encoding)
+	if len(edits) == 0 {
+		return false, nil
+	}
+	if caps.documentChanges {
+		edit.DocumentChanges = append(edit.DocumentChanges, textDocumentEdit(u, version, edits, ann))
+	} else {
+		edit.Changes[u] = edits
+	}
+	return true, nil
+}
+
+// annotationOf is the annotation c's edits carry, "" where the client has none.
+func annotationOf(c tools.Change, caps clientCaps) protocol.ChangeAnnotationIdentifier {
+	if !caps.annotations {
+		return ""
+	}
+	if _, ok := c.Sensitive(); ok {
+		return sensitiveAnnotationID
+	}
+	return annotationID
+}
+
+// changeAnnotations describes the proposal's annotations: every edit needs
+// confirmation, and sensitive files get their own "⚠" group saying why.
+func changeAnnotations(prompt string, sensitive []tools.Change) map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation {
+	yes := true
+	desc := "Review the agent's changes before applying them."
+	out := map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{
+		annotationID: {Label: "agent-lsp: " + summarize(prompt, 60), NeedsConfirmation: &yes, Description: &desc},
+	}
+	if len(sensitive) > 0 {
+		why := "These files change what editors, the agent or CI run or read; apply them only if you meant to: " + describeSensitive(sensitive)
+		out[sensitiveAnnotationID] = protocol.ChangeAnnotation{
+			Label: "⚠ agent-lsp: editor, agent or CI configuration", NeedsConfirmation: &yes, Description: &why}
+	}
+	return out
+}
+
+func textDocumentEdit(u uri.URI, version *int32, edits []protocol.TextEdit, ann protocol.ChangeAnnotationIdentifier) *protocol.TextDocumentEdit {
 	tde := &protocol.TextDocumentEdit{TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{Version: version}}
 	tde.TextDocument.URI = u
 	for _, e := range edits {
-		if caps.annotations {
-			tde.Edits = append(tde.Edits, &protocol.AnnotatedTextEdit{TextEdit: e, AnnotationID: annotationID})
+		if ann != "" {
+			tde.Edits = append(tde.Edits, &protocol.AnnotatedTextEdit{TextEdit: e, AnnotationID: ann})
 		} else {
 			tde.Edits = append(tde.Edits, &e)
 		}
 	}
 	return tde
+}
+
+// Answers offered for sensitive files where the client cannot mark them for
+// confirmation; the safe one first, as clients preselect it.
+const (
+	sensitiveLeaveOut = "Leave them out"
+	sensitiveApply    = "Apply them too"
+)
+
+// approvedChanges is p's changes without the sensitive files the user did
+// not explicitly approve; the user is told which were left out. Leaving out
+// every file is an error: there would be nothing to apply.
+func (s *Server) approvedChanges(p *proposal) ([]tools.Change, error) {
+	sensitive := tools.Proposal{Changes: p.changes}.Sensitive()
+	// workspaceEdit has no request context; the connection's end fails the question.
+	ctx := context.Background()
+	if len(sensitive) == 0 || s.confirmSensitive(ctx, sensitive) {
+		return p.changes, nil
+	}
+	var rest []tools.Change
+	for _, c := range p.changes {
+		if _, ok := c.Sensitive(); !ok {
+			rest = append(rest, c)
+		}
+	}
+	if len(rest) == 0 {
+		return nil, fmt.Errorf("its files need your explicit approval, which was not given: %s (agent.showProposal shows the diff)", describeSensitive(sensitive))
+	}
+	s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+		"agent-lsp: %s: applying the rest without the files that need your explicit approval: %s (agent.showProposal shows their diff)",
+		p.id, describeSensitive(sensitive)))
+	return rest, nil
+}
+
+// confirmSensitive asks whether to apply sensitive files too. Only an explicit
+// "Apply them too" says yes: a client that cannot ask (Helix answers "Method
+// not found"), an error or a dismissal leaves them out.
+func (s *Server) confirmSensitive(ctx context.Context, sensitive []tools.Change) bool {
+	params := &protocol.ShowMessageRequestParams{
+		Type:    protocol.MessageTypeWarning,
+		Message: "agent-lsp's proposal changes what editors, the agent or CI run or read:\n" + describeSensitive(sensitive) + "\nApply these files too?",
+		Actions: []protocol.MessageActionItem{{Title: sensitiveLeaveOut}, {Title: sensitiveApply}},
+	}
+	var choice *protocol.MessageActionItem
+	if _, err := s.conn.Call(ctx, "window/showMessageRequest", params, &choice); err != nil {
+		s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: sensitive files left out: the editor could not ask (%v)", err))
+		return false
+	}
+	return choice != nil && choice.Title == sensitiveApply
+}
+
+// describeSensitive lists sensitive changes with why each one is. Paths come
+// from the model: escaped, so a newline cannot forge the rest of a question.
+func describeSensitive(changes []tools.Change) string {
+	var parts []string
+	for _, c := range changes {
+		why, _ := c.Sensitive()
+		parts = append(parts, fmt.Sprintf("%s (%s)", tools.Printable(c.Path), why))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // currentText is what the user has now: the open buffer (with its version)
@@ -118,7 +227,7 @@ func (s *Server) currentText(abs string) (text string, version *int32, exists bo
 		v := doc.version
 		return doc.text, &v, true, nil
 	}
-	data, err := os.ReadFile(abs)
+	data, err := tools.ReadRegular(abs) // a FIFO put there must not hang the server
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil, false, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +47,9 @@ type run struct {
 	progressOff bool
 	streamed    string    // the model's text so far this iteration
 	lastReport  time.Time // when progress was last reported, to throttle streaming
+	// notes is the run's view of the memory: what the model's remember
+	// proposes waits there until the user keeps it (see notes.go).
+	notes *agent.Memory
 }
 
 func (r *run) snapshot() (state, answer string, err error) {
@@ -98,14 +102,16 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 		if ws, err = tools.NewWorkspace(root, s.docs); err != nil {
 			return "", err
 		}
+		ws.SetSandbox(tools.SandboxOptions{Dir: filepath.Join(s.opts.CacheDir, "sandbox"), Network: settings.SandboxNetwork})
 		r.mu.Lock()
 		r.ws = ws
 		r.mu.Unlock()
 	}
+	notes := s.runNotes(r)
 	defer ws.Close() // the sandbox, if commands needed one; made again if the run continues
 	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.id + "] "}, provider.Name())
 	a, err := agent.Build(agent.Setup{
-		Provider: provider, Workspace: ws, Policy: policy, Approver: editorApprover{s}, Memory: s.memory,
+		Provider: provider, Workspace: ws, Policy: policy, Approver: editorApprover{s}, Memory: notes,
 		Limits:        tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput},
 		MaxIterations: settings.MaxIterations, ContextWindow: settings.ContextWindow, Stream: true,
 		OnEvent: func(e agent.Event) {
@@ -167,11 +173,14 @@ func (s *Server) finishRun(ctx context.Context, r *run, state, answer string, er
 			fmt.Fprintf(&doc, "\nNothing is changed yet. Apply with the command `agent.applyProposal %s`, or discard with `agent.discardProposal %s`.\n", p.id, p.id)
 		}
 	}
+	notes := s.notesNotice(r, p)
+	doc.WriteString(notes)
 	if _, shown := s.showFile(ctx, r.id+".md", doc.String(), false); !shown {
 		msg := summarize(answer, 500)
 		if p != nil {
 			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: agent.showProposal to see the diff, agent.applyProposal to apply.", len(p.changes), p.id)
 		}
+		msg += notes
 		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
 	}
 	end := "Completed"
@@ -213,6 +222,7 @@ func (s *Server) sendProposal(ctx context.Context, id string) (applied bool, rea
 		s.mu.Lock()
 		p.state = proposalApplied
 		s.mu.Unlock()
+		s.keepRunNotes(ctx, p.runID) // applying the run's proposal accepts its notes too
 		return true, "", nil
 	}
 	if result.FailureReason != nil {

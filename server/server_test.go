@@ -284,21 +284,21 @@ func TestStaleBufferIsRebasedOrRefused(t *testing.T) {
 }
 
 func TestCancelMidRunKillsTheCommand(t *testing.T) {
+	marker := toolstest.Marker()
 	srv := llmtest.NewOpenAIServer(t,
-		llmtest.Turn{Calls: []llmtest.Call{call("execute_command", `{"command":"sleep 30 & echo $! > pid; wait"}`)}},
+		llmtest.Turn{Calls: []llmtest.Call{call("execute_command", `{"command":"sleep `+marker+` & wait"}`)}},
 	)
 	f := newFixture(t, nil, srv, nil)
 	f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
 	f.editor.SetApprove("Allow once")
 	res := f.ask(map[string]any{"prompt": "wait a while"})
-	pidFile := filepath.Join(f.root, "pid")
 	f.editor.Wait("the approval request", func() bool { return len(f.editor.Asked()) == 1 })
-	waitFile(t, pidFile)
+	toolstest.Poll(t, "the command to start", func() bool { return len(toolstest.Alive(marker)) > 0 })
 	f.editor.Notify("window/workDoneProgress/cancel", map[string]any{"token": "agent-lsp/" + res.RunID})
 	if end := f.waitEnd(res.RunID); end != "Cancelled" {
 		t.Fatalf("progress end %q", end)
 	}
-	assertGone(t, pidFile)
+	toolstest.Poll(t, "the command's processes to die", func() bool { return len(toolstest.Alive(marker)) == 0 })
 }
 
 func TestCancelRequestAnswersRequestCancelled(t *testing.T) {
@@ -342,7 +342,7 @@ func TestApprovalDeniedWhereTheClientCannotAsk(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := llmtest.NewOpenAIServer(t,
-				llmtest.Turn{Calls: []llmtest.Call{call("execute_command", `{"command":"touch made-by-agent"}`)}},
+				llmtest.Turn{Calls: []llmtest.Call{call("execute_command", `{"command":"echo made-by-agent; touch made-by-agent"}`)}},
 				llmtest.Turn{Text: "ok"},
 			)
 			f := newFixture(t, nil, srv, nil)
@@ -352,11 +352,13 @@ func TestApprovalDeniedWhereTheClientCannotAsk(t *testing.T) {
 			if err := f.editor.Command("agent.ask", map[string]any{"prompt": "touch", "wait": true}, &res); err != nil {
 				t.Fatal(err)
 			}
-			_, err := os.Stat(filepath.Join(f.root, "made-by-agent"))
-			if ran := err == nil; ran != c.ran || res.State != "completed" {
-				t.Fatalf("ran=%v want %v; %+v", ran, c.ran, res)
-			}
 			observation := srv.Requests()[1]["messages"].([]any)[3].(map[string]any)["content"].(string)
+			if ran := strings.HasPrefix(observation, "made-by-agent\n"); ran != c.ran || res.State != "completed" {
+				t.Fatalf("ran=%v want %v; %+v %q", ran, c.ran, res, observation)
+			}
+			if _, err := os.Stat(filepath.Join(f.root, "made-by-agent")); err == nil {
+				t.Fatal("the command wrote into the user's workspace, not its sandbox")
+			}
 			if !c.ran && !strings.Contains(observation, "did not allow") {
 				t.Fatalf("the model was not told: %q", observation)
 			}
@@ -399,35 +401,4 @@ func TestTwoRunsAtOnceDoNotInterfere(t *testing.T) {
 			t.Fatalf("%s: %q", r.ProposalID, d.Diff)
 		}
 	}
-}
-
-// waitFile polls for a file a command writes: the file system sends no event.
-func waitFile(t *testing.T, path string) {
-	t.Helper()
-	deadline := time.Now().Add(servertest.Timeout)
-	for time.Now().Before(deadline) {
-		if data, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(data), "\n") {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("%s never appeared", path)
-}
-
-func assertGone(t *testing.T, pidFile string) {
-	t.Helper()
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proc := "/proc/" + strings.TrimSpace(string(data)) + "/stat"
-	for range 200 {
-		stat, err := os.ReadFile(proc)
-		if err != nil || strings.Contains(string(stat), ") Z ") {
-			return
-		}
-		time.Sleep(10 * time.Millisecond) // the kernel reaps on its own time; nothing to wait on
-
-	}
-	t.Fatalf("process %s survived", strings.TrimSpace(string(data)))
 }

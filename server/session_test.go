@@ -22,6 +22,10 @@ func TestASessionIsResumedByANewServerProcess(t *testing.T) {
 	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "first question", "wait": true}, &res); err != nil || res.State != "completed" {
 		t.Fatalf("%v %+v", err, res)
 	}
+	// A note the model proposes is kept only when the user says so.
+	if err := f.editor.Command("agent.keepNotes", nil, nil); err != nil {
+		t.Fatal(err)
+	}
 	f.editor.Call("shutdown", nil, nil)
 	f.editor.Notify("exit", nil)
 	waitExit(t, f)

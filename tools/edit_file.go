@@ -28,7 +28,7 @@ func NewEditFile(w *Workspace) Tool {
 			if err != nil {
 				return pathError(err), nil
 			}
-			return Result{Text: fmt.Sprintf("Staged: %s created.", c.Path), Data: c}, nil
+			return Result{Text: fmt.Sprintf("Staged: %s created.%s", c.Path, sensitiveNote(c)), Data: c}, nil
 		}
 		if err != nil {
 			return pathError(err), nil
@@ -43,7 +43,7 @@ func NewEditFile(w *Workspace) Tool {
 			return pathError(err), nil
 		}
 		res.Data = c
-		res.Text = fmt.Sprintf("Staged: %s edited (%s).", c.Path, res.Text)
+		res.Text = fmt.Sprintf("Staged: %s edited (%s).%s", c.Path, res.Text, sensitiveNote(c))
 		return res, nil
 	})
 }

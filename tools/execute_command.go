@@ -3,12 +3,11 @@ package tools
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
 //go:embed execute_command.md
@@ -52,6 +51,14 @@ type CommandOutcome struct {
 // may be nil, in which case anything off the allowlist is denied.
 func NewExecuteCommand(w *Workspace, policy *Policy, approver Approver, limits CommandLimits) Tool {
 	limits = limits.withDefaults()
+	// The policy keeps reads in this workspace, and below the full sandbox
+	// asks before anything runs the workspace's code.
+	policy.SetRoot(w.Root())
+	if caps := sandbox.Probe(); caps.Level != sandbox.Full {
+		policy.SetCodeApproval(fmt.Sprintf("the sandbox here is %q (%s)", caps.Level, caps.Why))
+	} else {
+		policy.SetCodeApproval("")
+	}
 	return newTypedTool("execute_command", executeCommandDescription, false, func(ctx context.Context, p executeCommandParams) (Result, error) {
 		if strings.TrimSpace(p.Command) == "" {
 			return Errorf("command is empty"), nil
@@ -83,11 +90,7 @@ func NewExecuteCommand(w *Workspace, policy *Policy, approver Approver, limits C
 		if p.TimeoutS > 0 {
 			timeout = min(time.Duration(p.TimeoutS)*time.Second, limits.MaxTimeout)
 		}
-		dir, err := w.CommandDir(ctx)
-		if err != nil {
-			return Result{}, err
-		}
-		out, err := RunCommand(ctx, dir, p.Command, timeout, limits.MaxOutput)
+		out, err := w.RunCommand(ctx, p.Command, timeout, limits.MaxOutput)
 		if err != nil {
 			return Result{}, err
 		}
@@ -109,43 +112,31 @@ func (o CommandOutcome) Text() string {
 	return b.String()
 }
 
-// RunCommand runs command with bash in dir, in its own process group so that a
-// timeout or cancellation kills every process it started. stdout and stderr are
-// captured separately (stderr after a "[stderr]" marker), each cut in the
-// middle past maxOutput/2 bytes. A Go error is returned only when the command
-// cannot start or ctx was cancelled.
-func RunCommand(ctx context.Context, dir, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
+// RunCommand runs command with bash in the sandbox (tools/sandbox), where it
+// sees the workspace with the run's staged changes and can change nothing
+// of the user's. A timeout or cancellation kills every process it started.
+// stdout and stderr are captured separately (stderr after a "[stderr]"
+// marker), each cut in the middle past maxOutput/2 bytes. A Go error is
+// returned only when the command cannot run or ctx was cancelled.
+func (w *Workspace) RunCommand(ctx context.Context, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
+	out := CommandOutcome{Command: command}
+	spec, err := w.commandSpec(ctx, command)
+	if err != nil {
+		return out, fmt.Errorf("execute_command: %w", err)
+	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, "bash", "-c", command)
-	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	// A grandchild that escaped the group could hold the pipes open; don't wait for it.
-	cmd.WaitDelay = time.Second
 	stdout, stderr := newMiddleCut(maxOutput/2), newMiddleCut(maxOutput/2)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	start := time.Now()
-	err := cmd.Run()
-	// Kill whatever is left of the group even after a normal exit: a background
-	// child must not outlive the command.
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	out := CommandOutcome{Command: command, Duration: time.Since(start)}
+	spec.Stdout, spec.Stderr = stdout, stderr
+	// A grandchild that escaped could hold the pipes open; don't wait for it.
+	spec.WaitDelay = time.Second
+	res, err := sandbox.Run(runCtx, spec)
+	out.Duration, out.ExitCode = res.Duration, res.ExitCode
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		out.ExitCode = exitErr.ExitCode()
-	case errors.Is(err, exec.ErrWaitDelay):
-	default:
-		if runCtx.Err() == nil {
-			return out, fmt.Errorf("execute_command: %w", err)
-		}
+	if err != nil && runCtx.Err() == nil {
+		return out, fmt.Errorf("execute_command: %w", err)
 	}
 	if runCtx.Err() != nil {
 		out.TimedOut = true

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 type scriptedApprover struct {
@@ -66,15 +66,16 @@ func TestExecuteCommandApproval(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := commandRegistry(t, root, c.approver, CommandLimits{})
-			res := call(t, r, "execute_command", map[string]any{"command": "touch made.txt"})
-			_, statErr := os.Stat(filepath.Join(root, "made.txt"))
-			if ran := statErr == nil; ran != c.wantRun {
+			res := call(t, r, "execute_command", map[string]any{"command": "echo ran; touch made.txt"})
+			if ran := strings.HasPrefix(res.Text, "ran\n"); ran != c.wantRun {
 				t.Fatalf("ran=%v want %v; result %+v", ran, c.wantRun, res)
 			}
 			if !c.wantRun && (!res.IsError || !strings.Contains(res.Text, "did not allow")) {
 				t.Fatalf("denial must be an observation: %+v", res)
 			}
-			os.Remove(filepath.Join(root, "made.txt"))
+			if _, err := os.Stat(filepath.Join(root, "made.txt")); err == nil {
+				t.Fatal("the command wrote into the user's workspace, not the sandbox")
+			}
 		})
 	}
 	a := &scriptedApprover{decision: AllowAlways}
@@ -89,59 +90,31 @@ func TestExecuteCommandApproval(t *testing.T) {
 func TestExecuteCommandTimeoutKillsGrandchildren(t *testing.T) {
 	root := t.TempDir()
 	r := commandRegistry(t, root, &scriptedApprover{decision: AllowOnce}, CommandLimits{Timeout: 300 * time.Millisecond})
-	// The grandchild writes its pid, then sleeps; it must die with the group.
-	res := call(t, r, "execute_command", map[string]any{"command": "bash -c 'sleep 30 & echo $! > pid; wait'"})
+	marker := toolstest.Marker()
+	// The grandchild sleeps; it must die with the command.
+	res := call(t, r, "execute_command", map[string]any{"command": "bash -c 'sleep " + marker + " & wait'"})
 	out := res.Data.(CommandOutcome)
 	if !out.TimedOut || !strings.Contains(res.Text, "timeout") {
 		t.Fatalf("not reported as a timeout: %+v", res)
 	}
-	assertProcessGone(t, filepath.Join(root, "pid"))
+	toolstest.Poll(t, "the command's processes to die", func() bool { return len(toolstest.Alive(marker)) == 0 })
 }
 
 func TestExecuteCommandCancellationKillsTheGroup(t *testing.T) {
 	root := t.TempDir()
 	r := commandRegistry(t, root, &scriptedApprover{decision: AllowOnce}, CommandLimits{})
+	marker := toolstest.Marker()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for {
-			// The shell creates the file before it writes the pid: wait for the line.
-			if data, err := os.ReadFile(filepath.Join(root, "pid")); err == nil && strings.HasSuffix(string(data), "\n") {
-				cancel()
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		toolstest.Poll(t, "the command to start", func() bool { return len(toolstest.Alive(marker)) > 0 })
+		cancel()
 	}()
-	args, _ := json.Marshal(map[string]any{"command": "sleep 30 & echo $! > pid; wait"})
+	args, _ := json.Marshal(map[string]any{"command": "sleep " + marker + " & wait"})
 	_, err := r.Execute(ctx, "execute_command", args)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	assertProcessGone(t, filepath.Join(root, "pid"))
-}
-
-func assertProcessGone(t *testing.T, pidFile string) {
-	t.Helper()
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	if pid <= 0 {
-		t.Fatalf("no pid in %s: %q", pidFile, data)
-	}
-	for range 100 {
-		if syscall.Kill(pid, 0) != nil {
-			return
-		}
-		// A killed child is a zombie until reaped by init; give it a moment.
-		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if strings.Contains(string(stat), ") Z ") {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("process %d survived", pid)
+	toolstest.Poll(t, "the command's processes to die", func() bool { return len(toolstest.Alive(marker)) == 0 })
 }
 
 func TestExecuteCommandCutsOutputInTheMiddle(t *testing.T) {

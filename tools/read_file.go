@@ -5,8 +5,11 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"strings"
+	"syscall"
 )
 
 //go:embed read_file.md
@@ -41,8 +44,67 @@ func pathError(err error) Result {
 		return Errorf("%v: only paths inside the workspace can be used", err)
 	case errors.Is(err, fs.ErrNotExist):
 		return Errorf("%v: no such file (use list_files to see what exists)", err)
+	case errors.Is(err, ErrNotRegular):
+		return Errorf("%v: only regular files can be read or changed", err)
 	}
 	return Errorf("%v", err)
+}
+
+// ErrNotRegular is returned where a file's text is wanted and the path is a
+// FIFO, a device, a socket, a directory or (swapped in late) a symlink.
+var ErrNotRegular = errors.New("not a regular file")
+
+// openRegular opens path for reading without ever blocking: O_NONBLOCK keeps
+// open(2) from waiting for a FIFO's writer, and the check is fstat of the
+// opened file, not a stat before it, so a swap in between cannot slip a FIFO
+// or device past it. O_NOFOLLOW refuses a final symlink: callers pass
+// resolved paths, so a link found there was swapped in after they checked.
+// Every disk read of the package goes through here.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return nil, fmt.Errorf("%w (a symlink)", ErrNotRegular)
+	case errors.Is(err, syscall.ENXIO):
+		return nil, fmt.Errorf("%w (a socket or a device without a driver)", ErrNotRegular)
+	case err != nil:
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(fi.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ReadRegular reads a whole regular file as openRegular opens it: a FIFO,
+// device or socket is an ErrNotRegular at once, never a hang. The server and
+// the CLI use it too.
+func ReadRegular(path string) ([]byte, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 func numberedLines(f File, offset, limit int) Result {

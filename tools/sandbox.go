@@ -18,8 +18,9 @@ import (
 )
 
 // Sandbox is a temporary copy of the workspace with the run's changeset
-// applied, where commands and checks see the agent's edits while the user's
-// files stay untouched. Files are cloned (reflink) where the file system
+// applied: the view commands get where overlays can't be mounted (see
+// command_view.go), so they see the agent's edits while the user's files
+// stay untouched. Files are cloned (reflink) where the file system
 // supports it and copied otherwise, never hard-linked: a command writing to
 // a file must not reach the original. Close removes it.
 type Sandbox struct {
@@ -130,7 +131,10 @@ func copyFile(src, dst string, reflinkOK *atomic.Bool) (int64, bool, error) {
 	if !fi.Mode().IsRegular() {
 		return 0, false, nil
 	}
-	in, err := os.Open(src)
+	in, err := openRegular(src)
+	if errors.Is(err, ErrNotRegular) {
+		return 0, false, nil // swapped for a FIFO or device since the Lstat: not copied
+	}
 	if err != nil {
 		return 0, false, err
 	}

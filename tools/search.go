@@ -86,7 +86,7 @@ func NewSearch(w *Workspace) Tool {
 func (w *Workspace) search(ctx context.Context, abs, rel string, re, glob *regexp.Regexp) ([]searchMatch, bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	files := make(chan string, 256)
+	files := make(chan walkEntry, 256)
 	var (
 		mu      sync.Mutex // guards matches
 		matches []searchMatch
@@ -102,7 +102,7 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re, glob *regex
 				if total.Load() > maxSearchMatches {
 					continue // drain
 				}
-				found := w.searchFile(f, re, &buf)
+				found := w.searchFile(f.Rel, f.Abs, re, &buf)
 				if len(found) == 0 {
 					continue
 				}
@@ -119,18 +119,18 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re, glob *regex
 	seen := map[string]bool{}
 	var walkErr error
 	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
-		files <- rel
+		files <- walkEntry{Rel: rel, Abs: abs}
 	} else {
 		walkErr = w.walk(ctx, rel, 0, func(e walkEntry) error {
-			if !e.IsDir && accept(e.Rel) {
+			if e.Regular && accept(e.Rel) { // a FIFO or device is never read
 				seen[e.Rel] = true
-				files <- e.Rel
+				files <- e
 			}
 			return nil
 		})
 		for _, s := range w.stagedPaths(rel) {
 			if !seen[s] && accept(s) {
-				files <- s
+				files <- walkEntry{Rel: s, Abs: filepath.Join(w.root, filepath.FromSlash(s))}
 			}
 		}
 	}
@@ -152,12 +152,16 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re, glob *regex
 	return matches, cut, nil
 }
 
-// searchFile matches one file as the view sees it. A file read from disk is
-// scanned in the worker's buffer, and turned into a string only when it
-// matches: most files don't.
-func (w *Workspace) searchFile(rel string, re *regexp.Regexp, buf *[]byte) []searchMatch {
-	abs := filepath.Join(w.root, filepath.FromSlash(rel))
-	if text, ok := w.unsavedText(abs, rel); ok {
+// searchFile matches one file as the view sees it; abs is what rel resolves
+// to (a symlink's target), whose staged text or buffer is the one to search.
+// A file read from disk is scanned in the worker's buffer, and turned into a
+// string only when it matches: most files don't.
+func (w *Workspace) searchFile(rel, abs string, re *regexp.Regexp, buf *[]byte) []searchMatch {
+	key := rel
+	if r, err := filepath.Rel(w.root, abs); err == nil {
+		key = filepath.ToSlash(r)
+	}
+	if text, ok := w.unsavedText(abs, key); ok {
 		if len(text) > maxSearchFileSize || isBinary(text[:min(len(text), 8000)]) || !re.MatchString(text) {
 			return nil
 		}
@@ -186,9 +190,9 @@ func (w *Workspace) unsavedText(abs, rel string) (string, bool) {
 	return "", false
 }
 
-// readInto reads a whole file into *buf, growing it as needed.
+// readInto reads a whole regular file into *buf, growing it as needed.
 func readInto(path string, buf *[]byte) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

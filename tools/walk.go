@@ -10,15 +10,21 @@ import (
 
 // walkEntry is one file or directory met by walk.
 type walkEntry struct {
-	Rel   string // slash-separated, relative to the root
+	Rel string // slash-separated, relative to the root
+	// Abs is what to read: the entry itself, or a symlink's resolved target.
+	Abs   string
 	IsDir bool
-	Depth int // 1 for entries directly in the start directory
+	// Regular is a regular file (or a link to one): the only kind worth
+	// reading; a FIFO or device would block or never end.
+	Regular bool
+	Depth   int // 1 for entries directly in the start directory
 }
 
 // walk visits the tree under startRel in lexical order, skipping .git, what the
-// .gitignore files (root and nested) ignore, and symlinked directories (they
-// may lead outside the workspace). maxDepth <= 0 means unlimited. visit
-// returning fs.SkipDir skips a directory; fs.SkipAll stops the walk.
+// .gitignore files (root and nested) ignore, symlinks whose target is outside
+// the root (or missing), and symlinked directories (they may loop, and what
+// is inside is walked where it really is). maxDepth <= 0 means unlimited.
+// visit returning fs.SkipDir skips a directory; fs.SkipAll stops the walk.
 func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, visit func(walkEntry) error) error {
 	rules := w.rulesAbove(startRel)
 	start := filepath.Join(w.root, filepath.FromSlash(startRel))
@@ -41,11 +47,13 @@ func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, vis
 		}
 		r, _ := filepath.Rel(w.root, p)
 		rel := filepath.ToSlash(r)
-		isDir := d.IsDir()
+		isDir, abs, regular := d.IsDir(), p, d.Type().IsRegular()
 		if d.Type()&fs.ModeSymlink != 0 {
-			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			target, fi, ok := w.linkTarget(p)
+			if !ok || fi.IsDir() {
 				return nil
 			}
+			abs, regular = target, fi.Mode().IsRegular()
 		}
 		if isDir && d.Name() == ".git" {
 			return fs.SkipDir
@@ -57,7 +65,7 @@ func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, vis
 			return nil
 		}
 		depth := depthOf(rel) - startDepth
-		if err := visit(walkEntry{Rel: rel, IsDir: isDir, Depth: depth}); err != nil {
+		if err := visit(walkEntry{Rel: rel, Abs: abs, IsDir: isDir, Regular: regular, Depth: depth}); err != nil {
 			return err
 		}
 		if isDir {
@@ -68,6 +76,17 @@ func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, vis
 		}
 		return nil
 	})
+}
+
+// linkTarget resolves a symlink met by walk; ok is false when the target is
+// missing or outside the root, so nothing is read or shown through it.
+func (w *Workspace) linkTarget(link string) (string, fs.FileInfo, bool) {
+	target, err := filepath.EvalSymlinks(link)
+	if err != nil || !within(w.root, target) {
+		return "", nil, false
+	}
+	fi, err := os.Stat(target)
+	return target, fi, err == nil
 }
 
 // rulesAbove gathers the .gitignore rules of the root and of every directory
@@ -87,7 +106,8 @@ func (w *Workspace) rulesAbove(startRel string) ignoreRules {
 }
 
 func readGitignore(dirAbs, dirRel string) ignoreRules {
-	data, err := os.ReadFile(filepath.Join(dirAbs, ".gitignore"))
+	// Not followed if a symlink, as git does; never blocking if a FIFO.
+	data, err := ReadRegular(filepath.Join(dirAbs, ".gitignore"))
 	if err != nil {
 		return nil
 	}

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -51,9 +50,10 @@ type Workspace struct {
 	root    string // absolute, symlinks resolved
 	overlay Overlay
 
-	mu      sync.Mutex // guards changes and sandbox
-	changes map[string]*Change
-	sandbox *Sandbox
+	mu          sync.Mutex // guards changes, view and sandboxOpts
+	changes     map[string]*Change
+	view        commandView
+	sandboxOpts SandboxOptions
 }
 
 // NewWorkspace opens a view of root. overlay may be nil.
@@ -165,11 +165,13 @@ func (w *Workspace) readBase(abs, rel string) (File, error) {
 			return File{Path: rel, Text: text, Version: version, HasVersion: true, Source: FromBuffer}, nil
 		}
 	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return File{}, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
-		}
+	data, err := ReadRegular(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return File{}, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
+	case errors.Is(err, ErrNotRegular):
+		return File{}, fmt.Errorf("%s is %w", rel, err)
+	case err != nil:
 		return File{}, err
 	}
 	return File{Path: rel, Text: string(data), Source: FromDisk}, nil
@@ -177,10 +179,14 @@ func (w *Workspace) readBase(abs, rel string) (File, error) {
 
 // Stage records newText as the content of path. The first stage of a file
 // remembers what it was (text, buffer version, whether it existed), which the
-// proposal needs to detect a stale buffer later.
+// proposal needs to detect a stale buffer later. Paths under .git are refused
+// here, so that every writer is refused (ErrGitDir).
 func (w *Workspace) Stage(p, newText string) (Change, error) {
 	abs, rel, err := w.Resolve(p)
 	if err != nil {
+		return Change{}, err
+	}
+	if err := refuseGitDir(p, rel); err != nil {
 		return Change{}, err
 	}
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
@@ -234,30 +240,6 @@ func (w *Workspace) stagedPaths(dir string) []string {
 	return out
 }
 
-// CommandDir is where a command should run: the root while nothing is staged,
-// else a sandbox (created once, then kept in step with the changes) so the
-// command sees the agent's edits and the user's files stay untouched.
-func (w *Workspace) CommandDir(ctx context.Context) (string, error) {
-	changes := w.Changes()
-	if len(changes) == 0 {
-		return w.root, nil
-	}
-	w.mu.Lock()
-	sb := w.sandbox
-	w.mu.Unlock()
-	if sb == nil {
-		var err error
-		if sb, err = NewSandbox(ctx, w, changes); err != nil {
-			return "", err
-		}
-		w.mu.Lock()
-		w.sandbox = sb
-		w.mu.Unlock()
-		return sb.Dir, nil
-	}
-	return sb.Dir, sb.Sync(changes)
-}
-
 // Reset drops every staged change (a reflexion trial starts over).
 func (w *Workspace) Reset() { w.Restore(nil) }
 
@@ -272,14 +254,14 @@ func (w *Workspace) Restore(changes []Change) {
 	}
 }
 
-// Close removes the sandbox, if one was made. The workspace stays usable.
+// Close removes the commands' view, if one was made. The workspace stays usable.
 func (w *Workspace) Close() error {
 	w.mu.Lock()
-	sb := w.sandbox
-	w.sandbox = nil
+	v := w.view
+	w.view = nil
 	w.mu.Unlock()
-	if sb == nil {
+	if v == nil {
 		return nil
 	}
-	return sb.Close()
+	return v.Close()
 }

@@ -30,6 +30,15 @@ func NewWriteFile(w *Workspace) Tool {
 		if p.Content != "" && !strings.HasSuffix(p.Content, "\n") {
 			lines++
 		}
-		return Result{Text: fmt.Sprintf("Staged: %s %s (%d lines). The user will review it before it is applied.", c.Path, what, lines), Data: c}, nil
+		return Result{Text: fmt.Sprintf("Staged: %s %s (%d lines). The user will review it before it is applied.%s", c.Path, what, lines, sensitiveNote(c)), Data: c}, nil
 	})
+}
+
+// sensitiveNote tells the model when the user must approve a file
+// explicitly, so that its answer says why the file needed changing.
+func sensitiveNote(c Change) string {
+	if why, ok := c.Sensitive(); ok {
+		return fmt.Sprintf(" Note: %s changes %s; the user must approve it explicitly, so say why in your answer.", c.Path, why)
+	}
+	return ""
 }

@@ -28,9 +28,11 @@ type Settings struct {
 	NoDefaultAllowlist bool `toml:"no_default_allowlist" json:"noDefaultAllowlist,omitempty"`
 	CommandTimeoutS    int  `toml:"command_timeout_s" json:"commandTimeoutS,omitempty"`
 	MaxOutput          int  `toml:"max_output" json:"maxOutput,omitempty"`
-	// TrustProjectConfig lets a workspace's .agent-lsp.toml set base_url and
-	// extend the allowlist. Off by default: a cloned repository must not be able
-	// to send your API key elsewhere or allow itself commands.
+	// TrustProjectConfig lets a workspace's .agent-lsp.toml set what widens
+	// what happens without asking: base_url, another provider, fallbacks naming
+	// a server or provider, checks, the allowlist, auto_apply, and limits above
+	// yours. Off by default: a cloned repository must not be able to send your
+	// API key elsewhere, allow itself commands or skip your review.
 	TrustProjectConfig bool `toml:"trust_project_config" json:"-"`
 	// AutoApply sends proposals to clients without change annotations at once.
 	AutoApply bool `toml:"auto_apply" json:"autoApply,omitempty"`
@@ -54,6 +56,14 @@ type Settings struct {
 	// retry up to 8x) shape the backoff on transient provider failures.
 	RetryAttempts int `toml:"retry_attempts" json:"retryAttempts,omitempty"`
 	RetryBaseMS   int `toml:"retry_base_ms" json:"retryBaseMs,omitempty"`
+	// SandboxNetwork lets commands in the sandbox use the network (off by
+	// default). Only the user's own config file can turn it on: not a project
+	// file, even a trusted one, and not LSP settings (json "-"), because
+	// editors fill those from the workspace too (VS Code's .vscode/settings.json
+	// for settings without a machine scope, Helix's .helix/languages.toml,
+	// Neovim's exrc), so a cloned repository could reach the network from a
+	// command it got allowed.
+	SandboxNetwork bool `toml:"sandbox_network" json:"-"`
 
 	// Secrets, from the environment only.
 	OpenAIKey string `toml:"-" json:"-"`
@@ -86,27 +96,11 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 			return s, nil, err
 		}
 		if !s.TrustProjectConfig {
-			if project.BaseURL != "" {
-				warnings = append(warnings, fmt.Sprintf("%s: base_url ignored (set trust_project_config = true in your own config to allow it)", p))
-				project.BaseURL = ""
-			}
-			for _, f := range append(slices.Clone(project.Fallback), project.Degraded) {
-				if strings.Contains(f, "@") {
-					warnings = append(warnings, fmt.Sprintf("%s: fallback %q ignored: a project file may not name a server (set trust_project_config = true in your own config to allow it)", p, f))
-				}
-			}
-			project.Fallback = slices.DeleteFunc(project.Fallback, func(f string) bool { return strings.Contains(f, "@") })
-			if strings.Contains(project.Degraded, "@") {
-				project.Degraded = ""
-			}
-			if len(project.Checks) > 0 {
-				warnings = append(warnings, fmt.Sprintf("%s: checks ignored: they run without asking (set trust_project_config = true in your own config to allow them)", p))
-				project.Checks = nil
-			}
-			if len(project.Allowlist) > 0 || project.NoDefaultAllowlist {
-				warnings = append(warnings, fmt.Sprintf("%s: allowlist ignored (set trust_project_config = true in your own config to allow it)", p))
-				project.Allowlist, project.NoDefaultAllowlist = nil, false
-			}
+			warnings = append(warnings, untrusted(p, s, &project)...)
+		}
+		if project.SandboxNetwork {
+			warnings = append(warnings, fmt.Sprintf("%s: sandbox_network ignored: only your own config can give commands the network", p))
+			project.SandboxNetwork = false
 		}
 		project.TrustProjectConfig = s.TrustProjectConfig
 		s = Merge(s, project)
@@ -238,6 +232,8 @@ func Merge(base, over Settings) Settings {
 		base.RetryBaseMS = over.RetryBaseMS
 	}
 	base.TrustProjectConfig = base.TrustProjectConfig || over.TrustProjectConfig
+	// SandboxNetwork is never taken from over: every later layer (project
+	// file, flags, LSP settings) is less the user's own than the user's file.
 	return base
 }
 

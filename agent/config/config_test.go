@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ allowlist = ["npm test"]
 `)
 	write(t, filepath.Join(ws, ".agent-lsp.toml"), `
 model = "project-model"
-command_timeout_s = 60
+command_timeout_s = 20
 `)
 	s, warnings, err := Load(ws, envOf(map[string]string{
 		"XDG_CONFIG_HOME": home, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": "http://localhost:8000/v1",
@@ -35,7 +36,7 @@ command_timeout_s = 60
 	if err != nil || len(warnings) != 0 {
 		t.Fatal(err, warnings)
 	}
-	if s.Model != "project-model" || s.MaxIterations != 7 || s.CommandTimeoutS != 60 || s.OpenAIKey != "sk-test" ||
+	if s.Model != "project-model" || s.MaxIterations != 7 || s.CommandTimeoutS != 20 || s.OpenAIKey != "sk-test" ||
 		s.BaseURL != "http://localhost:8000/v1" {
 		t.Fatalf("%+v", s)
 	}
@@ -98,5 +99,93 @@ func TestBadFilesAndMissingSettingsAreClear(t *testing.T) {
 	}
 	if _, _, err := Load("", envOf(map[string]string{"AGENT_LSP_MAX_ITERATIONS": "lots"})); err == nil {
 		t.Error("bad AGENT_LSP_MAX_ITERATIONS accepted")
+	}
+}
+
+func TestUntrustedProjectCannotWidenWhatRunsUnasked(t *testing.T) {
+	for _, c := range []struct {
+		name, user, project, warning string
+		check                        func(Settings) bool
+	}{
+		{"auto_apply", "", "auto_apply = true", "auto_apply ignored", func(s Settings) bool { return !s.AutoApply }},
+		{"another provider", `provider = "openai"`, `provider = "gemini"`, `provider "gemini" ignored`,
+			func(s Settings) bool { return s.Provider == "openai" }},
+		{"another provider than the default", "", `provider = "gemini"`, `provider "gemini" ignored`,
+			func(s Settings) bool { return s.Provider == "openai" }},
+		{"a fallback on another provider", "", `fallback = ["gemini:gemini-2.5-flash", "openai:gpt-4o-mini"]`, `fallback "gemini:gemini-2.5-flash" ignored`,
+			func(s Settings) bool { return strings.Join(s.Fallback, ",") == "openai:gpt-4o-mini" }},
+		{"max_iterations above the default", "", "max_iterations = 500", "max_iterations = 500 ignored: above your limit of 10",
+			func(s Settings) bool { return s.MaxIterations == 0 }},
+		{"max_iterations above the user's", "max_iterations = 20", "max_iterations = 30", "max_iterations = 30 ignored: above your limit of 20",
+			func(s Settings) bool { return s.MaxIterations == 20 }},
+		{"command_timeout_s", "", "command_timeout_s = 3600", "command_timeout_s = 3600 ignored", func(s Settings) bool { return s.CommandTimeoutS == 0 }},
+		{"max_output", "max_output = 1000", "max_output = 5000", "max_output = 5000 ignored", func(s Settings) bool { return s.MaxOutput == 1000 }},
+		{"max_trials", "", "max_trials = 9", "max_trials = 9 ignored", func(s Settings) bool { return s.MaxTrials == 0 }},
+		{"max_replans", "", "max_replans = 9", "max_replans = 9 ignored", func(s Settings) bool { return s.MaxReplans == 0 }},
+		{"context_window above the user's", "context_window = 8192", "context_window = 128000", "context_window = 128000 ignored",
+			func(s Settings) bool { return s.ContextWindow == 8192 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home, ws := t.TempDir(), t.TempDir()
+			write(t, filepath.Join(home, "agent-lsp", "config.toml"), c.user+"\n")
+			write(t, filepath.Join(ws, ".agent-lsp.toml"), c.project+"\n")
+			env := envOf(map[string]string{"XDG_CONFIG_HOME": home})
+			s, warnings, err := Load(ws, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.check(s) || len(warnings) != 1 || !strings.Contains(warnings[0], c.warning) || !strings.Contains(warnings[0], "trust_project_config") {
+				t.Fatalf("%+v\nwarnings %q, want one with %q", s, warnings, c.warning)
+			}
+			write(t, filepath.Join(home, "agent-lsp", "config.toml"), c.user+"\ntrust_project_config = true\n")
+			if s, warnings, _ = Load(ws, env); len(warnings) != 0 || c.check(s) {
+				t.Fatalf("a trusted project's %s was not applied: %+v %q", c.name, s, warnings)
+			}
+		})
+	}
+}
+
+func TestUntrustedProjectMayLowerLimitsAndKeepItsProvider(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, "agent-lsp", "config.toml"), "provider = \"gemini\"\nmax_output = 1000\n")
+	write(t, filepath.Join(ws, ".agent-lsp.toml"), `provider = "gemini"
+max_iterations = 5
+max_output = 500
+context_window = 200000
+command_timeout_s = 30
+fallback = ["gemini:gemini-2.5-flash-lite"]
+`)
+	s, warnings, err := Load(ws, envOf(map[string]string{"XDG_CONFIG_HOME": home}))
+	if err != nil || len(warnings) != 0 {
+		t.Fatal(err, warnings)
+	}
+	if s.Provider != "gemini" || s.MaxIterations != 5 || s.MaxOutput != 500 || s.ContextWindow != 200000 || s.CommandTimeoutS != 30 || len(s.Fallback) != 1 {
+		t.Fatalf("%+v", s)
+	}
+}
+
+func TestSandboxNetworkOnlyFromTheUsersOwnConfig(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, "agent-lsp", "config.toml"), "trust_project_config = true\n")
+	write(t, filepath.Join(ws, ".agent-lsp.toml"), "sandbox_network = true\n")
+	env := envOf(map[string]string{"XDG_CONFIG_HOME": home})
+	s, warnings, err := Load(ws, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.SandboxNetwork || len(warnings) != 1 || !strings.Contains(warnings[0], "sandbox_network ignored") {
+		t.Fatalf("even a trusted project may not open the network: %v %q", s.SandboxNetwork, warnings)
+	}
+	write(t, filepath.Join(home, "agent-lsp", "config.toml"), "sandbox_network = true\n")
+	write(t, filepath.Join(ws, ".agent-lsp.toml"), "model = \"m\"\n")
+	if s, _, _ = Load(ws, env); !s.SandboxNetwork {
+		t.Fatal("the user's own sandbox_network = true was not honoured")
+	}
+	var lsp Settings
+	if err := json.Unmarshal([]byte(`{"sandboxNetwork": true, "sandbox_network": true, "SandboxNetwork": true}`), &lsp); err != nil || lsp.SandboxNetwork {
+		t.Fatalf("LSP settings set sandbox_network: %v", err)
+	}
+	if Merge(Settings{}, Settings{SandboxNetwork: true}).SandboxNetwork || !Merge(s, Settings{}).SandboxNetwork {
+		t.Fatal("Merge must keep the base's sandbox_network and never take it from over")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -21,11 +22,12 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	workspace := fs.String("workspace", ".", "the workspace root")
-	apply := fs.Bool("apply", false, "write the proposed changes to disk (otherwise they are only printed)")
+	apply := fs.Bool("apply", false, "write the proposed changes to disk and keep the notes the agent proposed (otherwise both are only printed)")
+	applySensitive := fs.Bool("apply-sensitive", false, "like --apply, and also write the changes to sensitive files that --apply refuses")
 	maxIter := fs.Int("max-iterations", 0, "iteration cap (default 10, or max_iterations in the config)")
 	strategy := fs.String("strategy", "", "react (default), plan or reflexion (or strategy in the config)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: agent-lsp ask [--workspace DIR] [--apply] [--max-iterations N] [--strategy react|plan|reflexion] PROMPT")
+		fmt.Fprintln(stderr, "Usage: agent-lsp ask [--workspace DIR] [--apply | --apply-sensitive] [--max-iterations N] [--strategy react|plan|reflexion] PROMPT")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -60,13 +62,16 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 
-	defer ws.Close() // the sandbox, if commands needed one
+	defer ws.Close() // the sandbox's view, if commands needed one
+	ws.SetSandbox(tools.SandboxOptions{Dir: sandboxDir(env), Network: settings.SandboxNetwork})
+	fmt.Fprintf(stderr, "[SANDBOX] commands run at level %s\n", tools.SandboxLevel())
+	memory := agent.NewMemory(agent.StateDir(env, ws.Root()))
 	a, err := agent.Build(agent.Setup{
 		Provider: provider, Workspace: ws,
 		Policy:        tools.NewPolicy(settings.EffectiveAllowlist(tools.DefaultAllowlist)),
 		Approver:      newTerminalApprover(stdin, stderr),
 		Limits:        tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput},
-		Memory:        agent.NewMemory(agent.StateDir(env, ws.Root())),
+		Memory:        memory,
 		MaxIterations: settings.MaxIterations, ContextWindow: settings.ContextWindow,
 		OnEvent: agent.TraceWriter(stderr, provider.Name()),
 	})
@@ -90,21 +95,52 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitFailed
 	}
 	fmt.Fprintln(stdout, strings.TrimRight(out.Answer, "\n"))
-	proposal := ws.Proposal()
-	if proposal.Empty() {
+	if notice := agent.PendingNotice(memory.Pending()); notice != "" {
+		fmt.Fprintf(stdout, "\n%s\n", notice)
+	}
+	writeAll := *apply || *applySensitive
+	if code := writeProposal(ws.Proposal(), writeAll, *applySensitive, stdout, stderr); code != exitOK {
+		return code
+	}
+	return keepNotes(memory, writeAll, stderr)
+}
+
+// writeProposal prints the proposal's diff and, with apply, writes it.
+func writeProposal(p tools.Proposal, apply, sensitive bool, stdout, stderr io.Writer) int {
+	if p.Empty() {
 		return exitOK
 	}
 	fmt.Fprintln(stdout)
-	fmt.Fprint(stdout, proposal.Diff())
-	if !*apply {
-		fmt.Fprintf(stderr, "[AGENT] %d file(s) changed in the proposal; nothing was written (use --apply to write them)\n", len(proposal.Changes))
+	fmt.Fprint(stdout, p.Diff())
+	if !apply {
+		fmt.Fprintf(stderr, "[AGENT] %d file(s) changed in the proposal; nothing was written (use --apply to write them)\n", len(p.Changes))
 		return exitOK
 	}
-	if err := applyToDisk(proposal); err != nil {
+	leftOut, err := applyToDisk(p, sensitive, stderr)
+	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp ask: not applied: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stderr, "[AGENT] applied %d file(s)\n", len(proposal.Changes))
+	fmt.Fprintf(stderr, "[AGENT] applied %d file(s)\n", len(p.Changes)-len(leftOut))
+	return exitOK
+}
+
+// keepNotes saves the notes the agent proposed when the user passed --apply;
+// without it they were only printed.
+func keepNotes(memory *agent.Memory, apply bool, stderr io.Writer) int {
+	pending := len(memory.Pending())
+	switch {
+	case pending == 0:
+		return exitOK
+	case !apply:
+		fmt.Fprintf(stderr, "[AGENT] %d note(s) not kept (use --apply to keep them for later runs)\n", pending)
+		return exitOK
+	}
+	if _, err := memory.Keep(); err != nil {
+		fmt.Fprintf(stderr, "agent-lsp ask: notes not kept: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "[AGENT] kept %d note(s) for later runs\n", pending)
 	return exitOK
 }
 
@@ -129,11 +165,13 @@ func newTerminalApprover(stdin io.Reader, stderr io.Writer) *terminalApprover {
 func (t *terminalApprover) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
 	if !t.tty {
 		fmt.Fprintf(t.out, "[AGENT] denied %q: %s (stdin is not a terminal, so nobody can approve it; add it to allowlist in the config to allow it)\n",
-			req.Command, strings.Join(req.Reasons, "; "))
+			req.Command, tools.Printable(strings.Join(req.Reasons, "; ")))
 		return tools.Deny, nil
 	}
-	fmt.Fprintf(t.out, "\nThe agent wants to run:\n  %s\nbecause: %s\nAllow once [y], always in this workspace [a], deny [N]? ",
-		req.Command, strings.Join(req.Reasons, "; "))
+	// Escaped: the command comes from the model, and a newline, an ESC
+	// sequence or a bidi override must not hide or reorder part of it.
+	fmt.Fprintf(t.out, "\nThe agent wants to run:\n  %s\nbecause: %s\nDeny [N], allow once [y], or always in this workspace [a]? ",
+		tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; ")))
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := t.in.ReadString('\n')
@@ -176,4 +214,16 @@ func providerHint(err error, s config.Settings) string {
 		hint += "; set AGENT_LSP_FALLBACK=provider:model (e.g. gemini:gemini-2.5-flash) to continue on another model"
 	}
 	return hint
+}
+
+// sandboxDir keeps each workspace's private home and build cache for the
+// sandbox, "" for the default (the user cache dir).
+func sandboxDir(env func(string) string) string {
+	if dir := env("XDG_CACHE_HOME"); dir != "" {
+		return filepath.Join(dir, "agent-lsp", "sandbox")
+	}
+	if home := env("HOME"); home != "" {
+		return filepath.Join(home, ".cache", "agent-lsp", "sandbox")
+	}
+	return ""
 }

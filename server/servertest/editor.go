@@ -60,6 +60,7 @@ type Editor struct {
 	shown    []uri.URI
 	edits    []protocol.ApplyWorkspaceEditParams
 	asked    []string
+	actions  [][]string // the action titles of each showMessageRequest, in order
 	// Approve picks the showMessageRequest answer by title; "" dismisses.
 	Approve string
 	// RejectEdits answers applyEdit with applied: false.
@@ -188,6 +189,11 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		protocol.Unmarshal(params, &p)
 		e.mu.Lock()
 		e.asked = append(e.asked, p.Message)
+		var titles []string
+		for _, a := range p.Actions {
+			titles = append(titles, a.Title)
+		}
+		e.actions = append(e.actions, titles)
 		answer := e.Approve
 		e.notifyLocked()
 		e.mu.Unlock()

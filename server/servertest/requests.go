@@ -168,6 +168,13 @@ func (e *Editor) Asked() []string {
 	return append([]string(nil), e.asked...)
 }
 
+// AskedActions returns the action titles of each showMessageRequest so far.
+func (e *Editor) AskedActions() [][]string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([][]string(nil), e.actions...)
+}
+
 // SetApprove sets the answer to showMessageRequest.
 func (e *Editor) SetApprove(title string) {
 	e.mu.Lock()

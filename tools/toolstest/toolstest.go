@@ -2,9 +2,13 @@
 package toolstest
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // WriteTree creates a temporary workspace holding files (slash path →
@@ -32,4 +36,55 @@ func WriteFiles(t testing.TB, root string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Alive lists the processes whose command line holds marker (a number no
+// other process would have on its command line, e.g. `sleep 4123.25`), so a
+// test can tell whether a command left anything running.
+func Alive(marker string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && bytes.Contains(cmdline, []byte(marker)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// Marker returns a sleep duration unique to this moment, to find the
+// processes of one command by their command line.
+func Marker() string {
+	return fmt.Sprintf("%d.%d", 4000+time.Now().UnixNano()%5000, time.Now().UnixNano()%997+1)
+}
+
+// Poll waits up to 20 s for cond, checking every few milliseconds: for what
+// sends no event, such as a process starting or dying.
+func Poll(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Main runs a package's tests with XDG_CACHE_HOME in a temporary directory,
+// so the sandboxes' private homes and build caches stay out of the user's
+// cache, and removes it afterwards. Call it from TestMain.
+func Main(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agent-lsp-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }

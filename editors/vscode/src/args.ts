@@ -63,6 +63,8 @@ export interface AskResult {
   state?: string;
   answer?: string;
   diff?: string;
+  /** Notes the agent wants to remember: kept only if the user accepts them. */
+  notes?: string[];
 }
 
 /** summary is the one-line message shown when a run ends. */
@@ -71,8 +73,16 @@ export function summary(r: AskResult): string {
     return `Agent ${r.state}: ${firstLine(r.answer ?? '')}`;
   }
   const files = (r.diff ?? '').split('\n').filter((l) => l.startsWith('+++ ')).length;
-  if (files === 0) return `Agent: ${firstLine(r.answer ?? 'done')}`;
-  return `Agent proposes changes to ${files} file${files === 1 ? '' : 's'} (${r.proposalId}): review them in the preview.`;
+  if (files === 0) return `Agent: ${firstLine(r.answer ?? 'done')}` + notesHint(r.notes, false);
+  return `Agent proposes changes to ${files} file${files === 1 ? '' : 's'} (${r.proposalId}): review them in the preview.` + notesHint(r.notes, true);
+}
+
+/** notesHint tells how to keep the notes the agent wants to remember. */
+function notesHint(notes: string[] | undefined, withChanges: boolean): string {
+  const n = notes?.length ?? 0;
+  if (n === 0) return '';
+  const how = withChanges ? 'applying the changes keeps them, or "Agent: Keep the Agent\'s Notes"' : 'keep them with "Agent: Keep the Agent\'s Notes"';
+  return ` The agent wants to remember ${n} note${n === 1 ? '' : 's'} (see the answer): ${how}.`;
 }
 
 function firstLine(s: string): string {

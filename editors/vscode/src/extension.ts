@@ -48,6 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('agent-lsp.discard', () => run('agent.discardProposal', {})),
     vscode.commands.registerCommand('agent-lsp.cancel', () => run('agent.cancel', {})),
     vscode.commands.registerCommand('agent-lsp.newSession', () => run('agent.newSession', undefined)),
+    vscode.commands.registerCommand('agent-lsp.keepNotes', () => run('agent.keepNotes', {})),
   );
   await client.start();
 }

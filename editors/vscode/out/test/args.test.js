@@ -24,4 +24,9 @@ const sel = (l1, c1, l2, c2) => ({ start: { line: l1, character: c1 }, end: { li
     strict_1.default.equal((0, args_1.summary)({ runId: 'run-2', proposalId: 'proposal-2', state: 'completed', answer: 'It reads a file.\nMore.' }), 'Agent: It reads a file.');
     strict_1.default.equal((0, args_1.summary)({ runId: 'run-3', proposalId: 'proposal-3', state: 'failed', answer: 'no model configured' }), 'Agent failed: no model configured');
 });
+(0, node_test_1.test)('summary says how to keep the notes the agent wants to remember', () => {
+    strict_1.default.equal((0, args_1.summary)({ runId: 'run-4', proposalId: 'proposal-4', state: 'completed', answer: 'Noted.', notes: ['tests run with make check'] }), 'Agent: Noted. The agent wants to remember 1 note (see the answer): keep them with "Agent: Keep the Agent\'s Notes".');
+    const diff = '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n';
+    strict_1.default.match((0, args_1.summary)({ runId: 'run-5', proposalId: 'proposal-5', state: 'completed', answer: 'ok', diff, notes: ['a', 'b'] }), /review them in the preview\. The agent wants to remember 2 notes \(see the answer\): applying the changes keeps them/);
+});
 //# sourceMappingURL=args.test.js.map

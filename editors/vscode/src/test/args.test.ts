@@ -24,3 +24,11 @@ test('summary counts files and reports failures', () => {
   assert.equal(summary({ runId: 'run-2', proposalId: 'proposal-2', state: 'completed', answer: 'It reads a file.\nMore.' }), 'Agent: It reads a file.');
   assert.equal(summary({ runId: 'run-3', proposalId: 'proposal-3', state: 'failed', answer: 'no model configured' }), 'Agent failed: no model configured');
 });
+
+test('summary says how to keep the notes the agent wants to remember', () => {
+  assert.equal(summary({ runId: 'run-4', proposalId: 'proposal-4', state: 'completed', answer: 'Noted.', notes: ['tests run with make check'] }),
+    'Agent: Noted. The agent wants to remember 1 note (see the answer): keep them with "Agent: Keep the Agent\'s Notes".');
+  const diff = '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n';
+  assert.match(summary({ runId: 'run-5', proposalId: 'proposal-5', state: 'completed', answer: 'ok', diff, notes: ['a', 'b'] }),
+    /review them in the preview\. The agent wants to remember 2 notes \(see the answer\): applying the changes keeps them/);
+});

@@ -1,0 +1,110 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Defaults of the limits, as the agent and tools apply them when the config
+// says nothing; an untrusted project may lower a limit but not raise it above
+// these (or above the user's own value).
+const (
+	defaultMaxIterations   = 10      // agent.DefaultMaxIterations
+	defaultCommandTimeoutS = 30      // tools.CommandLimits.Timeout
+	defaultMaxOutput       = 200_000 // tools.CommandLimits.MaxOutput
+	defaultMaxTrials       = 3       // reflexion
+	defaultMaxReplans      = 2       // plan-and-execute
+)
+
+// trustHint ends every warning about an ignored project setting.
+const trustHint = "(set it in your own config, or trust_project_config = true there to allow it)"
+
+// untrusted removes from an untrusted project file (at path) every setting
+// that would widen what happens without the user asking, and says what it
+// removed: where requests go, which commands run unasked, whether edits are
+// applied unreviewed, and how long the agent may go on.
+func untrusted(path string, user Settings, project *Settings) []string {
+	var warnings []string
+	warn := func(format string, args ...any) {
+		warnings = append(warnings, path+": "+fmt.Sprintf(format, args...)+" "+trustHint)
+	}
+	untrustedServers(user, project, warn)
+	untrustedPermissions(project, warn)
+	untrustedLimits(user, project, warn)
+	return warnings
+}
+
+// untrustedServers keeps the project from sending the conversation (and the
+// user's key) elsewhere: another base URL, or another provider, which could
+// move a user of a local server to a cloud one.
+func untrustedServers(user Settings, project *Settings, warn func(string, ...any)) {
+	if project.BaseURL != "" {
+		warn("base_url ignored")
+		project.BaseURL = ""
+	}
+	if project.Provider != "" && project.Provider != user.Provider {
+		warn("provider %q ignored: your config uses %q", project.Provider, user.Provider)
+		project.Provider = ""
+	}
+	elsewhere := func(ref string) bool {
+		if strings.Contains(ref, "@") {
+			return true
+		}
+		m, err := ParseModelRef(ref)
+		return err == nil && m.Provider != user.Provider
+	}
+	for _, f := range append(slices.Clone(project.Fallback), project.Degraded) {
+		if f != "" && elsewhere(f) {
+			warn("fallback %q ignored: a project file may not name a server or another provider", f)
+		}
+	}
+	project.Fallback = slices.DeleteFunc(project.Fallback, elsewhere)
+	if project.Degraded != "" && elsewhere(project.Degraded) {
+		project.Degraded = ""
+	}
+}
+
+// untrustedPermissions drops what runs or applies without asking.
+func untrustedPermissions(project *Settings, warn func(string, ...any)) {
+	if len(project.Checks) > 0 {
+		warn("checks ignored: they run without asking")
+		project.Checks = nil
+	}
+	if len(project.Allowlist) > 0 || project.NoDefaultAllowlist {
+		warn("allowlist ignored")
+		project.Allowlist, project.NoDefaultAllowlist = nil, false
+	}
+	if project.AutoApply {
+		warn("auto_apply ignored: it sends edits to the editor without a preview")
+		project.AutoApply = false
+	}
+}
+
+// untrustedLimits drops a limit above the user's own value, or above the
+// default when the user set none. context_window is capped only by the
+// user's own value: its default depends on the model, and a larger one than
+// the model takes is refused by the provider anyway.
+func untrustedLimits(user Settings, project *Settings, warn func(string, ...any)) {
+	for _, l := range []struct {
+		name        string
+		value       *int
+		user, deflt int
+	}{
+		{"max_iterations", &project.MaxIterations, user.MaxIterations, defaultMaxIterations},
+		{"command_timeout_s", &project.CommandTimeoutS, user.CommandTimeoutS, defaultCommandTimeoutS},
+		{"max_output", &project.MaxOutput, user.MaxOutput, defaultMaxOutput},
+		{"max_trials", &project.MaxTrials, user.MaxTrials, defaultMaxTrials},
+		{"max_replans", &project.MaxReplans, user.MaxReplans, defaultMaxReplans},
+		{"context_window", &project.ContextWindow, user.ContextWindow, 0},
+	} {
+		ceiling := l.user
+		if ceiling <= 0 {
+			ceiling = l.deflt
+		}
+		if ceiling > 0 && *l.value > ceiling {
+			warn("%s = %d ignored: above your limit of %d", l.name, *l.value, ceiling)
+			*l.value = 0
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Caps is what this machine's sandbox can do, found once per process.
+type Caps struct {
+	Level       Level
+	LandlockABI int    // 0: none
+	Mounts      string // full level: "overlay", or "copy" when overlays can't be mounted
+	Cgroup      string // "v1", "v2", or "" (rlimits instead)
+	// Why says what keeps the level below full, "" at full.
+	Why string
+
+	goRoot, modCache string   // the Go toolchain and module cache, readable by commands
+	toolDirs         []string // PATH's directories and toolchain homes, readable by commands
+}
+
+// String describes the level for status lines and the trace.
+func (c Caps) String() string {
+	var parts []string
+	if c.Level == Full {
+		parts = append(parts, "namespaces", "view "+c.Mounts)
+	}
+	if c.LandlockABI > 0 {
+		parts = append(parts, fmt.Sprintf("Landlock ABI %d", c.LandlockABI))
+	}
+	if c.Level != None {
+		if c.Cgroup != "" {
+			parts = append(parts, "cgroup "+c.Cgroup)
+		} else {
+			parts = append(parts, "rlimits")
+		}
+	}
+	s := string(c.Level)
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if c.Why != "" {
+		s += ": " + c.Why
+	}
+	return s
+}
+
+var (
+	probeOnce sync.Once
+	probed    Caps
+)
+
+// Probe finds the level once per process. AGENT_LSP_SANDBOX=landlock or none
+// lowers it (to test a weaker level, or where the user wants it), never raises it.
+func Probe() Caps {
+	probeOnce.Do(func() {
+		probed = probe()
+		probed.goRoot, probed.modCache = goDirs()
+		home, _ := os.UserHomeDir()
+		probed.toolDirs = toolDirs(os.Getenv("PATH"), home)
+		switch want := Level(os.Getenv("AGENT_LSP_SANDBOX")); {
+		case want == None && probed.Level != None:
+			probed = Caps{Level: None, Why: "lowered by AGENT_LSP_SANDBOX=none", goRoot: probed.goRoot, modCache: probed.modCache}
+		case want == Landlock && probed.Level == Full:
+			probed.Level, probed.Mounts, probed.Why = Landlock, "", "lowered by AGENT_LSP_SANDBOX=landlock"
+		}
+	})
+	return probed
+}
+
+// goDirs asks the go command where its toolchain and module cache are, so
+// commands may read them.
+func goDirs() (goRoot, modCache string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "env", "GOROOT", "GOMODCACHE").Output()
+	if err != nil {
+		return "", ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		return "", ""
+	}
+	return lines[0], lines[1]
+}
+
+// toolchainHomes hold installed toolchains and nothing secret (unlike, say,
+// ~/.cargo, whose credentials.toml holds a registry token).
+var toolchainHomes = []string{".rustup", ".pyenv", ".nvm", ".volta", ".sdkman", ".asdf", ".local/share/mise", "go/bin", ".local/bin"}
+
+// toolDirs lists what commands may read besides the system: PATH's
+// directories, but never the home directory itself, an ancestor of it or a
+// relative entry, and the toolchain homes that exist.
+func toolDirs(path, home string) []string {
+	var dirs []string
+	for _, d := range filepath.SplitList(path) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		if d == "/" || (home != "" && (d == home || strings.HasPrefix(home, d+"/"))) {
+			continue
+		}
+		dirs = append(dirs, d)
+	}
+	if home != "" {
+		for _, h := range toolchainHomes {
+			if fi, err := os.Stat(filepath.Join(home, h)); err == nil && fi.IsDir() {
+				dirs = append(dirs, filepath.Join(home, h))
+			}
+		}
+	}
+	return dirs
+}

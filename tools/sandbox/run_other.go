@@ -1,0 +1,14 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"runtime"
+)
+
+func probe() Caps {
+	return Caps{Level: None, Why: "no OS sandbox on " + runtime.GOOS + " yet"}
+}
+
+func run(ctx context.Context, _ Caps, spec Spec) (Result, error) { return runPlain(ctx, spec) }

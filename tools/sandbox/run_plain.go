@@ -1,0 +1,47 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// runPlain runs the command with no OS isolation (level none): in the copy,
+// with the scrubbed environment, in its own process group so that a timeout
+// or cancellation kills every process it started.
+func runPlain(ctx context.Context, spec Spec) (Result, error) {
+	tmp, err := os.MkdirTemp("", "agent-lsp-tmp-")
+	if err != nil {
+		return Result{}, err
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.CommandContext(ctx, "bash", "-c", spec.Command)
+	cmd.Dir = spec.View.Copy
+	cmd.Env = environ(spec.Env, spec.Home, tmp, spec.Cache, Probe().modCache)
+	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = spec.WaitDelay
+	start := time.Now()
+	err = cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // a background child must not outlive the command
+	}
+	res := Result{Duration: time.Since(start)}
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return res, ctx.Err()
+	case errors.As(err, &exitErr):
+		res.ExitCode = exitErr.ExitCode()
+	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		return res, fmt.Errorf("execute_command: %w", err)
+	}
+	return res, nil
+}

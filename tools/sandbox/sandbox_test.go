@@ -1,0 +1,166 @@
+package sandbox
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// world is a workspace with a .git, an overlay's dirs, private dirs, and a
+// secret outside all of them.
+type world struct {
+	ws, upper, work, home, cache, secret string
+}
+
+func newWorld(t testing.TB) world {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := world{ws: filepath.Join(root, "ws"), upper: filepath.Join(root, "upper"), work: filepath.Join(root, "work"),
+		home: filepath.Join(root, "home"), cache: filepath.Join(root, "cache"), secret: filepath.Join(root, "secret")}
+	for _, d := range []string{filepath.Join(w.ws, ".git"), w.upper, w.work, w.home, w.cache} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, content := range map[string]string{filepath.Join(w.ws, "a.txt"): "lower\n", filepath.Join(w.ws, ".git", "config"): "[core]\n", w.secret: "TOP-SECRET\n"} {
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+func (w world) spec(command string, out, errs *strings.Builder) Spec {
+	return Spec{Command: command, View: View{Root: w.ws, Lower: w.ws, Upper: w.upper, Work: w.work},
+		Home: w.home, Cache: w.cache, Env: append(os.Environ(), "OPENAI_API_KEY=sk-canary", "AGENT_LSP_MODEL=x"),
+		Stdout: out, Stderr: errs}
+}
+
+func needFull(t *testing.T) {
+	t.Helper()
+	if c := Probe(); c.Level != Full {
+		t.Skipf("sandbox level here is %s: this kernel refuses namespaces or Landlock", c)
+	}
+}
+
+func TestFullLevelSeesTheViewAndNothingElse(t *testing.T) {
+	needFull(t)
+	w := newWorld(t)
+	var out, errs strings.Builder
+	res, err := Run(context.Background(), w.spec(`pwd; cat a.txt; echo new > b.txt; echo changed > a.txt
+touch .git/hook 2>/dev/null || echo git-read-only
+cat `+w.secret+` 2>/dev/null || echo secret-unreadable
+ls `+filepath.Dir(w.ws)+` 2>/dev/null || echo parent-unlistable
+echo "pid 1 is $(tr '\0' ' ' < /proc/1/cmdline)"; env`, &out, &errs))
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("res %+v err %v\n%s%s", res, err, out.String(), errs.String())
+	}
+	got := out.String()
+	for _, want := range []string{w.ws + "\nlower\n", "git-read-only", "secret-unreadable", "parent-unlistable", "pid 1 is " + helperName, "HOME=" + w.home} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	for _, leak := range []string{"sk-canary", "AGENT_LSP_MODEL", "TOP-SECRET"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("output holds %q:\n%s", leak, got)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(w.ws, "a.txt")); string(data) != "lower\n" {
+		t.Errorf("the workspace changed: %q", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(w.upper, "b.txt")); string(data) != "new\n" {
+		t.Errorf("the command's write is not in the upper dir: %q", data)
+	}
+}
+
+func TestFullLevelSetUpFailureIsAnError(t *testing.T) {
+	needFull(t)
+	w := newWorld(t)
+	var out, errs strings.Builder
+	spec := w.spec("echo ran", &out, &errs)
+	spec.View.Upper = filepath.Join(w.upper, "missing")
+	_, err := Run(context.Background(), spec)
+	if err == nil || !strings.Contains(err.Error(), "overlay") || strings.Contains(out.String(), "ran") {
+		t.Fatalf("err %v, output %q: want a set-up error and nothing run", err, out.String())
+	}
+}
+
+// TestLandlockLevelConfines runs the level a machine without user
+// namespaces gets: the command in a copy, Landlock around it.
+func TestLandlockLevelConfines(t *testing.T) {
+	abi := landlockABI()
+	if abi == 0 {
+		t.Skip("this kernel has no Landlock")
+	}
+	w := newWorld(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	connected := make(chan bool, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			connected <- true
+			c.Close()
+		}
+	}()
+	var out, errs strings.Builder
+	spec := w.spec(`echo copy > mine.txt && cat mine.txt
+echo x > `+w.secret+` 2>/dev/null || echo outside-read-only
+cat `+w.secret+` 2>/dev/null || echo secret-unreadable
+echo leak > /dev/tcp/`+strings.Replace(ln.Addr().String(), ":", "/", 1)+` 2>/dev/null || echo tcp-refused`, &out, &errs)
+	spec.View = View{Root: w.ws, Copy: w.ws}
+	res, err := run(context.Background(), Caps{Level: Landlock, LandlockABI: abi}, spec)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("res %+v err %v\n%s%s", res, err, out.String(), errs.String())
+	}
+	wants := []string{"copy\n", "outside-read-only", "secret-unreadable"}
+	if abi >= 4 {
+		wants = append(wants, "tcp-refused")
+	}
+	for _, want := range wants {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	select {
+	case <-connected:
+		t.Error("a TCP connection reached the host")
+	default:
+	}
+}
+
+func TestEnvironmentAllowlist(t *testing.T) {
+	env := environ([]string{"PATH=/bin", "LC_ALL=C", "GOFLAGS=-toolexec=x", "GIT_CONFIG_PARAMETERS=x", "LD_PRELOAD=x", "BASH_ENV=x",
+		"OPENAI_API_KEY=k", "GITHUB_TOKEN=t", "AGENT_LSP_PROVIDER=p", "AWS_SECRET_ACCESS_KEY=s", "HOME=/root"}, "/h", "/t", "/c", "")
+	joined := strings.Join(env, "\n")
+	for _, want := range []string{"PATH=/bin", "LC_ALL=C", "HOME=/h", "TMPDIR=/t", "GOCACHE=/c/go-build"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("environment lacks %s", want)
+		}
+	}
+	for _, gone := range []string{"GOFLAGS", "GIT_CONFIG_PARAMETERS", "LD_PRELOAD", "BASH_ENV", "OPENAI_API_KEY", "GITHUB_TOKEN", "AGENT_LSP", "AWS_SECRET", "HOME=/root"} {
+		if strings.Contains(joined, gone) {
+			t.Errorf("environment holds %s:\n%s", gone, joined)
+		}
+	}
+}
+
+func TestToolDirsNeverIncludeHome(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".rustup"), 0o755)
+	os.MkdirAll(filepath.Join(home, ".cargo", "bin"), 0o755)
+	got := toolDirs(strings.Join([]string{"/usr/bin", home, filepath.Dir(home), "/", "relative/bin", filepath.Join(home, ".cargo", "bin")}, ":"), home)
+	want := []string{"/usr/bin", filepath.Join(home, ".cargo", "bin"), filepath.Join(home, ".rustup")}
+	if strings.Join(got, ":") != strings.Join(want, ":") {
+		t.Fatalf("toolDirs = %v, want %v", got, want)
+	}
+}
