@@ -103,6 +103,12 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	add("Write tests with agent", kindRewrite, askArgs{Prompt: "Write tests for this code, following the project's existing test conventions.", URI: u, Range: &r}, nil)
 	add("Document with agent", kindRewrite, askArgs{Prompt: "Write documentation comments for this code in the language's usual style. Change no behaviour.", URI: u, Range: &r}, nil)
 	add("Review file with agent", kindSource, askArgs{Prompt: "Review this file: list bugs, risks and unclear code, most important first. Change nothing.", URI: u}, nil)
+	// Notes the agent proposed wait for the user; Helix has no other way in.
+	if _, err := s.notesRun(""); err == nil && wanted(kindSource) {
+		kind := kindSource
+		title := "Keep the agent's notes"
+		actions = append(actions, &protocol.CodeAction{Title: title, Kind: &kind, Command: protocol.Command{Title: title, Command: cmdKeepNotes}})
+	}
 	return actions, nil
 }
 

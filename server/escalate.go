@@ -83,11 +83,12 @@ func (s *Server) continueRun(ctx context.Context, prev *run, settings config.Set
 		return
 	}
 	prev.mu.Lock()
-	ws := prev.ws
+	ws, notes := prev.ws, prev.notes
 	prev.mu.Unlock()
 	s.mu.Lock()
 	r := s.newRunLocked(prev.session, prev.prompt, settings, prev.history)
-	r.ws, r.continued = ws, true
+	// The history says which notes were proposed: they go on waiting with the run.
+	r.ws, r.notes, r.continued = ws, notes, true
 	s.mu.Unlock()
 	s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s continues %s on %s", r.id, prev.id, provider.Name()))
 	s.startRun(r, provider)

@@ -61,6 +61,20 @@ func TestRememberedNoteWaitsUntilKept(t *testing.T) {
 	if strings.Contains(systemPrompt(srv.Requests()[2]), "evil.example") {
 		t.Fatal("a note nobody kept reached the next run")
 	}
+	keepAction := func() bool {
+		u := f.uri("README.md")
+		f.editor.Open(u, "# readme\n")
+		for _, a := range codeActions(t, f, map[string]any{"textDocument": map[string]any{"uri": u},
+			"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 0}}, "context": map[string]any{}}) {
+			if a.Title == "Keep the agent's notes" && a.Command.Command == "agent.keepNotes" {
+				return true
+			}
+		}
+		return false
+	}
+	if !keepAction() {
+		t.Fatal("no code action keeps the waiting notes (Helix's only way in)")
+	}
 	// Helix's :lsp-workspace-command passes the id as a bare word.
 	var kept struct {
 		ID    string   `json:"id"`
@@ -72,6 +86,9 @@ func TestRememberedNoteWaitsUntilKept(t *testing.T) {
 	}
 	if err := f.editor.Command("agent.keepNotes", res.RunID, nil); err == nil {
 		t.Fatal("notes kept twice")
+	}
+	if keepAction() {
+		t.Fatal("the keep-notes action is still offered with nothing waiting")
 	}
 	f.ask(map[string]any{"prompt": "again", "wait": true})
 	if !strings.Contains(systemPrompt(srv.Requests()[3]), "- "+injected) {
