@@ -102,7 +102,7 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 		if ws, err = tools.NewWorkspace(root, s.docs); err != nil {
 			return "", err
 		}
-		ws.SetSandbox(tools.SandboxOptions{Dir: filepath.Join(s.opts.CacheDir, "sandbox"), Network: settings.SandboxNetwork})
+		ws.SetSandbox(tools.SandboxOptions{Dir: filepath.Join(s.opts.CacheDir, "sandbox"), Network: settings.SandboxNetwork.Allows(ws.Root(), s.opts.Env("HOME"))})
 		r.mu.Lock()
 		r.ws = ws
 		r.mu.Unlock()

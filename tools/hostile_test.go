@@ -35,11 +35,16 @@ type hostile struct {
 	tcpAddr, udpAddr      string
 }
 
-func needFullSandbox(t *testing.T) {
+// needSandbox skips where there is no OS sandbox at all. The corpus runs at
+// full level here and, with AGENT_LSP_SANDBOX=landlock (make check does both),
+// at the level a machine without user namespaces gets.
+func needSandbox(t *testing.T) sandbox.Level {
 	t.Helper()
-	if c := sandbox.Probe(); c.Level != sandbox.Full {
-		t.Skipf("the sandbox here is %s, not full: this kernel refuses what the containment test needs", c)
+	c := sandbox.Probe()
+	if c.Level == sandbox.None {
+		t.Skipf("no OS sandbox here (%s): nothing would contain these attacks", c)
 	}
+	return c.Level
 }
 
 func newHostile(t *testing.T, files map[string]string, limits sandbox.Limits) *hostile {
@@ -123,7 +128,8 @@ func (h *hostile) assertContained(t *testing.T, out string) {
 	if n := h.tcpConns.Load(); n != 0 {
 		t.Errorf("%d TCP connections reached the host's listener", n)
 	}
-	if n := h.udpBytes.Load(); n != 0 {
+	// Landlock has no UDP rules: only the network namespace stops UDP (README).
+	if n := h.udpBytes.Load(); n != 0 && sandbox.Probe().Level == sandbox.Full {
 		t.Errorf("%d UDP bytes reached the host's listener", n)
 	}
 }
@@ -166,7 +172,7 @@ func TestEvil(t *testing.T) {
 `
 
 func TestHostileGoTestIsContained(t *testing.T) {
-	needFullSandbox(t)
+	level := needSandbox(t)
 	home, _ := os.UserHomeDir()
 	marker := toolstest.Marker()
 	h := newHostile(t, map[string]string{"go.mod": "module evil\n\ngo 1.22\n", "evil.go": "package evil\n"}, sandbox.Limits{})
@@ -177,8 +183,8 @@ func TestHostileGoTestIsContained(t *testing.T) {
 	if !strings.Contains(out, "=== RUN   TestEvil") || !strings.Contains(out, "secret:") {
 		t.Fatalf("the agent's test did not run:\n%s", out)
 	}
-	if len(h.approver.asked) != 0 {
-		t.Errorf("go test asked for approval at level full: %v", h.approver.asked)
+	if asked := len(h.approver.asked) > 0; asked != (level != sandbox.Full) {
+		t.Errorf("at level %s go test asked for approval: %v", level, h.approver.asked)
 	}
 	h.assertContained(t, out)
 	if _, err := os.Stat(filepath.Join(home, ".agent-lsp-canary")); err == nil {
@@ -194,7 +200,7 @@ func TestHostileGoTestIsContained(t *testing.T) {
 }
 
 func TestHostileShellIsContained(t *testing.T) {
-	needFullSandbox(t)
+	needSandbox(t)
 	marker := toolstest.Marker()
 	h := newHostile(t, map[string]string{"main.go": "package main\n"}, sandbox.Limits{Processes: 64, FileSize: 4 << 20})
 	before := snapshot(t, h.root)
@@ -209,6 +215,7 @@ func TestHostileShellIsContained(t *testing.T) {
 		{"setsid child", "setsid sleep " + marker + " & echo started"},
 		{"ignores SIGTERM", "trap '' TERM; (trap '' TERM; sleep " + marker + ") & echo started"},
 		{"git hooks", "echo 'touch " + filepath.Join(h.outside, "canary") + "' > .git/hooks/post-checkout; git status"},
+		{"environment prefix", `GIT_CONFIG_PARAMETERS="'core.fsmonitor'='touch ` + filepath.Join(h.outside, "canary") + `'" git status; BASH_ENV=/dev/stdin bash -c 'cat ` + filepath.Join(h.outside, "secret") + `' <<< 'cat ` + filepath.Join(h.outside, "secret") + `'`},
 		{"before any staging", "sort -o main.go main.go; echo x >> main.go; go build -o app . ; go test -cpuprofile cpu.out ./... "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -237,6 +244,7 @@ func TestHostileShellIsContained(t *testing.T) {
 // TestSandboxTimeoutKillsWhatIgnoresSIGTERM checks the timeout reaches a
 // process that ignores SIGTERM and one that left the process group.
 func TestSandboxTimeoutKillsWhatIgnoresSIGTERM(t *testing.T) {
+	needSandbox(t) // at level none a setsid child escapes the process group
 	marker := toolstest.Marker()
 	h := newHostile(t, map[string]string{"a.txt": "a\n"}, sandbox.Limits{})
 	start := time.Now()
@@ -251,7 +259,7 @@ func TestSandboxTimeoutKillsWhatIgnoresSIGTERM(t *testing.T) {
 }
 
 func TestSmallModuleTestsPassInsideAndReadOnlyCommandsNeedNoApproval(t *testing.T) {
-	needFullSandbox(t)
+	level := needSandbox(t)
 	h := newHostile(t, map[string]string{
 		"go.mod":       "module small\n\ngo 1.22\n",
 		"add.go":       "package small\n\nfunc Add(a, b int) int { return a + b }\n",
@@ -259,15 +267,23 @@ func TestSmallModuleTestsPassInsideAndReadOnlyCommandsNeedNoApproval(t *testing.
 		"README.md":    "# small\n",
 		"sub/notes.md": "notes about Add\n",
 	}, sandbox.Limits{})
-	h.approver.decision = Deny
+	// At full level nothing here asks; below it, what runs the module's code does.
+	var wantAsked []string
 	for _, c := range []string{"go test ./...", "go vet ./...", "go build ./...", "ls -la", "cat add.go", "grep -rn Add .",
-		"head -n 1 README.md", "find . -name '*.go'", "wc -l add.go sub/notes.md", "git status || true"} {
+		"head -n 1 README.md", "find . -name '*.go'", "wc -l add.go sub/notes.md", "git status"} {
 		res := call(t, h.reg, "execute_command", map[string]any{"command": c})
 		if res.IsError {
 			t.Errorf("%s failed inside the sandbox:\n%s", c, res.Text)
 		}
+		if level != sandbox.Full && strings.HasPrefix(c, "go ") {
+			wantAsked = append(wantAsked, c)
+		}
 	}
-	if len(h.approver.asked) != 0 {
-		t.Errorf("read-only commands asked for approval: %+v", h.approver.asked)
+	var asked []string
+	for _, a := range h.approver.asked {
+		asked = append(asked, a.Command)
+	}
+	if !reflect.DeepEqual(asked, wantAsked) {
+		t.Errorf("at level %s these asked for approval: %q, want %q", level, asked, wantAsked)
 	}
 }

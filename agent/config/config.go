@@ -63,7 +63,7 @@ type Settings struct {
 	// for settings without a machine scope, Helix's .helix/languages.toml,
 	// Neovim's exrc), so a cloned repository could reach the network from a
 	// command it got allowed.
-	SandboxNetwork bool `toml:"sandbox_network" json:"-"`
+	SandboxNetwork NetworkOptIn `toml:"sandbox_network" json:"-"`
 
 	// Secrets, from the environment only.
 	OpenAIKey string `toml:"-" json:"-"`
@@ -98,9 +98,9 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 		if !s.TrustProjectConfig {
 			warnings = append(warnings, untrusted(p, s, &project)...)
 		}
-		if project.SandboxNetwork {
+		if len(project.SandboxNetwork) > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: sandbox_network ignored: only your own config can give commands the network", p))
-			project.SandboxNetwork = false
+			project.SandboxNetwork = nil
 		}
 		project.TrustProjectConfig = s.TrustProjectConfig
 		s = Merge(s, project)

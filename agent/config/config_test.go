@@ -173,19 +173,43 @@ func TestSandboxNetworkOnlyFromTheUsersOwnConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.SandboxNetwork || len(warnings) != 1 || !strings.Contains(warnings[0], "sandbox_network ignored") {
+	if len(s.SandboxNetwork) > 0 || len(warnings) != 1 || !strings.Contains(warnings[0], "sandbox_network ignored") {
 		t.Fatalf("even a trusted project may not open the network: %v %q", s.SandboxNetwork, warnings)
 	}
 	write(t, filepath.Join(home, "agent-lsp", "config.toml"), "sandbox_network = true\n")
 	write(t, filepath.Join(ws, ".agent-lsp.toml"), "model = \"m\"\n")
-	if s, _, _ = Load(ws, env); !s.SandboxNetwork {
+	if s, _, _ = Load(ws, env); !s.SandboxNetwork.Allows(ws, home) {
 		t.Fatal("the user's own sandbox_network = true was not honoured")
 	}
 	var lsp Settings
-	if err := json.Unmarshal([]byte(`{"sandboxNetwork": true, "sandbox_network": true, "SandboxNetwork": true}`), &lsp); err != nil || lsp.SandboxNetwork {
+	if err := json.Unmarshal([]byte(`{"sandboxNetwork": true, "sandbox_network": true, "SandboxNetwork": true}`), &lsp); err != nil || len(lsp.SandboxNetwork) > 0 {
 		t.Fatalf("LSP settings set sandbox_network: %v", err)
 	}
-	if Merge(Settings{}, Settings{SandboxNetwork: true}).SandboxNetwork || !Merge(s, Settings{}).SandboxNetwork {
+	if len(Merge(Settings{}, Settings{SandboxNetwork: NetworkOptIn{"*"}}).SandboxNetwork) > 0 || len(Merge(s, Settings{}).SandboxNetwork) == 0 {
 		t.Fatal("Merge must keep the base's sandbox_network and never take it from over")
+	}
+}
+
+func TestSandboxNetworkIsPerWorkspace(t *testing.T) {
+	home := t.TempDir()
+	api, web, other := filepath.Join(home, "src", "api"), filepath.Join(home, "work", "web"), filepath.Join(home, "src", "other")
+	for _, d := range []string{api, web, other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(home, "agent-lsp", "config.toml"), "sandbox_network = [\"~/src/api\", \"~/work/*\"]\n")
+	s, _, err := Load(other, envOf(map[string]string{"XDG_CONFIG_HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for root, want := range map[string]bool{api: true, web: true, other: false, home: false} {
+		if got := s.SandboxNetwork.Allows(root, home); got != want {
+			t.Errorf("network for %s: %v, want %v", root, got, want)
+		}
+	}
+	write(t, filepath.Join(home, "agent-lsp", "config.toml"), "sandbox_network = 3\n")
+	if _, _, err := Load(other, envOf(map[string]string{"XDG_CONFIG_HOME": home})); err == nil || !strings.Contains(err.Error(), "sandbox_network") {
+		t.Fatalf("a malformed sandbox_network must be a clear error, got %v", err)
 	}
 }

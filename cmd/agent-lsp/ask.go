@@ -63,7 +63,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	defer ws.Close() // the sandbox's view, if commands needed one
-	ws.SetSandbox(tools.SandboxOptions{Dir: sandboxDir(env), Network: settings.SandboxNetwork})
+	ws.SetSandbox(tools.SandboxOptions{Dir: sandboxDir(env), Network: settings.SandboxNetwork.Allows(ws.Root(), env("HOME"))})
 	fmt.Fprintf(stderr, "[SANDBOX] commands run at level %s\n", tools.SandboxLevel())
 	memory := agent.NewMemory(agent.StateDir(env, ws.Root()))
 	a, err := agent.Build(agent.Setup{

@@ -32,6 +32,7 @@ type helperSpec struct {
 	Dir        string
 	Env        []string
 	Namespaces bool // set up the mount namespace (full level)
+	OwnNetwork bool // in a network namespace of its own: bring its loopback up
 	View       View
 	ReadOnly   []string // paths under View.Root made read-only (.git)
 	Landlock   *landlockRules
@@ -79,6 +80,8 @@ func helperRun(spec helperSpec) (int, error) {
 		if err := setUpMounts(spec); err != nil {
 			return 0, err
 		}
+	}
+	if spec.OwnNetwork {
 		if err := loopbackUp(); err != nil {
 			return 0, fmt.Errorf("loopback: %w", err)
 		}

@@ -105,7 +105,7 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 		if spec.Network {
 			flags &^= syscall.CLONE_NEWNET
 		}
-		hs.Namespaces, hs.View, hs.Dir = true, spec.View, spec.View.Root
+		hs.Namespaces, hs.OwnNetwork, hs.View, hs.Dir = true, !spec.Network, spec.View, spec.View.Root
 		hs.ReadOnly = []string{filepath.Join(spec.View.Root, ".git")}
 		hs.Landlock.RW = append(hs.Landlock.RW, spec.View.Root)
 	} else {

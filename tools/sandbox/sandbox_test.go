@@ -164,3 +164,34 @@ func TestToolDirsNeverIncludeHome(t *testing.T) {
 		t.Fatalf("toolDirs = %v, want %v", got, want)
 	}
 }
+
+func TestNetworkOnlyWithTheOptIn(t *testing.T) {
+	needFull(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	connect := "echo hi > /dev/tcp/" + strings.Replace(ln.Addr().String(), ":", "/", 1) + " && echo connected"
+	for _, network := range []bool{false, true} {
+		w := newWorld(t)
+		var out, errs strings.Builder
+		spec := w.spec(connect, &out, &errs)
+		spec.Network = network
+		if _, err := Run(context.Background(), spec); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out.String(), "connected"); got != network {
+			t.Errorf("network %v: connected %v (%s%s)", network, got, out.String(), errs.String())
+		}
+	}
+}
