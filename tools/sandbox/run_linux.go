@@ -2,14 +2,11 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -124,7 +121,7 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 		hs.Rlimits = append(hs.Rlimits, rlimit{unix.RLIMIT_NPROC, uint64(limits.Processes)}, rlimit{unix.RLIMIT_DATA, uint64(limits.Memory)})
 	}
 	start := time.Now()
-	report, err := startHelper(ctx, hs, flags, cg, spec.Stdout, spec.Stderr, spec.WaitDelay)
+	report, err := startHelper(ctx, hs, flags, cg, spec.Stdout, spec.Stderr)
 	res := Result{Duration: time.Since(start)}
 	var exitErr *exec.ExitError
 	switch {
@@ -141,92 +138,4 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 		return res, fmt.Errorf("sandbox: %w", err)
 	}
 	return res, nil
-}
-
-// startHelper re-executes this binary as the helper in new namespaces
-// (flags), places it in cg before it may fork, sends it spec and waits. It
-// returns the helper's report: empty when the command ran, else why the
-// isolation could not be set up (or, for a probe, what works).
-func startHelper(ctx context.Context, spec helperSpec, flags uintptr, cg *cgroup, stdout, stderr io.Writer, waitDelay ...time.Duration) (string, error) {
-	specR, specW, err := os.Pipe()
-	if err != nil {
-		return "", err
-	}
-	reportR, reportW, err := os.Pipe()
-	if err != nil {
-		specR.Close()
-		specW.Close()
-		return "", err
-	}
-	defer reportR.Close()
-	cmd := exec.CommandContext(ctx, "/proc/self/exe")
-	cmd.Args[0] = helperName
-	cmd.Env = append([]string{}, spec.Env...) // never nil (nil inherits ours): the helper's environ shows nothing secret either
-	cmd.ExtraFiles = []*os.File{specR, reportW}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: flags == 0}
-	if flags != 0 {
-		cmd.SysProcAttr.Cloneflags = flags
-		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
-		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
-	}
-	cmd.Cancel = func() error { return killHelper(cmd, flags, cg) }
-	if len(waitDelay) > 0 {
-		cmd.WaitDelay = waitDelay[0]
-	}
-	// Pdeathsig fires when the thread that started the helper ends, not the
-	// process: keep this goroutine on its thread until the helper is done.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	err = cmd.Start()
-	specR.Close()
-	reportW.Close()
-	if err != nil {
-		specW.Close()
-		return "", err
-	}
-	if cg != nil {
-		defer cg.remove()
-		if err := cg.add(cmd.Process.Pid); err != nil {
-			specW.Close()
-			killHelper(cmd, flags, cg)
-			cmd.Wait()
-			return "", fmt.Errorf("cgroup: %w", err)
-		}
-	}
-	err = json.NewEncoder(specW).Encode(spec)
-	specW.Close()
-	waitErr := cmd.Wait()
-	// Whatever it left behind below full (background or setsid children); at
-	// full level the pid namespace died with the helper.
-	if flags == 0 {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	if cg != nil {
-		cg.kill()
-	}
-	report, _ := io.ReadAll(io.LimitReader(reportR, 64<<10))
-	if err != nil && len(report) == 0 {
-		return "", fmt.Errorf("sending the spec: %w", err)
-	}
-	return strings.TrimSpace(string(report)), waitErr
-}
-
-// killHelper ends the command and everything it started: at full level the
-// helper is pid 1 of its namespace, and the kernel kills the rest with it;
-// below, its process group and its cgroup.
-func killHelper(cmd *exec.Cmd, flags uintptr, cg *cgroup) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	pid := cmd.Process.Pid
-	if flags == 0 {
-		syscall.Kill(-pid, syscall.SIGKILL)
-	} else {
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
-	if cg != nil {
-		cg.kill()
-	}
-	return nil
 }

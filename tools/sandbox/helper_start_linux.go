@@ -1,0 +1,212 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// A helper's start (the re-exec, the Go runtime and package initialisation)
+// is most of a command's set-up time, and needs nothing of the command: so
+// one helper per kind of namespaces is started ahead, blocked reading its
+// spec, and the next command takes it. An idle helper holds no secret: it
+// starts with an empty environment and gets everything in its spec.
+
+// helperProc is a started helper, not yet given its spec.
+type helperProc struct {
+	cmd            *exec.Cmd
+	flags          uintptr
+	specW          *os.File
+	reportR        *os.File
+	stdout, stderr relay
+	done           chan error // cmd.Wait's result
+}
+
+// relay forwards the helper's output to the command's writer, known only
+// when the helper is taken.
+type relay struct {
+	mu sync.Mutex // guards w
+	w  io.Writer
+}
+
+func (r *relay) set(w io.Writer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.w = w
+}
+
+func (r *relay) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.w == nil {
+		return len(p), nil
+	}
+	return r.w.Write(p)
+}
+
+var (
+	warmMu sync.Mutex                  // guards warm
+	warm   = map[uintptr]*helperProc{} // by clone flags: the helper started ahead
+)
+
+// takeHelper returns the helper started ahead for flags, or starts one, and
+// starts the next one ahead in the background.
+func takeHelper(flags uintptr) (*helperProc, error) {
+	warmMu.Lock()
+	h := warm[flags]
+	delete(warm, flags)
+	warmMu.Unlock()
+	go func() {
+		next, err := spawnHelper(flags)
+		if err != nil {
+			return
+		}
+		warmMu.Lock()
+		defer warmMu.Unlock()
+		if warm[flags] == nil {
+			warm[flags] = next
+			return
+		}
+		next.kill()
+		<-next.done
+	}()
+	if h != nil && h.alive() {
+		return h, nil
+	}
+	return spawnHelper(flags)
+}
+
+// spawnHelper starts a helper in new namespaces (flags; 0: none). The
+// goroutine that starts it keeps its thread until the helper is done:
+// Pdeathsig fires when that thread ends, not when the process does.
+func spawnHelper(flags uintptr) (*helperProc, error) {
+	started := make(chan error, 1)
+	h := &helperProc{flags: flags, done: make(chan error, 1)}
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := h.start()
+		started <- err
+		if err == nil {
+			h.done <- h.cmd.Wait()
+		}
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *helperProc) start() error {
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	reportR, reportW, err := os.Pipe()
+	if err != nil {
+		specR.Close()
+		specW.Close()
+		return err
+	}
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args[0] = helperName
+	cmd.Env = []string{} // never nil (nil inherits ours): the helper's environ shows nothing
+	cmd.ExtraFiles = []*os.File{specR, reportW}
+	cmd.Stdout, cmd.Stderr = &h.stdout, &h.stderr
+	// A grandchild that escaped could hold the pipes open; don't wait for it.
+	cmd.WaitDelay = time.Second
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: h.flags == 0}
+	if h.flags != 0 {
+		cmd.SysProcAttr.Cloneflags = h.flags
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+	}
+	err = cmd.Start()
+	specR.Close()
+	reportW.Close()
+	if err != nil {
+		specW.Close()
+		reportR.Close()
+		return err
+	}
+	h.cmd, h.specW, h.reportR = cmd, specW, reportR
+	return nil
+}
+
+// alive reports whether the helper is still waiting for its spec.
+func (h *helperProc) alive() bool {
+	select {
+	case err := <-h.done:
+		h.done <- err
+		return false
+	default:
+		return true
+	}
+}
+
+// kill ends the helper and everything it started: at full level it is pid 1
+// of its namespace and the kernel kills the rest with it; below, its process
+// group.
+func (h *helperProc) kill() {
+	pid := h.cmd.Process.Pid
+	if h.flags == 0 {
+		pid = -pid
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// startHelper runs spec in a helper for flags: places it in cg before it may
+// fork, sends the spec and waits, killing everything at ctx's end. It
+// returns the helper's report: empty when the command ran, else why the
+// isolation could not be set up (or, for a probe, what works).
+func startHelper(ctx context.Context, spec helperSpec, flags uintptr, cg *cgroup, stdout, stderr io.Writer) (string, error) {
+	h, err := takeHelper(flags)
+	if err != nil {
+		return "", err
+	}
+	defer h.reportR.Close()
+	h.stdout.set(stdout)
+	h.stderr.set(stderr)
+	if cg != nil {
+		defer cg.remove()
+		if err := cg.add(h.cmd.Process.Pid); err != nil {
+			h.specW.Close()
+			h.kill()
+			<-h.done
+			return "", fmt.Errorf("cgroup: %w", err)
+		}
+	}
+	sendErr := json.NewEncoder(h.specW).Encode(spec)
+	h.specW.Close()
+	var waitErr error
+	select {
+	case waitErr = <-h.done:
+	case <-ctx.Done():
+		h.kill()
+		if cg != nil {
+			cg.kill()
+		}
+		waitErr = <-h.done
+	}
+	// Whatever it left behind below full (background or setsid children); at
+	// full level the pid namespace died with the helper.
+	if flags == 0 {
+		h.kill()
+	}
+	if cg != nil {
+		cg.kill()
+	}
+	report, _ := io.ReadAll(io.LimitReader(h.reportR, 64<<10))
+	if sendErr != nil && len(report) == 0 {
+		return "", fmt.Errorf("sending the spec: %w", sendErr)
+	}
+	return strings.TrimSpace(string(report)), waitErr
+}
