@@ -109,7 +109,9 @@ func helperRun(spec helperSpec) (int, error) {
 	pid, err := syscall.ForkExec(spec.Argv[0], spec.Argv, &syscall.ProcAttr{
 		Dir: spec.Dir, Env: spec.Env,
 		Files: []uintptr{null.Fd(), 1, 2},
-		Sys:   &syscall.SysProcAttr{Setpgid: !spec.Namespaces},
+		// Below full, no pid namespace ends the command with the helper:
+		// at least the command itself dies with it.
+		Sys: &syscall.SysProcAttr{Setpgid: !spec.Namespaces, Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
 		return 0, fmt.Errorf("starting %s: %w", spec.Argv[0], err)
