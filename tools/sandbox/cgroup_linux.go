@@ -134,3 +134,21 @@ func (cg *cgroup) remove() {
 		}
 	}
 }
+
+// removeStaleCgroups removes the empty cgroups of agent-lsp processes that
+// died without removing them (killed mid-command).
+func removeStaleCgroups() {
+	_, parents := cgroupParents()
+	for _, parent := range parents {
+		entries, _ := os.ReadDir(parent)
+		for _, e := range entries {
+			var pid, seq int
+			if _, err := fmt.Sscanf(e.Name(), "agent-lsp-%d-%d", &pid, &seq); err != nil || !e.IsDir() {
+				continue
+			}
+			if syscall.Kill(pid, 0) == syscall.ESRCH {
+				os.Remove(filepath.Join(parent, e.Name())) // fails, harmlessly, if not empty
+			}
+		}
+	}
+}

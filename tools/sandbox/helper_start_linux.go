@@ -53,31 +53,32 @@ func (r *relay) Write(p []byte) (int, error) {
 }
 
 var (
-	warmMu sync.Mutex                  // guards warm
-	warm   = map[uintptr]*helperProc{} // by clone flags: the helper started ahead
+	warmMu       sync.Mutex                  // guards warm and warmStarting
+	warm         = map[uintptr]*helperProc{} // by clone flags: the helper started ahead
+	warmStarting = map[uintptr]bool{}        // a helper is being started ahead for these flags
 )
 
 // takeHelper returns the helper started ahead for flags, or starts one, and
-// starts the next one ahead in the background.
+// has the next one started ahead in the background — one at a time, so that
+// many commands at once don't start as many spares.
 func takeHelper(flags uintptr) (*helperProc, error) {
 	warmMu.Lock()
 	h := warm[flags]
 	delete(warm, flags)
+	refill := !warmStarting[flags]
+	warmStarting[flags] = true
 	warmMu.Unlock()
-	go func() {
-		next, err := spawnHelper(flags)
-		if err != nil {
-			return
-		}
-		warmMu.Lock()
-		defer warmMu.Unlock()
-		if warm[flags] == nil {
-			warm[flags] = next
-			return
-		}
-		next.kill()
-		<-next.done
-	}()
+	if refill {
+		go func() {
+			next, err := spawnHelper(flags)
+			warmMu.Lock()
+			defer warmMu.Unlock()
+			warmStarting[flags] = false
+			if err == nil {
+				warm[flags] = next
+			}
+		}()
+	}
 	if h != nil && h.alive() {
 		return h, nil
 	}
@@ -176,7 +177,9 @@ func startHelper(ctx context.Context, spec helperSpec, flags uintptr, cg *cgroup
 	h.stdout.set(stdout)
 	h.stderr.set(stderr)
 	if cg != nil {
-		defer cg.remove()
+		// Removal waits for the kernel to finish with the killed processes:
+		// nothing the command's result needs to wait for.
+		defer func() { go cg.remove() }()
 		if err := cg.add(h.cmd.Process.Pid); err != nil {
 			h.specW.Close()
 			h.kill()

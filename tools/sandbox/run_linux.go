@@ -30,6 +30,7 @@ func probe() Caps {
 		c.Level, c.Why = None, "this kernel has no Landlock"
 		return c
 	}
+	removeStaleCgroups()
 	if cg, err := newCgroup(Limits{}.withDefaults()); err == nil {
 		cg.remove()
 		c.Cgroup, _ = cgroupParents()

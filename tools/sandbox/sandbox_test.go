@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -192,6 +194,35 @@ func TestNetworkOnlyWithTheOptIn(t *testing.T) {
 		}
 		if got := strings.Contains(out.String(), "connected"); got != network {
 			t.Errorf("network %v: connected %v (%s%s)", network, got, out.String(), errs.String())
+		}
+	}
+}
+
+func TestStaleCgroupsOfDeadProcessesAreRemoved(t *testing.T) {
+	_, parents := cgroupParents()
+	if Probe().Cgroup == "" || len(parents) == 0 {
+		t.Skip("this process may not make cgroups here")
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var made []string
+	for _, parent := range parents {
+		for _, pid := range []int{dead.Process.Pid, os.Getpid()} {
+			dir := filepath.Join(parent, fmt.Sprintf("agent-lsp-%d-999", pid))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			made = append(made, dir)
+			t.Cleanup(func() { os.Remove(dir) })
+		}
+	}
+	removeStaleCgroups()
+	for _, dir := range made {
+		_, err := os.Stat(dir)
+		if stale := strings.Contains(dir, fmt.Sprint(dead.Process.Pid)); stale != os.IsNotExist(err) {
+			t.Errorf("%s: exists %v, want removed only if its process is dead", dir, err == nil)
 		}
 	}
 }
