@@ -83,6 +83,13 @@ func Main(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	// The go command the tests start (to build the binary) keeps the
+	// developer's build cache, which defaults to one under XDG_CACHE_HOME.
+	if os.Getenv("GOCACHE") == "" {
+		if userCache, err := os.UserCacheDir(); err == nil {
+			os.Setenv("GOCACHE", filepath.Join(userCache, "go-build"))
+		}
+	}
 	os.Setenv("XDG_CACHE_HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
