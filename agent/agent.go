@@ -145,6 +145,7 @@ func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error)
 	}
 	if a.cfg.OnEvent != nil {
 		ctx = llm.WithNotify(ctx, func(msg string) { a.emit(Event{Kind: EventNotice, Text: msg}) })
+		req.OnReasoning = func(delta string) { a.emit(Event{Kind: EventReasoningDelta, Text: delta}) }
 	}
 	continuations, mistakes := 0, 0
 	var recent []step
@@ -194,7 +195,7 @@ func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error)
 		}
 		mistakes = 0
 		h.AddAssistant(resp)
-		a.emit(Event{Kind: EventThought, Iteration: i, MaxIterations: a.cfg.MaxIterations, Text: resp.Text, Calls: resp.ToolCalls})
+		a.emit(Event{Kind: EventThought, Iteration: i, MaxIterations: a.cfg.MaxIterations, Text: resp.Text, Reasoning: resp.Reasoning, Calls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
 			if resp.StopReason == llm.StopMaxTokens && continuations < maxContinuations {
 				continuations++

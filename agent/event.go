@@ -16,7 +16,11 @@ const (
 	EventIteration
 	// EventTextDelta: streamed model text.
 	EventTextDelta
-	// EventThought: the model answered; Text is its full text, Calls its tool calls.
+	// EventReasoningDelta: streamed model reasoning (thought summaries,
+	// reasoning_content): shown, never part of the answer or the history.
+	EventReasoningDelta
+	// EventThought: the model answered; Text is its full text, Calls its tool
+	// calls, Reasoning what it reported of its thinking.
 	EventThought
 	// EventToolCall: a tool is about to run.
 	EventToolCall
@@ -44,6 +48,7 @@ type Event struct {
 	Iteration     int
 	MaxIterations int
 	Text          string
+	Reasoning     string
 	Calls         []llm.ToolCall
 	Call          llm.ToolCall
 	Result        llm.ToolResult

@@ -16,7 +16,8 @@ func (h *History) AddUser(text string) {
 
 // AddAssistant appends the model's answer, tool calls included.
 func (h *History) AddAssistant(resp llm.Response) {
-	h.msgs = append(h.msgs, llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+	h.msgs = append(h.msgs, llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls,
+		TextSignature: resp.TextSignature, Origin: resp.Origin})
 }
 
 // AddToolResults appends the observations answering the last assistant message.

@@ -39,6 +39,9 @@ func traceText(e Event, providerName string) string {
 	case EventIteration:
 		fmt.Fprintf(&b, "%s\n[AGENT] Iteration %d/%d\n%s\n[THINK] Calling LLM for next action...\n", traceRule, e.Iteration, e.MaxIterations, traceRule)
 	case EventThought:
+		if r := strings.TrimSpace(e.Reasoning); r != "" {
+			fmt.Fprintf(&b, "[THINK] (reasoning) %s\n", preview(r, 3))
+		}
 		if len(e.Calls) == 0 {
 			b.WriteString("[THINK] LLM decided to respond without tools - ending loop\n")
 			break

@@ -34,6 +34,9 @@ type ToolCall struct {
 	ID   string          `json:"id"`
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
+	// Signature is opaque data the provider attached to the call (Gemini's
+	// thought signature) and needs back unchanged in later requests.
+	Signature []byte `json:"signature,omitempty"`
 }
 
 // ToolResult is the observation for one ToolCall, tied to it by CallID.
@@ -51,6 +54,12 @@ type Message struct {
 	Text        string       `json:"text,omitempty"`
 	ToolCalls   []ToolCall   `json:"tool_calls,omitempty"`
 	ToolResults []ToolResult `json:"tool_results,omitempty"`
+	// TextSignature is the provider's opaque data for the text, like
+	// ToolCall.Signature.
+	TextSignature []byte `json:"text_signature,omitempty"`
+	// Origin is the "provider:model" that wrote an assistant message: opaque
+	// data is sent back only to the model that made it.
+	Origin string `json:"origin,omitempty"`
 }
 
 // ToolSpec describes a tool to the model: its name, what it does and the JSON
@@ -73,6 +82,10 @@ type Request struct {
 	// (used by the JSON text protocol for models without function calling).
 	JSONOutput bool
 	OnText     func(delta string)
+	// OnReasoning, when set, receives the model's reasoning (thought
+	// summaries, reasoning_content) as it streams: for the trace and the
+	// progress, never for the answer or the history.
+	OnReasoning func(delta string)
 }
 
 // Usage counts tokens as the provider reported them (zero when it did not).
@@ -87,6 +100,11 @@ type Response struct {
 	ToolCalls  []ToolCall
 	StopReason StopReason
 	Usage      Usage
+	// TextSignature and Origin go into the assistant message (see Message).
+	TextSignature []byte
+	Origin        string
+	// Reasoning is what the model reported of its thinking, shown, never sent back.
+	Reasoning string
 	// FormatError is set by a text tool protocol when the answer did not
 	// follow it; it says what was wrong and what is expected. The loop feeds it
 	// back as an observation and counts it as a mistake.

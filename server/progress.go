@@ -43,7 +43,7 @@ func (s *Server) progressEvent(ctx context.Context, r *run, e agent.Event) {
 	switch e.Kind {
 	case agent.EventIteration:
 		r.step = fmt.Sprintf("Iteration %d/%d", e.Iteration, e.MaxIterations)
-		r.streamed = ""
+		r.streamed, r.reasoning = "", ""
 		msg = r.step
 	case agent.EventThought:
 		// Whatever the throttle held back of the streamed text.
@@ -59,6 +59,12 @@ func (s *Server) progressEvent(ctx context.Context, r *run, e agent.Event) {
 			break
 		}
 		msg = r.step + " · " + summarize(tail(r.streamed, 80), 80)
+	case agent.EventReasoningDelta:
+		r.reasoning += e.Text
+		if time.Since(r.lastReport) < 100*time.Millisecond {
+			break
+		}
+		msg = r.step + " · thinking: " + summarize(tail(r.reasoning, 80), 80)
 	case agent.EventNotice:
 		msg = e.Text
 	case agent.EventPlan:

@@ -47,6 +47,7 @@ type run struct {
 	progressOff bool
 	streamed    string    // the model's text so far this iteration
 	lastReport  time.Time // when progress was last reported, to throttle streaming
+	reasoning   string    // the model's streamed reasoning this iteration
 	// notes is the run's view of the memory: what the model's remember
 	// proposes waits there until the user keeps it (see notes.go).
 	notes *agent.Memory
@@ -115,7 +116,7 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 		Limits:        tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput},
 		MaxIterations: settings.MaxIterations, ContextWindow: settings.ContextWindow, Stream: true,
 		OnEvent: func(e agent.Event) {
-			if e.Kind != agent.EventTextDelta {
+			if e.Kind != agent.EventTextDelta && e.Kind != agent.EventReasoningDelta {
 				trace(e)
 			}
 			if e.Kind == agent.EventPlan {

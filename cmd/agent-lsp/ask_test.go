@@ -77,6 +77,29 @@ func TestAskSeedScenarioGemini(t *testing.T) {
 	}
 }
 
+// TestAskGemini3ToolLoop runs the loop that failed on its second request:
+// a Gemini 3 fake issues thought signatures and refuses a request whose
+// calls lack them; parallel calls, a second step, then the answer.
+func TestAskGemini3ToolLoop(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"hello.py": helloPy, "main.py": "import hello\n"})
+	srv := llmtest.NewGemini3Server(t,
+		llmtest.Turn{Reasoning: "I should look at both files.", Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}, {Name: "read_file", Args: `{"path":"main.py"}`}}},
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "search", Args: `{"pattern":"greet"}`}}},
+		llmtest.Turn{Text: "main.py imports hello, which greets the world."},
+	)
+	r := runCLI(t, map[string]string{"AGENT_LSP_PROVIDER": "gemini", "AGENT_LSP_MODEL": "gemini-3-pro-preview",
+		"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": srv.URL}, "ask", "--workspace", ws, "explain the project")
+	if r.code != 0 || r.stdout != "main.py imports hello, which greets the world.\n" {
+		t.Fatalf("exit %d stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "[THINK] (reasoning) I should look at both files.") || strings.Contains(r.stdout, "both files") {
+		t.Fatalf("the reasoning belongs in the trace, not the answer:\n%s", r.stderr)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("%d requests, want 3", n)
+	}
+}
+
 func TestAskEditPrintsDiffAndTouchesNothing(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"hello.py": helloPy})
 	turns := func() []llmtest.Turn {

@@ -24,12 +24,16 @@ type Config struct {
 	APIKey     string
 	BaseURL    string
 	HTTPClient *http.Client
+	// Thinking is the thinking level for models that take one (Gemini 3:
+	// "minimal", "low", "medium", "high"); "" leaves the model's default.
+	Thinking string
 }
 
 // Provider implements llm.Provider. It is safe for concurrent use.
 type Provider struct {
-	client *genai.Client
-	model  string
+	client   *genai.Client
+	model    string
+	thinking string
 }
 
 // New builds a provider. genai does not retry by default, which is what we
@@ -49,7 +53,7 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
-	return &Provider{client: client, model: cfg.Model}, nil
+	return &Provider{client: client, model: cfg.Model, thinking: cfg.Thinking}, nil
 }
 
 // Name implements llm.Provider.
@@ -61,33 +65,40 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	if err != nil {
 		return llm.Response{}, err
 	}
-	var acc accumulator
+	acc := accumulator{onReasoning: req.OnReasoning}
 	if req.OnText == nil {
 		r, err := p.client.Models.GenerateContent(ctx, p.model, contents, config)
 		if err != nil {
 			return llm.Response{}, p.wrapError(ctx, err)
 		}
-		acc.add(r, nil)
+		acc.add(r)
 	} else {
+		acc.onText = req.OnText
 		for r, err := range p.client.Models.GenerateContentStream(ctx, p.model, contents, config) {
 			if err != nil {
 				return llm.Response{}, p.wrapError(ctx, err)
 			}
-			acc.add(r, req.OnText)
+			acc.add(r)
 		}
 	}
-	return acc.response(), nil
+	resp := acc.response()
+	resp.Origin = p.Name()
+	return resp, nil
 }
 
 // accumulator gathers one answer from one or many (streamed) responses.
 type accumulator struct {
-	text   strings.Builder
-	calls  []llm.ToolCall
-	finish genai.FinishReason
-	usage  llm.Usage
+	onText, onReasoning func(string)
+
+	text          strings.Builder
+	reasoning     strings.Builder
+	textSignature []byte
+	calls         []llm.ToolCall
+	finish        genai.FinishReason
+	usage         llm.Usage
 }
 
-func (a *accumulator) add(r *genai.GenerateContentResponse, onText func(string)) {
+func (a *accumulator) add(r *genai.GenerateContentResponse) {
 	if r.UsageMetadata != nil {
 		a.usage = llm.Usage{InputTokens: int(r.UsageMetadata.PromptTokenCount), OutputTokens: int(r.UsageMetadata.CandidatesTokenCount)}
 	}
@@ -114,18 +125,28 @@ func (a *accumulator) add(r *genai.GenerateContentResponse, onText func(string))
 				// order there, but our history ties each result to an id.
 				id = "gemini-" + strconv.Itoa(len(a.calls)+1) + "_" + part.FunctionCall.Name
 			}
-			a.calls = append(a.calls, llm.ToolCall{ID: id, Name: part.FunctionCall.Name, Args: args})
-		case part.Text != "" && !part.Thought:
+			// Kept exactly as sent: with parallel calls only the first carries one.
+			a.calls = append(a.calls, llm.ToolCall{ID: id, Name: part.FunctionCall.Name, Args: args, Signature: part.ThoughtSignature})
+		case part.Thought:
+			a.reasoning.WriteString(part.Text)
+			if a.onReasoning != nil && part.Text != "" {
+				a.onReasoning(part.Text)
+			}
+		default:
+			// A streamed answer may bring the text's signature in a part of its own.
+			if len(part.ThoughtSignature) > 0 {
+				a.textSignature = part.ThoughtSignature
+			}
 			a.text.WriteString(part.Text)
-			if onText != nil {
-				onText(part.Text)
+			if a.onText != nil && part.Text != "" {
+				a.onText(part.Text)
 			}
 		}
 	}
 }
 
 func (a *accumulator) response() llm.Response {
-	resp := llm.Response{Text: a.text.String(), ToolCalls: a.calls, Usage: a.usage}
+	resp := llm.Response{Text: a.text.String(), ToolCalls: a.calls, Usage: a.usage, TextSignature: a.textSignature, Reasoning: a.reasoning.String()}
 	switch {
 	case len(a.calls) > 0:
 		resp.StopReason = llm.StopToolUse
@@ -148,6 +169,12 @@ func (p *Provider) translate(req llm.Request) ([]*genai.Content, *genai.Generate
 	if req.JSONOutput {
 		config.ResponseMIMEType = "application/json"
 	}
+	if thinks(p.model) {
+		config.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: req.OnReasoning != nil}
+		if p.thinking != "" && geminiMajor(p.model) >= 3 {
+			config.ThinkingConfig.ThinkingLevel = genai.ThinkingLevel(strings.ToUpper(p.thinking))
+		}
+	}
 	if len(req.Tools) > 0 {
 		decls := make([]*genai.FunctionDeclaration, 0, len(req.Tools))
 		for _, t := range req.Tools {
@@ -160,28 +187,13 @@ func (p *Provider) translate(req llm.Request) ([]*genai.Content, *genai.Generate
 		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
 	}
 	contents := make([]*genai.Content, 0, len(req.Messages))
-	for _, m := range req.Messages {
+	turnStart := currentTurn(req.Messages)
+	for i, m := range req.Messages {
 		switch m.Role {
 		case llm.RoleUser:
 			contents = append(contents, genai.NewContentFromText(m.Text, genai.RoleUser))
 		case llm.RoleAssistant:
-			var parts []*genai.Part
-			if m.Text != "" {
-				parts = append(parts, genai.NewPartFromText(m.Text))
-			}
-			for _, c := range m.ToolCalls {
-				var args map[string]any
-				if err := json.Unmarshal(c.Args, &args); err != nil {
-					// A broken call was answered with an error observation;
-					// replay it with no arguments rather than fail the request.
-					args = map[string]any{}
-				}
-				parts = append(parts, &genai.Part{FunctionCall: &genai.FunctionCall{ID: geminiID(c.ID), Name: c.Name, Args: args}})
-			}
-			if len(parts) == 0 {
-				parts = append(parts, genai.NewPartFromText(""))
-			}
-			contents = append(contents, genai.NewContentFromParts(parts, genai.RoleModel))
+			contents = append(contents, genai.NewContentFromParts(p.modelParts(m, i >= turnStart), genai.RoleModel))
 		case llm.RoleTool:
 			parts := make([]*genai.Part, 0, len(m.ToolResults))
 			for _, r := range m.ToolResults {
@@ -197,6 +209,80 @@ func (p *Provider) translate(req llm.Request) ([]*genai.Content, *genai.Generate
 		}
 	}
 	return contents, config, nil
+}
+
+// skipSignature is the value Gemini documents for a function call of the
+// current turn that has no signature of its own (history written by another
+// model, or before signatures were kept).
+var skipSignature = []byte("skip_thought_signature_validator")
+
+// modelParts rebuilds an assistant message. Signatures go back only to the
+// model that wrote them (another would reject them); in the current turn a
+// Gemini 3 model requires one on the first call of each step, so a call
+// without a usable one gets the documented sentinel.
+func (p *Provider) modelParts(m llm.Message, currentTurn bool) []*genai.Part {
+	own := m.Origin == p.Name()
+	var parts []*genai.Part
+	if m.Text != "" {
+		part := genai.NewPartFromText(m.Text)
+		if own {
+			part.ThoughtSignature = m.TextSignature
+		}
+		parts = append(parts, part)
+	}
+	for i, c := range m.ToolCalls {
+		var args map[string]any
+		if err := json.Unmarshal(c.Args, &args); err != nil {
+			// A broken call was answered with an error observation;
+			// replay it with no arguments rather than fail the request.
+			args = map[string]any{}
+		}
+		part := &genai.Part{FunctionCall: &genai.FunctionCall{ID: geminiID(c.ID), Name: c.Name, Args: args}}
+		switch {
+		case own:
+			part.ThoughtSignature = c.Signature
+		case currentTurn && i == 0 && requiresSignatures(p.model):
+			part.ThoughtSignature = skipSignature
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, genai.NewPartFromText(""))
+	}
+	return parts
+}
+
+// currentTurn is the index of the first message after the last user
+// message: the turn whose calls Gemini validates.
+func currentTurn(msgs []llm.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleUser {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// geminiMajor is the version in a model name ("gemini-3-pro-preview" → 3), 0 if none.
+func geminiMajor(model string) int {
+	rest, ok := strings.CutPrefix(model, "gemini-")
+	if !ok {
+		return 0
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	n, _ := strconv.Atoi(rest[:end])
+	return n
+}
+
+// requiresSignatures: Gemini 3 and later refuse current-turn calls without one.
+func requiresSignatures(model string) bool { return geminiMajor(model) >= 3 }
+
+// thinks: the models that take a thinking configuration (2.5 and later).
+func thinks(model string) bool {
+	return geminiMajor(model) >= 3 || strings.HasPrefix(model, "gemini-2.5")
 }
 
 // geminiID drops the ids we made up for calls that came without one.

@@ -1,9 +1,12 @@
 package llmtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -11,16 +14,109 @@ import (
 // /v1beta/models/{model}:generateContent and :streamGenerateContent (SSE).
 // Use URL as the base URL.
 func NewGeminiServer(t testing.TB, turns ...Turn) *Server {
+	return newGemini(t, turns, nil)
+}
+
+// NewGemini3Server is NewGeminiServer as Gemini 3 models behave: each step's
+// first function call (and a final text) carries a thoughtSignature, and a
+// request whose current-turn function calls don't bring theirs back
+// unchanged (or the documented skip_thought_signature_validator) is refused
+// with 400 INVALID_ARGUMENT, as the API does.
+func NewGemini3Server(t testing.TB, turns ...Turn) *Server {
+	return newGemini(t, turns, &signatures{issued: map[string]string{}})
+}
+
+// signatures are the thought signatures a Gemini 3 fake issued, to the
+// function each was issued with.
+type signatures struct {
+	mu     sync.Mutex // guards issued and n
+	issued map[string]string
+	n      int
+}
+
+func (s *signatures) issue(name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	sig := base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("opaque-signature-%d-%s", s.n, name)))
+	s.issued[sig] = name
+	return sig
+}
+
+// check returns why the API would refuse body, or "".
+func (s *signatures) check(body map[string]any) string {
+	contents, _ := body["contents"].([]any)
+	start := 0
+	for i, c := range contents {
+		content, _ := c.(map[string]any)
+		if content["role"] != "user" {
+			continue
+		}
+		for _, p := range asList(content["parts"]) {
+			if _, ok := p["text"]; ok {
+				start = i + 1
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := start; i < len(contents); i++ {
+		content, _ := contents[i].(map[string]any)
+		if content["role"] != "model" {
+			continue
+		}
+		for _, p := range asList(content["parts"]) {
+			fc, ok := p["functionCall"].(map[string]any)
+			if !ok {
+				continue
+			}
+			sig, _ := p["thoughtSignature"].(string)
+			if sig != base64.StdEncoding.EncodeToString([]byte("skip_thought_signature_validator")) && s.issued[sig] != fc["name"] {
+				return fmt.Sprintf("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `%v` , position %d.", fc["name"], i+1)
+			}
+			break // only a step's first call carries one
+		}
+	}
+	return ""
+}
+
+func asList(v any) []map[string]any {
+	var out []map[string]any
+	list, _ := v.([]any)
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func newGemini(t testing.TB, turns []Turn, sigs *signatures) *Server {
 	return newServer(t, turns, nil, func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn) {
+		if sigs != nil {
+			if why := sigs.check(body); why != "" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": 400, "message": why, "status": "INVALID_ARGUMENT"}})
+				return
+			}
+		}
 		finish := "STOP"
 		if turn.Finish != "" {
 			finish = turn.Finish
 		}
 		var parts []any
-		if turn.Text != "" {
-			parts = append(parts, map[string]any{"text": turn.Text})
+		if turn.Reasoning != "" {
+			parts = append(parts, map[string]any{"text": turn.Reasoning, "thought": true})
 		}
-		for _, c := range turn.Calls {
+		if turn.Text != "" {
+			text := map[string]any{"text": turn.Text}
+			if sigs != nil && len(turn.Calls) == 0 {
+				text["thoughtSignature"] = sigs.issue("")
+			}
+			parts = append(parts, text)
+		}
+		for i, c := range turn.Calls {
 			var args any
 			if err := json.Unmarshal([]byte(c.Args), &args); err != nil {
 				t.Errorf("llmtest: Gemini sends arguments as an object; %q is not JSON", c.Args)
@@ -29,7 +125,11 @@ func NewGeminiServer(t testing.TB, turns ...Turn) *Server {
 			if c.ID != "" {
 				fc["id"] = c.ID
 			}
-			parts = append(parts, map[string]any{"functionCall": fc})
+			part := map[string]any{"functionCall": fc}
+			if sigs != nil && i == 0 {
+				part["thoughtSignature"] = sigs.issue(c.Name)
+			}
+			parts = append(parts, part)
 		}
 		response := func(parts []any, finish string) map[string]any {
 			cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
@@ -42,13 +142,21 @@ func NewGeminiServer(t testing.TB, turns ...Turn) *Server {
 		switch {
 		case strings.HasSuffix(r.URL.Path, ":streamGenerateContent"):
 			var events []any
+			if turn.Reasoning != "" {
+				events = append(events, response(parts[:1], ""))
+				parts = parts[1:]
+			}
 			pieces := splitText(turn.Text)
 			for i, p := range pieces {
 				f := ""
-				if i == len(pieces)-1 && len(turn.Calls) == 0 {
+				if i == len(pieces)-1 && len(turn.Calls) == 0 && sigs == nil {
 					f = finish
 				}
 				events = append(events, response([]any{map[string]any{"text": p}}, f))
+			}
+			if sigs != nil && turn.Text != "" && len(turn.Calls) == 0 {
+				// Gemini streams a text's signature in a last, empty part.
+				events = append(events, response([]any{map[string]any{"text": "", "thoughtSignature": parts[0].(map[string]any)["thoughtSignature"]}}, finish))
 			}
 			if len(turn.Calls) > 0 || len(pieces) == 0 {
 				events = append(events, response(parts[min(len(parts), boolInt(turn.Text != "")):], finish))

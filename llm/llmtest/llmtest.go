@@ -35,6 +35,8 @@ type Turn struct {
 	// CloseMidStream makes a wire server start the answer and drop the
 	// connection halfway.
 	CloseMidStream bool
+	// Reasoning is the model's thinking, sent as a thought part (Gemini).
+	Reasoning string
 }
 
 // Call is one scripted tool call; Args is raw JSON (it may be malformed on purpose).
