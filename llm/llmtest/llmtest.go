@@ -35,8 +35,11 @@ type Turn struct {
 	// CloseMidStream makes a wire server start the answer and drop the
 	// connection halfway.
 	CloseMidStream bool
-	// Reasoning is the model's thinking, sent as a thought part (Gemini).
+	// Reasoning is the model's thinking, sent as a thought part (Gemini) or
+	// reasoning_content (OpenAI-compatible servers).
 	Reasoning string
+	// NoCallIDs sends tool calls without ids, as some compatible servers do.
+	NoCallIDs bool
 }
 
 // Call is one scripted tool call; Args is raw JSON (it may be malformed on purpose).

@@ -41,11 +41,17 @@ func newOpenAIServer(t testing.TB, turns []Turn, respond func(map[string]any) Tu
 			return
 		}
 		msg := map[string]any{"role": "assistant", "content": turn.Text}
+		if turn.Reasoning != "" {
+			msg["reasoning_content"] = turn.Reasoning
+		}
 		if len(turn.Calls) > 0 {
 			var calls []any
 			for i, c := range turn.Calls {
-				calls = append(calls, map[string]any{"id": callID(c, i), "type": "function",
-					"function": map[string]any{"name": c.Name, "arguments": c.Args}})
+				call := map[string]any{"type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Args}}
+				if !turn.NoCallIDs {
+					call["id"] = callID(c, i)
+				}
+				calls = append(calls, call)
 			}
 			msg["tool_calls"] = calls
 		}
@@ -73,14 +79,19 @@ func openAIChunks(model string, turn Turn, finish string, promptTokens int) []an
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
 	}
 	chunks := []any{chunk(map[string]any{"role": "assistant", "content": ""}, nil)}
+	for _, piece := range splitText(turn.Reasoning) {
+		chunks = append(chunks, chunk(map[string]any{"reasoning_content": piece}, nil))
+	}
 	for _, piece := range splitText(turn.Text) {
 		chunks = append(chunks, chunk(map[string]any{"content": piece}, nil))
 	}
 	for i, c := range turn.Calls {
 		half := len(c.Args) / 2
-		chunks = append(chunks, chunk(map[string]any{"tool_calls": []any{map[string]any{
-			"index": i, "id": callID(c, i), "type": "function",
-			"function": map[string]any{"name": c.Name, "arguments": c.Args[:half]}}}}, nil))
+		first := map[string]any{"index": i, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Args[:half]}}
+		if !turn.NoCallIDs {
+			first["id"] = callID(c, i)
+		}
+		chunks = append(chunks, chunk(map[string]any{"tool_calls": []any{first}}, nil))
 		var last any
 		if i == len(turn.Calls)-1 {
 			last = finish

@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/agent-lsp/agent-lsp/llm"
@@ -65,7 +67,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		return llm.Response{}, err
 	}
 	if req.OnText != nil {
-		return p.stream(ctx, params, req.OnText)
+		return p.stream(ctx, params, req.OnText, req.OnReasoning)
 	}
 	completion, err := p.client.Chat.Completions.New(ctx, params)
 	if err != nil {
@@ -77,19 +79,48 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	choice := completion.Choices[0]
 	resp := responseFrom(choice.Message.Content, choice.Message.ToolCalls, choice.FinishReason)
 	resp.Usage = llm.Usage{InputTokens: int(completion.Usage.PromptTokens), OutputTokens: int(completion.Usage.CompletionTokens)}
+	resp.Reasoning = reasoningOf(choice.Message.JSON.ExtraFields)
+	if req.OnReasoning != nil && resp.Reasoning != "" {
+		req.OnReasoning(resp.Reasoning)
+	}
 	return resp, nil
 }
 
-func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParams, onText func(string)) (llm.Response, error) {
+// reasoningOf reads the reasoning a compatible server reports beside the
+// content (vLLM, llama.cpp, DeepSeek, Qwen: reasoning_content; others:
+// reasoning). It is shown, never mistaken for the answer.
+func reasoningOf(fields map[string]respjson.Field) string {
+	for _, key := range []string{"reasoning_content", "reasoning"} {
+		if f, ok := fields[key]; ok {
+			var s string
+			if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParams, onText, onReasoning func(string)) (llm.Response, error) {
 	params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
 	stream := p.client.Chat.Completions.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc sdk.ChatCompletionAccumulator
+	var reasoning strings.Builder
 	for stream.Next() {
 		chunk := stream.Current()
 		acc.AddChunk(chunk)
 		for _, c := range chunk.Choices {
-			if c.Index == 0 && c.Delta.Content != "" {
+			if c.Index != 0 {
+				continue
+			}
+			if r := reasoningOf(c.Delta.JSON.ExtraFields); r != "" {
+				reasoning.WriteString(r)
+				if onReasoning != nil {
+					onReasoning(r)
+				}
+			}
+			if c.Delta.Content != "" {
 				onText(c.Delta.Content)
 			}
 		}
@@ -105,6 +136,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 	choice := acc.Choices[0]
 	resp := responseFrom(choice.Message.Content, choice.Message.ToolCalls, choice.FinishReason)
 	resp.Usage = llm.Usage{InputTokens: int(acc.Usage.PromptTokens), OutputTokens: int(acc.Usage.CompletionTokens)}
+	resp.Reasoning = reasoning.String()
 	return resp, nil
 }
 
@@ -115,10 +147,15 @@ func responseFrom(text string, calls []sdk.ChatCompletionMessageToolCallUnion, f
 			continue
 		}
 		args := c.Function.Arguments
-		if args == "" {
+		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		resp.ToolCalls = append(resp.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Function.Name, Args: json.RawMessage(args)})
+		id := c.ID
+		if id == "" {
+			// Some servers send none; results are tied to calls by id.
+			id = fmt.Sprintf("call_%d_%s", len(resp.ToolCalls)+1, c.Function.Name)
+		}
+		resp.ToolCalls = append(resp.ToolCalls, llm.ToolCall{ID: id, Name: c.Function.Name, Args: json.RawMessage(args)})
 	}
 	switch {
 	case len(resp.ToolCalls) > 0:
