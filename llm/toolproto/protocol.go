@@ -59,7 +59,7 @@ type wrapped struct {
 func (w *wrapped) Name() string { return w.p.Name() + "+" + w.proto.Name() }
 
 func (w *wrapped) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	inner := llm.Request{MaxTokens: req.MaxTokens, OnText: req.OnText, JSONOutput: w.proto.JSONOutput()}
+	inner := llm.Request{MaxTokens: req.MaxTokens, OnText: req.OnText, OnReasoning: req.OnReasoning, JSONOutput: w.proto.JSONOutput()}
 	inner.System = req.System
 	if len(req.Tools) > 0 {
 		inner.System += "\n\n" + w.proto.Instructions(req.Tools)
@@ -83,7 +83,8 @@ func (w *wrapped) Chat(ctx context.Context, req llm.Request) (llm.Response, erro
 		return resp, err
 	}
 	text, calls, perr := w.proto.Parse(resp.Text)
-	out := llm.Response{Text: text, ToolCalls: calls, Usage: resp.Usage, StopReason: llm.StopEndTurn}
+	// Signatures are not kept: the text sent back is rebuilt, not what was signed.
+	out := llm.Response{Text: text, ToolCalls: calls, Usage: resp.Usage, StopReason: llm.StopEndTurn, Reasoning: resp.Reasoning}
 	switch {
 	case perr != nil:
 		out.Text = resp.Text
