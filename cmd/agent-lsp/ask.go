@@ -50,6 +50,13 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if err == nil {
 		settings = config.Merge(settings, config.Settings{MaxIterations: *maxIter, Strategy: *strategy})
+		settings, err = detectModel(ctx, settings, stderr)
+		if errors.Is(err, errNoModel) {
+			fmt.Fprintln(stderr, err) // the three ways to set one up, and nothing else
+			return exitUsage
+		}
+	}
+	if err == nil {
 		err = settings.Validate()
 	}
 	if err != nil {

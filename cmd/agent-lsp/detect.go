@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/agent/config"
+)
+
+// The models used when only an API key is set (README: Configure a model).
+const (
+	defaultOpenAIModel = "gpt-4.1-mini"
+	defaultGeminiModel = "gemini-2.5-flash"
+)
+
+// localServer is an OpenAI-compatible server people run on their machine.
+type localServer struct{ name, baseURL string }
+
+// localServers are looked for, on loopback only, when nothing is configured.
+var localServers = []localServer{
+	{"Ollama", "http://127.0.0.1:11434/v1"},
+	{"LM Studio", "http://127.0.0.1:1234/v1"},
+	{"llama.cpp", "http://127.0.0.1:8080/v1"},
+	{"vLLM", "http://127.0.0.1:8000/v1"},
+}
+
+// detectTimeout bounds the whole look-up: all servers are asked at once.
+const detectTimeout = 300 * time.Millisecond
+
+// errNoModel is what a fresh machine with nothing to talk to gets.
+var errNoModel = errors.New(`no model configured, and no local model server found. One of:
+  ollama pull qwen2.5-coder && ollama serve          # a local model (Ollama, LM Studio, llama.cpp and vLLM are found on their usual ports)
+  export OPENAI_API_KEY=sk-...                        # OpenAI (` + defaultOpenAIModel + `; AGENT_LSP_MODEL picks another)
+  export GEMINI_API_KEY=...                           # Gemini (` + defaultGeminiModel + `; AGENT_LSP_MODEL picks another)`)
+
+// detectModel fills in the model when none is configured: the default of
+// the provider whose key is set, else the model of a local server (saying
+// which on stderr). Settings with a model are returned as they are.
+func detectModel(ctx context.Context, s config.Settings, stderr io.Writer) (config.Settings, error) {
+	if s.Model != "" {
+		return s, nil
+	}
+	switch {
+	case s.BaseURL != "":
+		return pickServerModel(ctx, s, localServer{"the configured server", s.BaseURL}, stderr)
+	case s.Provider == config.ProviderGemini && s.GeminiKey != "", s.GeminiKey != "" && s.OpenAIKey == "":
+		s.Provider, s.Model = config.ProviderGemini, defaultGeminiModel
+	case s.OpenAIKey != "":
+		s.Model = defaultOpenAIModel
+	default:
+		return pickLocalModel(ctx, s, stderr)
+	}
+	fmt.Fprintf(stderr, "[AGENT] no model configured: using %s:%s (AGENT_LSP_MODEL picks another)\n", s.Provider, s.Model)
+	return s, nil
+}
+
+func pickServerModel(ctx context.Context, s config.Settings, srv localServer, stderr io.Writer) (config.Settings, error) {
+	ctx, cancel := context.WithTimeout(ctx, detectTimeout)
+	defer cancel()
+	models, err := listModels(ctx, srv.baseURL)
+	if err != nil || len(models) == 0 {
+		return s, fmt.Errorf("no model configured and %s (%s) lists none: set AGENT_LSP_MODEL", srv.name, srv.baseURL)
+	}
+	s.Model = bestCodingModel(models)
+	fmt.Fprintf(stderr, "[AGENT] no model configured: using %s from %s (AGENT_LSP_MODEL picks another)\n", s.Model, srv.baseURL)
+	return s, nil
+}
+
+// pickLocalModel asks every local server at once and takes the first in
+// localServers' order that answers with a model.
+func pickLocalModel(ctx context.Context, s config.Settings, stderr io.Writer) (config.Settings, error) {
+	ctx, cancel := context.WithTimeout(ctx, detectTimeout)
+	defer cancel()
+	found := make([][]string, len(localServers))
+	var wg sync.WaitGroup
+	for i, srv := range localServers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			found[i], _ = listModels(ctx, srv.baseURL)
+		}()
+	}
+	wg.Wait()
+	for i, models := range found {
+		if len(models) == 0 {
+			continue
+		}
+		srv := localServers[i]
+		s.Provider, s.BaseURL, s.Model = config.ProviderOpenAI, srv.baseURL, bestCodingModel(models)
+		fmt.Fprintf(stderr, "[AGENT] no model configured: using %s from %s at %s (AGENT_LSP_MODEL picks another)\n", s.Model, srv.name, srv.baseURL)
+		return s, nil
+	}
+	return s, errNoModel
+}
+
+// listModels reads an OpenAI-compatible /models list.
+func listModels(ctx context.Context, baseURL string) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(baseURL, "/")+"/models", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s/models: %s", baseURL, resp.Status)
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list); err != nil {
+		return nil, err
+	}
+	var models []string
+	for _, m := range list.Data {
+		if m.ID != "" {
+			models = append(models, m.ID)
+		}
+	}
+	return models, nil
+}
+
+// codingHints rank model names: a coding model first, then families that
+// call tools well; embedding models never.
+var codingHints = []string{"coder", "code", "devstral", "qwen3", "qwen2.5", "deepseek", "gpt-oss", "llama3", "mistral"}
+
+// bestCodingModel picks the only model, or the best coding one.
+func bestCodingModel(models []string) string {
+	rank := func(m string) int {
+		lower := strings.ToLower(m)
+		if strings.Contains(lower, "embed") {
+			return len(codingHints) + 1
+		}
+		for i, h := range codingHints {
+			if strings.Contains(lower, h) {
+				return i
+			}
+		}
+		return len(codingHints)
+	}
+	sorted := append([]string(nil), models...)
+	sort.SliceStable(sorted, func(i, j int) bool { return rank(sorted[i]) < rank(sorted[j]) })
+	return sorted[0]
+}
