@@ -180,8 +180,7 @@ func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error)
 			return out, err
 		}
 		b.observe(req.Messages, resp.Usage.InputTokens)
-		out.Usage.InputTokens += resp.Usage.InputTokens
-		out.Usage.OutputTokens += resp.Usage.OutputTokens
+		out.Usage.Add(resp.Usage)
 		if resp.FormatError != "" {
 			// A malformed answer is an observation the model can correct.
 			mistakes++

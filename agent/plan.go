@@ -65,8 +65,7 @@ func (a *Agent) planAndExecute(ctx context.Context, t Task) (Outcome, error) {
 		var h History
 		out, err := sub.Run(ctx, &h, stepPrompt(t.Prompt, steps, i, done))
 		total.Iterations += out.Iterations
-		total.Usage.InputTokens += out.Usage.InputTokens
-		total.Usage.OutputTokens += out.Usage.OutputTokens
+		total.Usage.Add(out.Usage)
 		res := stepOutcome{step: steps[i], ok: err == nil, report: strings.TrimSpace(out.Answer)}
 		if err != nil {
 			if ctx.Err() != nil {

@@ -56,8 +56,7 @@ func (a *Agent) reflexion(ctx context.Context, t Task) (Outcome, error) {
 		var h History
 		out, err := sub.Run(ctx, &h, prompt)
 		total.Iterations += out.Iterations
-		total.Usage.InputTokens += out.Usage.InputTokens
-		total.Usage.OutputTokens += out.Usage.OutputTokens
+		total.Usage.Add(out.Usage)
 		if ctx.Err() != nil {
 			return a.finish(total, ctx.Err())
 		}

@@ -7,6 +7,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
 // Role says who wrote a message.
@@ -89,9 +90,25 @@ type Request struct {
 }
 
 // Usage counts tokens as the provider reported them (zero when it did not).
+// Cached tokens are part of the input; reasoning tokens of the output.
 type Usage struct {
-	InputTokens  int
-	OutputTokens int
+	InputTokens     int `json:"input"`
+	OutputTokens    int `json:"output"`
+	CachedTokens    int `json:"cached"`
+	ReasoningTokens int `json:"reasoning"`
+}
+
+// Add sums o into u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CachedTokens += o.CachedTokens
+	u.ReasoningTokens += o.ReasoningTokens
+}
+
+// String is the usage for a trace line or a status.
+func (u Usage) String() string {
+	return fmt.Sprintf("%d input (%d cached), %d output (%d reasoning) tokens", u.InputTokens, u.CachedTokens, u.OutputTokens, u.ReasoningTokens)
 }
 
 // Response is the model's answer to one Request.

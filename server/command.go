@@ -15,6 +15,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -370,7 +371,8 @@ type runStatus struct {
 	Prompt string `json:"prompt"`
 	Error  string `json:"error,omitempty"`
 	// PendingNotes wait for agent.keepNotes (or the proposal's apply).
-	PendingNotes []string `json:"pendingNotes,omitempty"`
+	PendingNotes []string  `json:"pendingNotes,omitempty"`
+	Usage        llm.Usage `json:"usage"`
 }
 
 type proposalStatus struct {
@@ -385,7 +387,7 @@ func (s *Server) status() map[string]any {
 	runs := []runStatus{}
 	for _, r := range s.runs {
 		st, _, err := r.snapshot()
-		rs := runStatus{ID: r.id, State: st, Prompt: summarize(r.prompt, 80), PendingNotes: r.pendingNotes()}
+		rs := runStatus{ID: r.id, State: st, Prompt: summarize(r.prompt, 80), PendingNotes: r.pendingNotes(), Usage: r.usageSoFar()}
 		if err != nil {
 			rs.Error = err.Error()
 		}

@@ -48,6 +48,7 @@ type run struct {
 	streamed    string    // the model's text so far this iteration
 	lastReport  time.Time // when progress was last reported, to throttle streaming
 	reasoning   string    // the model's streamed reasoning this iteration
+	usage       llm.Usage // tokens of the run so far
 	// notes is the run's view of the memory: what the model's remember
 	// proposes waits there until the user keeps it (see notes.go).
 	notes *agent.Memory
@@ -142,6 +143,9 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 		s.proposals[r.proposalID] = &proposal{id: r.proposalID, runID: r.id, prompt: r.prompt, changes: p.Changes, state: proposalPending}
 		s.mu.Unlock()
 	}
+	r.mu.Lock()
+	r.usage.Add(out.Usage)
+	r.mu.Unlock()
 	return out.Answer, err
 }
 
@@ -184,9 +188,12 @@ func (s *Server) finishRun(ctx context.Context, r *run, state, answer string, er
 		msg += notes
 		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
 	}
-	end := "Completed"
+	r.mu.Lock()
+	usage := r.usage
+	r.mu.Unlock()
+	end := "Completed · " + usage.String()
 	if p != nil {
-		end = fmt.Sprintf("Completed: %d file(s) changed (%s)", len(p.changes), p.id)
+		end = fmt.Sprintf("Completed: %d file(s) changed (%s) · %s", len(p.changes), p.id, usage)
 		if caps.annotations || autoApply {
 			// Annotated edits make the editor preview and confirm; autoApply
 			// is the user's explicit choice.
@@ -252,4 +259,11 @@ type logWriter struct {
 func (w *logWriter) Write(p []byte) (int, error) {
 	w.s.logMessage(w.ctx, protocol.MessageTypeLog, w.prefix+strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// usageSoFar is the run's token count.
+func (r *run) usageSoFar() llm.Usage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.usage
 }

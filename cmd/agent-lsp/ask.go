@@ -101,6 +101,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return exitFailed
 	}
+	fmt.Fprintf(stderr, "[AGENT] Usage: %s\n", out.Usage)
 	fmt.Fprintln(stdout, strings.TrimRight(out.Answer, "\n"))
 	if notice := agent.PendingNotice(memory.Pending()); notice != "" {
 		fmt.Fprintf(stdout, "\n%s\n", notice)

@@ -98,6 +98,10 @@ func TestAskGemini3ToolLoop(t *testing.T) {
 	if n := len(srv.Requests()); n != 3 {
 		t.Fatalf("%d requests, want 3", n)
 	}
+	// Three calls of 10 input and 5 output tokens; the first also thought 7 and hit 4 cached.
+	if !strings.Contains(r.stderr, "[AGENT] Usage: 30 input (4 cached), 22 output (7 reasoning) tokens") {
+		t.Fatalf("the usage line is missing or wrong:\n%s", r.stderr)
+	}
 }
 
 func TestAskEditPrintsDiffAndTouchesNothing(t *testing.T) {

@@ -100,7 +100,10 @@ type accumulator struct {
 
 func (a *accumulator) add(r *genai.GenerateContentResponse) {
 	if r.UsageMetadata != nil {
-		a.usage = llm.Usage{InputTokens: int(r.UsageMetadata.PromptTokenCount), OutputTokens: int(r.UsageMetadata.CandidatesTokenCount)}
+		m := r.UsageMetadata
+		// Gemini counts thoughts apart from the candidates; both are output.
+		a.usage = llm.Usage{InputTokens: int(m.PromptTokenCount), OutputTokens: int(m.CandidatesTokenCount + m.ThoughtsTokenCount),
+			CachedTokens: int(m.CachedContentTokenCount), ReasoningTokens: int(m.ThoughtsTokenCount)}
 	}
 	if len(r.Candidates) == 0 {
 		return

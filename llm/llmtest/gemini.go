@@ -136,8 +136,11 @@ func newGemini(t testing.TB, turns []Turn, sigs *signatures) *Server {
 			if finish != "" {
 				cand["finishReason"] = finish
 			}
-			return map[string]any{"candidates": []any{cand},
-				"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}
+			usage := map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
+			if turn.Reasoning != "" {
+				usage["thoughtsTokenCount"], usage["cachedContentTokenCount"] = 7, 4
+			}
+			return map[string]any{"candidates": []any{cand}, "usageMetadata": usage}
 		}
 		switch {
 		case strings.HasSuffix(r.URL.Path, ":streamGenerateContent"):

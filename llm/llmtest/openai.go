@@ -58,7 +58,7 @@ func newOpenAIServer(t testing.TB, turns []Turn, respond func(map[string]any) Tu
 		writeJSON(w, map[string]any{
 			"id": "chatcmpl-test", "object": "chat.completion", "created": 1, "model": model,
 			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
-			"usage":   map[string]any{"prompt_tokens": promptTokens, "completion_tokens": 5, "total_tokens": promptTokens + 5},
+			"usage":   openAIUsage(turn, promptTokens),
 		})
 	})
 }
@@ -103,8 +103,19 @@ func openAIChunks(model string, turn Turn, finish string, promptTokens int) []an
 		chunks = append(chunks, chunk(map[string]any{}, finish))
 	}
 	chunks = append(chunks, map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1,
-		"model": model, "choices": []any{}, "usage": map[string]any{"prompt_tokens": promptTokens, "completion_tokens": 5, "total_tokens": promptTokens + 5}})
+		"model": model, "choices": []any{}, "usage": openAIUsage(turn, promptTokens)})
 	return chunks
+}
+
+// openAIUsage reports the prompt's size, five output tokens, and for a turn
+// with reasoning some reasoning and cached tokens.
+func openAIUsage(turn Turn, promptTokens int) map[string]any {
+	u := map[string]any{"prompt_tokens": promptTokens, "completion_tokens": 5, "total_tokens": promptTokens + 5}
+	if turn.Reasoning != "" {
+		u["completion_tokens_details"] = map[string]any{"reasoning_tokens": 3}
+		u["prompt_tokens_details"] = map[string]any{"cached_tokens": 2}
+	}
+	return u
 }
 
 // splitText cuts text into word-sized pieces, as a streaming server sends them.

@@ -78,12 +78,17 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	}
 	choice := completion.Choices[0]
 	resp := responseFrom(choice.Message.Content, choice.Message.ToolCalls, choice.FinishReason)
-	resp.Usage = llm.Usage{InputTokens: int(completion.Usage.PromptTokens), OutputTokens: int(completion.Usage.CompletionTokens)}
+	resp.Usage = usageOf(completion.Usage)
 	resp.Reasoning = reasoningOf(choice.Message.JSON.ExtraFields)
 	if req.OnReasoning != nil && resp.Reasoning != "" {
 		req.OnReasoning(resp.Reasoning)
 	}
 	return resp, nil
+}
+
+func usageOf(u sdk.CompletionUsage) llm.Usage {
+	return llm.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens),
+		CachedTokens: int(u.PromptTokensDetails.CachedTokens), ReasoningTokens: int(u.CompletionTokensDetails.ReasoningTokens)}
 }
 
 // reasoningOf reads the reasoning a compatible server reports beside the
@@ -135,7 +140,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 	// JustFinishedToolCall can miss a call whose last delta comes with finish_reason.
 	choice := acc.Choices[0]
 	resp := responseFrom(choice.Message.Content, choice.Message.ToolCalls, choice.FinishReason)
-	resp.Usage = llm.Usage{InputTokens: int(acc.Usage.PromptTokens), OutputTokens: int(acc.Usage.CompletionTokens)}
+	resp.Usage = usageOf(acc.Usage)
 	resp.Reasoning = reasoning.String()
 	return resp, nil
 }

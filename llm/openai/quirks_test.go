@@ -48,6 +48,9 @@ func TestCompatibleServersQuirks(t *testing.T) {
 			if resp.Reasoning != "The user wants the files listed." || reasoning.String() != resp.Reasoning {
 				t.Fatalf("reasoning %q (streamed %q)", resp.Reasoning, reasoning.String())
 			}
+			if resp.Usage.ReasoningTokens != 3 || resp.Usage.CachedTokens != 2 {
+				t.Fatalf("usage %+v", resp.Usage)
+			}
 			if strings.Contains(resp.Text+text.String(), "user wants") {
 				t.Fatalf("reasoning leaked into the answer: %q", resp.Text)
 			}
