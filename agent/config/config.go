@@ -46,6 +46,10 @@ type Settings struct {
 	Degraded string `toml:"degraded" json:"degraded,omitempty"`
 	// ContextWindow is the model's window in tokens (0: a default per known model).
 	ContextWindow int `toml:"context_window" json:"contextWindow,omitempty"`
+	// Thinking is how hard a reasoning model thinks: "minimal", "low",
+	// "medium" or "high" (Gemini 3's thinking level, OpenAI's
+	// reasoning_effort); "" is the model's default.
+	Thinking string `toml:"thinking" json:"thinking,omitempty"`
 	// Strategy is react (default), plan or reflexion.
 	Strategy string `toml:"strategy" json:"strategy,omitempty"`
 	// Checks are reflexion's evaluator commands, run in the sandbox.
@@ -148,7 +152,7 @@ func readFile(path string, s *Settings) error {
 }
 
 func fromEnv(env Env) (Settings, error) {
-	s := Settings{Provider: env("AGENT_LSP_PROVIDER"), Model: env("AGENT_LSP_MODEL"), Strategy: env("AGENT_LSP_STRATEGY"),
+	s := Settings{Provider: env("AGENT_LSP_PROVIDER"), Model: env("AGENT_LSP_MODEL"), Strategy: env("AGENT_LSP_STRATEGY"), Thinking: env("AGENT_LSP_THINKING"),
 		ToolProtocol: env("AGENT_LSP_TOOL_PROTOCOL"), Degraded: env("AGENT_LSP_DEGRADED")}
 	for _, f := range strings.Split(env("AGENT_LSP_FALLBACK"), ",") {
 		if f = strings.TrimSpace(f); f != "" {
@@ -216,6 +220,9 @@ func Merge(base, over Settings) Settings {
 	if over.Strategy != "" {
 		base.Strategy = over.Strategy
 	}
+	if over.Thinking != "" {
+		base.Thinking = over.Thinking
+	}
 	if len(over.Checks) > 0 {
 		base.Checks = over.Checks
 	}
@@ -262,6 +269,11 @@ func (s Settings) validateOne() error {
 	case "", "react", "plan", "reflexion":
 	default:
 		return fmt.Errorf("unknown strategy %q: use react, plan or reflexion", s.Strategy)
+	}
+	switch s.Thinking {
+	case "", "minimal", "low", "medium", "high":
+	default:
+		return fmt.Errorf("unknown thinking level %q: use minimal, low, medium or high", s.Thinking)
 	}
 	switch s.ToolProtocol {
 	case "", "native", "json", "text":

@@ -213,3 +213,17 @@ func TestSandboxNetworkIsPerWorkspace(t *testing.T) {
 		t.Fatalf("a malformed sandbox_network must be a clear error, got %v", err)
 	}
 }
+
+func TestThinkingLevel(t *testing.T) {
+	s := Settings{Provider: ProviderOpenAI, Model: "m", OpenAIKey: "k"}
+	for level, ok := range map[string]bool{"": true, "minimal": true, "high": true, "max": false} {
+		s.Thinking = level
+		if err := s.Validate(); (err == nil) != ok {
+			t.Errorf("thinking %q: %v", level, err)
+		}
+	}
+	got, _, err := Load(t.TempDir(), envOf(map[string]string{"AGENT_LSP_THINKING": "low", "XDG_CONFIG_HOME": t.TempDir()}))
+	if err != nil || got.Thinking != "low" {
+		t.Fatalf("AGENT_LSP_THINKING: %q %v", got.Thinking, err)
+	}
+}

@@ -59,9 +59,9 @@ func baseProvider(ctx context.Context, s config.Settings, client *http.Client) (
 	var err error
 	switch s.Provider {
 	case config.ProviderGemini:
-		p, err = gemini.New(ctx, gemini.Config{Model: s.Model, APIKey: s.GeminiKey, BaseURL: s.BaseURL, HTTPClient: client})
+		p, err = gemini.New(ctx, gemini.Config{Model: s.Model, APIKey: s.GeminiKey, BaseURL: s.BaseURL, HTTPClient: client, Thinking: s.Thinking})
 	default:
-		p, err = openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, HTTPClient: client})
+		p, err = openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, HTTPClient: client, Thinking: s.Thinking})
 	}
 	if err != nil || s.ToolProtocol == "" || s.ToolProtocol == toolproto.Native {
 		return p, err

@@ -159,3 +159,20 @@ func TestGeminiThoughtsAreReasoningNotAnswer(t *testing.T) {
 		}
 	}
 }
+
+func TestThinkingLevelReachesGemini3Only(t *testing.T) {
+	for model, want := range map[string]any{"gemini-3-flash-preview": "HIGH", "gemini-2.5-flash": nil} {
+		srv := llmtest.NewGeminiServer(t, llmtest.Turn{Text: "ok"})
+		p, err := gemini.New(context.Background(), gemini.Config{Model: model, APIKey: "k", BaseURL: srv.URL, Thinking: "high"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "q"}}}); err != nil {
+			t.Fatal(err)
+		}
+		thinking, _ := srv.Requests()[0]["generationConfig"].(map[string]any)["thinkingConfig"].(map[string]any)
+		if thinking["thinkingLevel"] != want {
+			t.Errorf("%s: thinkingLevel %v, want %v", model, thinking["thinkingLevel"], want)
+		}
+	}
+}

@@ -27,12 +27,16 @@ type Config struct {
 	BaseURL string // e.g. http://localhost:11434/v1 for Ollama; empty for OpenAI
 	// HTTPClient lets tests and proxies sit behind the SDK; nil means a default client.
 	HTTPClient *http.Client
+	// Thinking is reasoning_effort ("minimal", "low", "medium", "high") for
+	// reasoning models; "" sends none (servers that don't know it may refuse it).
+	Thinking string
 }
 
 // Provider implements llm.Provider. It is safe for concurrent use.
 type Provider struct {
-	client sdk.Client
-	model  string
+	thinking string
+	client   sdk.Client
+	model    string
 }
 
 // New builds a provider. The SDK's own retries are disabled: retrying is decided
@@ -54,7 +58,7 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
-	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model}, nil
+	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, thinking: cfg.Thinking}, nil
 }
 
 // Name implements llm.Provider.
@@ -217,6 +221,9 @@ func (p *Provider) params(req llm.Request) (sdk.ChatCompletionNewParams, error) 
 	}
 	if req.MaxTokens > 0 {
 		params.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))
+	}
+	if p.thinking != "" {
+		params.ReasoningEffort = shared.ReasoningEffort(p.thinking)
 	}
 	if req.JSONOutput {
 		params.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}

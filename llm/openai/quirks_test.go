@@ -57,3 +57,20 @@ func TestCompatibleServersQuirks(t *testing.T) {
 		})
 	}
 }
+
+func TestThinkingIsReasoningEffort(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "ok"}, llmtest.Turn{Text: "ok"})
+	for _, level := range []string{"low", ""} {
+		p, err := openai.New(openai.Config{Model: "o4-mini", BaseURL: srv.URL + "/v1", APIKey: "k", Thinking: level})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "q"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := srv.Requests()
+	if reqs[0]["reasoning_effort"] != "low" || reqs[1]["reasoning_effort"] != nil {
+		t.Fatalf("reasoning_effort %v then %v", reqs[0]["reasoning_effort"], reqs[1]["reasoning_effort"])
+	}
+}
