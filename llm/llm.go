@@ -136,6 +136,11 @@ type Provider interface {
 	Name() string
 }
 
+// ModelLister is a provider that can list the models its server serves.
+type ModelLister interface {
+	Models(ctx context.Context) ([]string, error)
+}
+
 type notifyKey struct{}
 
 // WithNotify returns a context whose provider wrappers report what the user

@@ -3,6 +3,8 @@
 //
 //	agent-lsp [serve]          language server on stdio
 //	agent-lsp ask [flags] PROMPT
+//	agent-lsp models
+//	agent-lsp doctor
 //	agent-lsp version
 package main
 
@@ -25,6 +27,8 @@ const usage = `agent-lsp: a coding agent in your editor, speaking LSP.
 Usage:
   agent-lsp [serve]            run the language server on stdio
   agent-lsp ask [flags] PROMPT run the agent once, print its answer and the proposed diff
+  agent-lsp models             list the configured provider's models (* marks the one in use)
+  agent-lsp doctor             check the configuration end to end: files, provider, model, sandbox
   agent-lsp version            print the version
 
 Run "agent-lsp ask -h" for the ask flags. Configuration: see README.md.
@@ -54,6 +58,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ask(ctx, args, stdin, stdout, stderr, env)
 	case "serve":
 		return serve(ctx, args, stdin, stdout, stderr, env)
+	case "models":
+		return models(ctx, args, stdout, stderr, env)
+	case "doctor":
+		return doctor(ctx, args, stdout, stderr, env)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "agent-lsp", versionString())
 		return exitOK

@@ -86,6 +86,18 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	return resp, nil
 }
 
+// Models implements llm.ModelLister: the names the API lists, without "models/".
+func (p *Provider) Models(ctx context.Context) ([]string, error) {
+	var names []string
+	for m, err := range p.client.Models.All(ctx) {
+		if err != nil {
+			return nil, p.wrapError(ctx, err)
+		}
+		names = append(names, strings.TrimPrefix(m.Name, "models/"))
+	}
+	return names, nil
+}
+
 // accumulator gathers one answer from one or many (streamed) responses.
 type accumulator struct {
 	onText, onReasoning func(string)

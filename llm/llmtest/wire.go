@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,18 +18,32 @@ type Server struct {
 	*httptest.Server
 	t testing.TB
 
-	mu    sync.Mutex // guards turns and bodies
+	mu    sync.Mutex // guards turns, bodies, models and refusedKey
 	turns []Turn
 	// respond, when set, picks the turn for each request instead of the script
 	// (for concurrent conversations whose order is not fixed).
-	respond func(body map[string]any) Turn
-	bodies  []map[string]any
-	raw     [][]byte
+	respond    func(body map[string]any) Turn
+	bodies     []map[string]any
+	raw        [][]byte
+	models     []string // what a GET of the models list answers (SetModels)
+	refusedKey string   // a key it answers 401 to
+}
+
+// SetModels sets the models list the server answers and a key it refuses
+// ("" refuses none).
+func (s *Server) SetModels(models []string, refusedKey string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models, s.refusedKey = models, refusedKey
 }
 
 func newServer(t testing.TB, turns []Turn, respond func(map[string]any) Turn, answer func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn)) *Server {
 	s := &Server{t: t, turns: turns, respond: respond}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && (r.URL.Path == "/v1/models" || r.URL.Path == "/v1beta/models") {
+			s.listModels(w, r)
+			return
+		}
 		raw, _ := io.ReadAll(r.Body)
 		var body map[string]any
 		if err := json.Unmarshal(raw, &body); err != nil {
@@ -79,6 +94,34 @@ func newServer(t testing.TB, turns []Turn, respond func(map[string]any) Turn, an
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// listModels answers the models list in the OpenAI or the Gemini shape;
+// the refused key gets 401, as both APIs answer a bad key.
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	models, refused := s.models, s.refusedKey
+	s.mu.Unlock()
+	key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + r.Header.Get("x-goog-api-key") + r.URL.Query().Get("key")
+	if refused != "" && key == refused {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"error":{"code":401,"message":"missing API key","status":"UNAUTHENTICATED"}}`)
+		return
+	}
+	var items []any
+	for _, m := range models {
+		if r.URL.Path == "/v1/models" {
+			items = append(items, map[string]any{"id": m, "object": "model", "created": 1, "owned_by": "test"})
+		} else {
+			items = append(items, map[string]any{"name": "models/" + m, "displayName": m})
+		}
+	}
+	if r.URL.Path == "/v1/models" {
+		writeJSON(w, map[string]any{"object": "list", "data": items})
+		return
+	}
+	writeJSON(w, map[string]any{"models": items})
 }
 
 // Requests returns the decoded JSON bodies received so far.

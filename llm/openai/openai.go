@@ -110,6 +110,19 @@ func reasoningOf(fields map[string]respjson.Field) string {
 	return ""
 }
 
+// Models implements llm.ModelLister: /models of the server.
+func (p *Provider) Models(ctx context.Context) ([]string, error) {
+	var names []string
+	pager := p.client.Models.ListAutoPaging(ctx)
+	for pager.Next() {
+		names = append(names, pager.Current().ID)
+	}
+	if err := pager.Err(); err != nil {
+		return nil, p.wrapError(ctx, err)
+	}
+	return names, nil
+}
+
 func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParams, onText, onReasoning func(string)) (llm.Response, error) {
 	params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
 	stream := p.client.Chat.Completions.NewStreaming(ctx, params)

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
+)
+
+// listTimeout bounds the models request of `models` and `doctor`.
+const listTimeout = 10 * time.Second
+
+// resolved is the configuration a command would run with.
+type resolved struct {
+	settings config.Settings
+	warnings []string
+	root     string
+}
+
+// resolve loads the settings for the workspace at dir and fills in the
+// model as ask does; what it said on the way goes to log.
+func resolve(ctx context.Context, dir string, env func(string) string, log io.Writer) (resolved, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return resolved{}, err
+	}
+	s, warnings, err := config.Load(root, env)
+	if err == nil {
+		s, err = detectModel(ctx, s, log)
+	}
+	if err == nil {
+		err = s.Validate()
+	}
+	return resolved{settings: s, warnings: warnings, root: root}, err
+}
+
+// listProviderModels asks the configured provider what it serves.
+func listProviderModels(ctx context.Context, s config.Settings) ([]string, error) {
+	p, err := baseProvider(ctx, config.Settings{Provider: s.Provider, Model: s.Model, BaseURL: s.BaseURL, OpenAIKey: s.OpenAIKey, GeminiKey: s.GeminiKey}, nil)
+	if err != nil {
+		return nil, err
+	}
+	lister, ok := p.(llm.ModelLister)
+	if !ok {
+		return nil, fmt.Errorf("%s cannot list its models", p.Name())
+	}
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
+	return lister.Models(ctx)
+}
+
+// models is `agent-lsp models`: what the configured provider serves, the
+// one in use marked.
+func models(ctx context.Context, args []string, stdout, stderr io.Writer, env func(string) string) int {
+	fs := flag.NewFlagSet("models", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	workspace := fs.String("workspace", ".", "the workspace whose configuration to use")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	r, err := resolve(ctx, *workspace, env, stderr)
+	if errors.Is(err, errNoModel) {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp models: %v\n", err)
+		return exitUsage
+	}
+	names, err := listProviderModels(ctx, r.settings)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp models: %v\n", err)
+		return exitFailed
+	}
+	for _, n := range names {
+		mark := "  "
+		if n == r.settings.Model {
+			mark = "* "
+		}
+		fmt.Fprintln(stdout, mark+n)
+	}
+	return exitOK
+}
+
+// check is one line of the doctor's list.
+type check struct {
+	ok      bool   // false: something to fix
+	warn    bool   // works, but worth knowing
+	what    string // what was checked, and what was found
+	fixHint string
+}
+
+func (c check) String() string {
+	mark := "ok  "
+	switch {
+	case !c.ok:
+		mark = "FAIL"
+	case c.warn:
+		mark = "warn"
+	}
+	s := fmt.Sprintf("[%s] %s", mark, c.what)
+	if c.fixHint != "" {
+		s += "\n       " + c.fixHint
+	}
+	return s
+}
+
+// doctor is `agent-lsp doctor`: the configuration checked end to end, as a
+// short pass/fail list; exit 1 when something fails.
+func doctor(ctx context.Context, args []string, stdout, stderr io.Writer, env func(string) string) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	workspace := fs.String("workspace", ".", "the workspace to check")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	checks := doctorChecks(ctx, *workspace, env)
+	failed := false
+	for _, c := range checks {
+		fmt.Fprintln(stdout, c)
+		failed = failed || !c.ok
+	}
+	if failed {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func doctorChecks(ctx context.Context, workspace string, env func(string) string) []check {
+	var checks []check
+	checks = append(checks, configFiles(workspace, env)...)
+	r, err := resolve(ctx, workspace, env, io.Discard)
+	for _, w := range r.warnings {
+		checks = append(checks, check{ok: true, warn: true, what: "ignored: " + w})
+	}
+	if err != nil {
+		checks = append(checks, check{what: "model: " + firstLineOf(err.Error()), fixHint: "see README: Configure a model"})
+	} else {
+		s := r.settings
+		checks = append(checks, check{ok: true, what: fmt.Sprintf("model: %s:%s%s", s.Provider, s.Model, atURL(s.BaseURL))})
+		checks = append(checks, reachable(ctx, s)...)
+		protocol := s.ToolProtocol
+		if protocol == "" {
+			protocol = "native"
+		}
+		checks = append(checks, check{ok: true, what: "tool protocol: " + protocol})
+	}
+	checks = append(checks, sandboxCheck(), editorsCheck())
+	return checks
+}
+
+func configFiles(workspace string, env func(string) string) []check {
+	var out []check
+	user := filepath.Join(env("XDG_CONFIG_HOME"), "agent-lsp", "config.toml")
+	if env("XDG_CONFIG_HOME") == "" {
+		user = filepath.Join(env("HOME"), ".config", "agent-lsp", "config.toml")
+	}
+	for _, f := range []struct{ label, path string }{{"your config", user}, {"project config", filepath.Join(workspace, ".agent-lsp.toml")}} {
+		if _, err := os.Stat(f.path); err == nil {
+			out = append(out, check{ok: true, what: fmt.Sprintf("%s: %s", f.label, f.path)})
+		} else {
+			out = append(out, check{ok: true, what: fmt.Sprintf("%s: none (%s)", f.label, f.path)})
+		}
+	}
+	return out
+}
+
+// reachable lists the provider's models: that proves the server answers and
+// the key is accepted, and says whether the model is there.
+func reachable(ctx context.Context, s config.Settings) []check {
+	names, err := listProviderModels(ctx, s)
+	switch {
+	case errors.Is(err, llm.ErrUnauthorized):
+		return []check{{what: "provider: the key was refused: " + firstLineOf(err.Error()), fixHint: "check OPENAI_API_KEY / GEMINI_API_KEY"}}
+	case err != nil:
+		return []check{{what: "provider: not reachable: " + firstLineOf(err.Error()), fixHint: "check the base URL, or that the local server runs"}}
+	}
+	out := []check{{ok: true, what: fmt.Sprintf("provider: reachable and authorised (%d models)", len(names))}}
+	if slices.Contains(names, s.Model) {
+		return append(out, check{ok: true, what: "model " + s.Model + " is served"})
+	}
+	return append(out, check{ok: true, warn: true, what: "model " + s.Model + " is not in the provider's list", fixHint: "agent-lsp models lists them"})
+}
+
+func sandboxCheck() check {
+	c := tools.SandboxLevel()
+	if c.Level == sandbox.Full {
+		return check{ok: true, what: "sandbox: " + c.String()}
+	}
+	return check{ok: true, warn: true, what: "sandbox: " + c.String(), fixHint: "commands that run workspace code will ask first (README: Commands run in a sandbox)"}
+}
+
+// editorsCheck names the editors found and where their set-up is.
+func editorsCheck() check {
+	var found []string
+	for _, e := range []struct{ bin, name string }{{"code", "VS Code (editors/vscode)"}, {"nvim", "Neovim (editors/nvim)"}, {"hx", "Helix (editors/helix)"}, {"emacs", "Emacs"}} {
+		if _, err := exec.LookPath(e.bin); err == nil {
+			found = append(found, e.name)
+		}
+	}
+	if len(found) == 0 {
+		return check{ok: true, what: "editors: none found on PATH", fixHint: "README: In your editor"}
+	}
+	return check{ok: true, what: fmt.Sprintf("editors: %v", found), fixHint: "set-up for each: README: In your editor"}
+}
+
+func atURL(u string) string {
+	if u == "" {
+		return ""
+	}
+	return " at " + u
+}
+
+func firstLineOf(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
