@@ -36,7 +36,7 @@ type Settings struct {
 	TrustProjectConfig bool `toml:"trust_project_config" json:"-"`
 	// AutoApply sends proposals to clients without change annotations at once.
 	AutoApply bool `toml:"auto_apply" json:"autoApply,omitempty"`
-	// ToolProtocol is native (default), json or text: how the primary model
+	// ToolProtocol is native (default), json, text or auto: how the primary model
 	// calls tools. Fallback entries may name their own.
 	ToolProtocol string `toml:"tool_protocol" json:"toolProtocol,omitempty"`
 	// Fallback lists the models to continue on when the primary fails for
@@ -276,9 +276,9 @@ func (s Settings) validateOne() error {
 		return fmt.Errorf("unknown thinking level %q: use minimal, low, medium or high", s.Thinking)
 	}
 	switch s.ToolProtocol {
-	case "", "native", "json", "text":
+	case "", "native", "json", "text", "auto":
 	default:
-		return fmt.Errorf("unknown tool protocol %q: set AGENT_LSP_TOOL_PROTOCOL to native, json or text", s.ToolProtocol)
+		return fmt.Errorf("unknown tool protocol %q: set AGENT_LSP_TOOL_PROTOCOL to native, json, text or auto", s.ToolProtocol)
 	}
 	switch s.Provider {
 	case ProviderOpenAI:

@@ -66,6 +66,9 @@ func baseProvider(ctx context.Context, s config.Settings, client *http.Client) (
 	if err != nil || s.ToolProtocol == "" || s.ToolProtocol == toolproto.Native {
 		return p, err
 	}
+	if s.ToolProtocol == toolproto.Auto {
+		return toolproto.AutoWrap(p), nil
+	}
 	proto, err := toolproto.ByName(s.ToolProtocol)
 	if err != nil {
 		return nil, err
