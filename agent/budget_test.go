@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/llm/gemini"
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -165,5 +166,41 @@ func BenchmarkLongSession(b *testing.B) {
 			}
 			b.ReportMetric(float64(p.peak), "peak-tokens-"+c.name)
 		}
+	}
+}
+
+// TestCompactionKeepsThoughtSignatures compacts a Gemini 3 run: the turns
+// kept verbatim keep their signatures, so the requests after the
+// compaction still pass Gemini's check.
+func TestCompactionKeepsThoughtSignatures(t *testing.T) {
+	files := map[string]string{}
+	for i := range 6 {
+		files[fmt.Sprintf("f%d.txt", i)] = strings.Repeat(fmt.Sprintf("line of file %d\n", i), 200)
+	}
+	w := workspace(t, files)
+	reads, compactions := 0, 0
+	srv := llmtest.NewGemini3Responder(t, func(body map[string]any) llmtest.Turn {
+		if strings.Contains(llmtest.SystemText(body), "You compact the working memory") {
+			compactions++
+			return llmtest.Turn{Text: "Read some files; each holds numbered lines."}
+		}
+		if reads < 6 {
+			reads++
+			return llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: fmt.Sprintf(`{"path":"f%d.txt"}`, reads-1)}}}
+		}
+		return llmtest.Turn{Text: "All six files hold numbered lines."}
+	})
+	p, err := gemini.New(context.Background(), gemini.Config{Model: "gemini-3-pro-preview", APIKey: "k", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := agent.New(agent.Config{Provider: p, Tools: tools.NewDefaultRegistry(w, tools.NewPolicy(nil), nil, tools.CommandLimits{}), ContextWindow: 6000})
+	var h agent.History
+	out, err := a.Run(context.Background(), &h, "THE TASK: describe every file")
+	if err != nil || out.Answer != "All six files hold numbered lines." {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if compactions == 0 {
+		t.Fatal("the run was never compacted: the test proves nothing")
 	}
 }

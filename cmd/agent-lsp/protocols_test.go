@@ -75,6 +75,30 @@ func TestAskStopsAfterThreeMalformedAnswers(t *testing.T) {
 	}
 }
 
+// TestAskFallsBackToGemini3MidTurn: the turn's calls were made by another
+// model, so they have no signature Gemini 3 accepts; the run goes on with
+// the documented sentinel rather than failing on Gemini's 400.
+func TestAskFallsBackToGemini3MidTurn(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"hello.py": helloPy})
+	cfg := t.TempDir()
+	os.MkdirAll(filepath.Join(cfg, "agent-lsp"), 0o755)
+	os.WriteFile(filepath.Join(cfg, "agent-lsp", "config.toml"), []byte("retry_base_ms = 1\nretry_attempts = 1\n"), 0o644)
+	primary := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
+		llmtest.Turn{Status: 503, Body: `{}`})
+	backup := llmtest.NewGemini3Server(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "search", Args: `{"pattern":"greet"}`}}},
+		llmtest.Turn{Text: "It greets the world (Gemini 3 finished the turn)."})
+	r := runCLI(t, map[string]string{"XDG_CONFIG_HOME": cfg, "AGENT_LSP_MODEL": "primary", "OPENAI_BASE_URL": primary.URL + "/v1",
+		"GEMINI_API_KEY": "k", "AGENT_LSP_FALLBACK": "gemini:gemini-3-pro-preview@" + backup.URL}, "ask", "--workspace", ws, "explain hello.py")
+	if r.code != 0 || !strings.Contains(r.stdout, "Gemini 3 finished the turn") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if n := len(backup.Requests()); n != 2 {
+		t.Fatalf("%d requests reached Gemini 3, want 2", n)
+	}
+}
+
 func TestAskFallsBackWhenThePrimaryFails(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"hello.py": helloPy})
 	cfg := t.TempDir()

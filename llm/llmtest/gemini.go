@@ -14,7 +14,18 @@ import (
 // /v1beta/models/{model}:generateContent and :streamGenerateContent (SSE).
 // Use URL as the base URL.
 func NewGeminiServer(t testing.TB, turns ...Turn) *Server {
-	return newGemini(t, turns, nil)
+	return newGemini(t, turns, nil, nil)
+}
+
+// SystemText returns the system instruction of a Gemini request body.
+func SystemText(body map[string]any) string {
+	sys, _ := body["systemInstruction"].(map[string]any)
+	var b strings.Builder
+	for _, p := range asList(sys["parts"]) {
+		s, _ := p["text"].(string)
+		b.WriteString(s)
+	}
+	return b.String()
 }
 
 // NewGemini3Server is NewGeminiServer as Gemini 3 models behave: each step's
@@ -23,7 +34,13 @@ func NewGeminiServer(t testing.TB, turns ...Turn) *Server {
 // unchanged (or the documented skip_thought_signature_validator) is refused
 // with 400 INVALID_ARGUMENT, as the API does.
 func NewGemini3Server(t testing.TB, turns ...Turn) *Server {
-	return newGemini(t, turns, &signatures{issued: map[string]string{}})
+	return newGemini(t, turns, nil, &signatures{issued: map[string]string{}})
+}
+
+// NewGemini3Responder is NewGemini3Server with each turn chosen by respond
+// from the decoded request body.
+func NewGemini3Responder(t testing.TB, respond func(body map[string]any) Turn) *Server {
+	return newGemini(t, nil, respond, &signatures{issued: map[string]string{}})
 }
 
 // signatures are the thought signatures a Gemini 3 fake issued, to the
@@ -91,8 +108,8 @@ func asList(v any) []map[string]any {
 	return out
 }
 
-func newGemini(t testing.TB, turns []Turn, sigs *signatures) *Server {
-	return newServer(t, turns, nil, func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn) {
+func newGemini(t testing.TB, turns []Turn, respond func(map[string]any) Turn, sigs *signatures) *Server {
+	return newServer(t, turns, respond, func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn) {
 		if sigs != nil {
 			if why := sigs.check(body); why != "" {
 				w.Header().Set("Content-Type", "application/json")
@@ -136,7 +153,9 @@ func newGemini(t testing.TB, turns []Turn, sigs *signatures) *Server {
 			if finish != "" {
 				cand["finishReason"] = finish
 			}
-			usage := map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
+			// A plausible prompt size (four bytes a token), as the OpenAI fake reports.
+			prompt := len(toJSON(body["contents"])) / 4
+			usage := map[string]any{"promptTokenCount": prompt, "candidatesTokenCount": 5, "totalTokenCount": prompt + 5}
 			if turn.Reasoning != "" {
 				usage["thoughtsTokenCount"], usage["cachedContentTokenCount"] = 7, 4
 			}
