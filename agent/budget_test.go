@@ -204,3 +204,37 @@ func TestCompactionKeepsThoughtSignatures(t *testing.T) {
 		t.Fatal("the run was never compacted: the test proves nothing")
 	}
 }
+
+// TestResumedSessionKeepsThoughtSignatures stops a Gemini 3 run mid-turn
+// (at its iteration cap, after a call), saves it, loads it in a new store
+// (as a restarted server does) and continues it: the current turn's call
+// goes back with its signature read from disk.
+func TestResumedSessionKeepsThoughtSignatures(t *testing.T) {
+	w := workspace(t, map[string]string{"a.txt": "alpha\n"})
+	srv := llmtest.NewGemini3Server(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"a.txt"}`}}},
+		llmtest.Turn{Text: "It says alpha."},
+	)
+	p, err := gemini.New(context.Background(), gemini.Config{Model: "gemini-3-flash-preview", APIKey: "k", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	registry := tools.NewDefaultRegistry(w, tools.NewPolicy(nil), nil, tools.CommandLimits{})
+	var h agent.History
+	agent.New(agent.Config{Provider: p, Tools: registry, MaxIterations: 1}).Run(context.Background(), &h, "what does a.txt say?")
+	dir := t.TempDir()
+	if err := agent.NewSessionStore(dir).Save("s1", &h); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := agent.NewSessionStore(dir).Load("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := loaded.Messages()[loaded.Len()-1]; last.Role != llm.RoleTool {
+		t.Fatalf("the run did not stop mid-turn: %+v", last)
+	}
+	out, err := agent.New(agent.Config{Provider: p, Tools: registry}).Continue(context.Background(), loaded)
+	if err != nil || out.Answer != "It says alpha." {
+		t.Fatalf("%v %+v", err, out)
+	}
+}

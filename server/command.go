@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -414,6 +415,8 @@ func (s *Server) status() map[string]any {
 		"session":  s.session, "root": s.root, "settings": s.settingsLocked().String(),
 		"positionEncoding": string(s.caps.encoding.kind()), "runs": runs, "proposals": proposals,
 		"sandbox": map[string]string{"level": string(sb.Level), "detail": sb.String()},
+		// The facts agent-lsp doctor checks that need no network.
+		"toolProtocol": cmp.Or(s.settingsLocked().ToolProtocol, "native"), "configWarnings": s.configNotes,
 	}
 }
 

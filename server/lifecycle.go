@@ -86,7 +86,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	s.initDone, s.root, s.caps = true, root, caps
 	s.store, s.memory = store, agent.NewMemory(stateDir)
 	s.sessions[session], s.session = history, session
-	s.fileSettings, s.userSettings = fileSettings, userSettings
+	s.fileSettings, s.userSettings, s.configNotes = fileSettings, userSettings, warnings
 	s.policy = tools.NewPolicy(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
 	s.mu.Unlock()
 	if root == "" {

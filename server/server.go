@@ -56,6 +56,7 @@ type Server struct {
 	root         string
 	fileSettings config.Settings // files and environment
 	userSettings config.Settings // initializationOptions and didChangeConfiguration
+	configNotes  []string        // what loading the configuration ignored or failed on
 	caps         clientCaps
 	policy       *tools.Policy
 	sessions     map[string]*agent.History // loaded sessions by id

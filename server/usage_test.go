@@ -16,7 +16,7 @@ func TestUsageAndSandboxInProgressAndStatus(t *testing.T) {
 		llmtest.Turn{Reasoning: "Read it first.", Calls: []llmtest.Call{call("read_file", `{"path":"a.txt"}`)}},
 		llmtest.Turn{Text: "It says alpha."},
 	)
-	f := newFixture(t, map[string]string{"a.txt": "alpha\n"}, srv, nil)
+	f := newFixture(t, map[string]string{"a.txt": "alpha\n", ".agent-lsp.toml": "auto_apply = true\n"}, srv, nil)
 	f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
 	res := f.ask(map[string]any{"prompt": "what does a.txt say?"})
 	end := f.waitEnd(res.RunID)
@@ -32,6 +32,8 @@ func TestUsageAndSandboxInProgressAndStatus(t *testing.T) {
 		Sandbox struct {
 			Level, Detail string
 		} `json:"sandbox"`
+		ToolProtocol   string   `json:"toolProtocol"`
+		ConfigWarnings []string `json:"configWarnings"`
 	}
 	if err := f.editor.Command("agent.status", nil, &st); err != nil {
 		t.Fatal(err)
@@ -39,7 +41,10 @@ func TestUsageAndSandboxInProgressAndStatus(t *testing.T) {
 	if u := st.Runs[0].Usage; u.Input == 0 || u.Output != 10 || u.Cached != 2 || u.Reasoning != 3 {
 		t.Fatalf("status usage %+v", u)
 	}
-	if st.Sandbox.Level == "" || !strings.HasPrefix(st.Sandbox.Detail, st.Sandbox.Level) {
-		t.Fatalf("status sandbox %+v", st.Sandbox)
+	if st.Sandbox.Level == "" || !strings.HasPrefix(st.Sandbox.Detail, st.Sandbox.Level) || st.ToolProtocol != "native" {
+		t.Fatalf("status sandbox %+v, tool protocol %q", st.Sandbox, st.ToolProtocol)
+	}
+	if len(st.ConfigWarnings) != 1 || !strings.Contains(st.ConfigWarnings[0], "auto_apply ignored") {
+		t.Fatalf("status config warnings %q", st.ConfigWarnings)
 	}
 }
