@@ -183,6 +183,12 @@ func (s *Server) ask(ctx context.Context, a askArgs) (any, error) {
 	if root == "" {
 		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: no workspace folder is open; open the project's folder so the agent knows what it may read and change")
 	}
+	if s.opts.FindModel != nil {
+		var err error
+		if settings, err = s.opts.FindModel(context.Background(), settings); err != nil {
+			return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
+		}
+	}
 	if err := settings.Validate(); err != nil {
 		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}

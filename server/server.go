@@ -36,6 +36,9 @@ type Options struct {
 	Version string
 	// Breakers reports the providers' circuit breaker states for agent.status.
 	Breakers func() []string
+	// FindModel fills in the model when none is configured (a key's default,
+	// a local server's model); nil leaves the settings as they are.
+	FindModel func(ctx context.Context, s config.Settings) (config.Settings, error)
 }
 
 // Server is one language server connection. Its state is guarded by mu;

@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/server"
 )
 
@@ -30,15 +32,27 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		cacheDir = filepath.Join(dir, "agent-lsp")
 	}
 	ps := newProviders()
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
 	s := server.New(server.Options{
+		FindModel: func(ctx context.Context, s config.Settings) (config.Settings, error) {
+			return detectModel(ctx, s, logWriter{logger})
+		},
 		NewProvider: ps.New,
 		Breakers:    ps.breakers.States,
 		Env:         env,
 		CacheDir:    cacheDir,
-		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl})),
+		Logger:      logger,
 		Version:     versionString(),
 	})
 	return s.Serve(ctx, stdio{stdin, stdout})
+}
+
+// logWriter sends what detection says to the server log.
+type logWriter struct{ l *slog.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.l.Info(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // stdio joins the process's stdin and stdout into one connection.
