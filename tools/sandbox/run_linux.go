@@ -92,7 +92,7 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 		Landlock: &landlockRules{
 			ABI:    caps.LandlockABI,
 			RO:     slices.Concat(systemReadOnly, []string{caps.goRoot, caps.modCache, filepath.Dir(bash)}, caps.toolDirs, spec.ReadOnly),
-			RW:     []string{spec.Home, spec.Cache, tmp, "/dev/null", "/dev/shm"},
+			RW:     []string{spec.Home, spec.Cache, tmp, "/dev/null"},
 			Scoped: true,
 		},
 		Rlimits: []rlimit{{unix.RLIMIT_FSIZE, uint64(limits.FileSize)}, {unix.RLIMIT_CORE, 0}},
@@ -105,7 +105,9 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 		}
 		hs.Namespaces, hs.OwnNetwork, hs.View, hs.Dir = true, !spec.Network, spec.View, spec.View.Root
 		hs.ReadOnly = []string{filepath.Join(spec.View.Root, ".git")}
-		hs.Landlock.RW = append(hs.Landlock.RW, spec.View.Root)
+		// /dev/shm is a private tmpfs in the mount namespace; below full it is
+		// the host's, shared with every process, and stays closed.
+		hs.Landlock.RW = append(hs.Landlock.RW, spec.View.Root, "/dev/shm")
 	} else {
 		hs.Dir = spec.View.Copy
 		hs.Landlock.RW = append(hs.Landlock.RW, spec.View.Copy)

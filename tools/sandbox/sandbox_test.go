@@ -118,13 +118,14 @@ func TestLandlockLevelConfines(t *testing.T) {
 	spec := w.spec(`echo copy > mine.txt && cat mine.txt
 echo x > `+w.secret+` 2>/dev/null || echo outside-read-only
 cat `+w.secret+` 2>/dev/null || echo secret-unreadable
+echo x > /dev/shm/agent-lsp-landlock-test 2>/dev/null || echo shm-closed
 echo leak > /dev/tcp/`+strings.Replace(ln.Addr().String(), ":", "/", 1)+` 2>/dev/null || echo tcp-refused`, &out, &errs)
 	spec.View = View{Root: w.ws, Copy: w.ws}
 	res, err := run(context.Background(), Caps{Level: Landlock, LandlockABI: abi}, spec)
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("res %+v err %v\n%s%s", res, err, out.String(), errs.String())
 	}
-	wants := []string{"copy\n", "outside-read-only", "secret-unreadable"}
+	wants := []string{"copy\n", "outside-read-only", "secret-unreadable", "shm-closed"}
 	if abi >= 4 {
 		wants = append(wants, "tcp-refused")
 	}
