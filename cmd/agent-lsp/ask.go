@@ -101,7 +101,8 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return exitFailed
 	}
-	fmt.Fprintf(stderr, "[AGENT] Usage: %s\n", out.Usage)
+	// The tokens the run took close the trace, whatever comes before.
+	defer fmt.Fprintf(stderr, "[AGENT] Usage: %s\n", out.Usage)
 	fmt.Fprintln(stdout, strings.TrimRight(out.Answer, "\n"))
 	if notice := agent.PendingNotice(memory.Pending()); notice != "" {
 		fmt.Fprintf(stdout, "\n%s\n", notice)

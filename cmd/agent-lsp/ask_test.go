@@ -100,7 +100,8 @@ func TestAskGemini3ToolLoop(t *testing.T) {
 		t.Fatalf("%d requests, want 3", n)
 	}
 	// Three calls of 5 output tokens; the first also thought 7 and hit 4 cached.
-	if !regexp.MustCompile(`\[AGENT\] Usage: [1-9]\d* input \(4 cached\), 22 output \(7 reasoning\) tokens`).MatchString(r.stderr) {
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if !regexp.MustCompile(`^\[AGENT\] Usage: [1-9]\d* input \(4 cached\), 22 output \(7 reasoning\) tokens$`).MatchString(lines[len(lines)-1]) {
 		t.Fatalf("the usage line is missing or wrong:\n%s", r.stderr)
 	}
 }
