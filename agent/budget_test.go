@@ -238,3 +238,52 @@ func TestResumedSessionKeepsThoughtSignatures(t *testing.T) {
 		t.Fatalf("%v %+v", err, out)
 	}
 }
+
+// TestPlanStepsAndSubAgentsOnGemini3 runs plan-and-execute whose steps
+// delegate to a sub-agent, all on a Gemini 3 fake that checks signatures:
+// every conversation (planner, steps, sub-agent) keeps its own.
+func TestPlanStepsAndSubAgentsOnGemini3(t *testing.T) {
+	w := workspace(t, map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n"})
+	toolTurns := map[string]int{}
+	srv := llmtest.NewGemini3Responder(t, func(body map[string]any) llmtest.Turn {
+		if strings.Contains(llmtest.SystemText(body), "You are the planner") {
+			return llmtest.Turn{Text: `{"steps": [{"goal": "read a.txt", "done": "known"}, {"goal": "learn what b.txt says", "done": "known"}]}`}
+		}
+		contents := body["contents"].([]any)
+		first, _ := json.Marshal(contents[0])
+		key := string(first)
+		toolTurns[key]++
+		switch {
+		case strings.Contains(key, "what does b.txt say"): // the sub-agent
+			if toolTurns[key] == 1 {
+				return llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"b.txt"}`}}}
+			}
+			return llmtest.Turn{Text: "b.txt says beta."}
+		case strings.Contains(key, "learn what b.txt says"):
+			if toolTurns[key] == 1 {
+				return llmtest.Turn{Calls: []llmtest.Call{{Name: "delegate", Args: `{"task":"what does b.txt say?"}`}}}
+			}
+			return llmtest.Turn{Text: "b.txt says beta (from the sub-agent)."}
+		}
+		if toolTurns[key] == 1 {
+			return llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"a.txt"}`}, {Name: "list_files", Args: `{}`}}}
+		}
+		return llmtest.Turn{Text: "a.txt says alpha."}
+	})
+	p, err := gemini.New(context.Background(), gemini.Config{Model: "gemini-3-pro-preview", APIKey: "k", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := agent.WithSubAgents(agent.Config{Provider: p, Tools: tools.NewDefaultRegistry(w, tools.NewPolicy(nil), nil, tools.CommandLimits{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h agent.History
+	out, err := agent.New(cfg).Do(context.Background(), agent.Task{Prompt: "what do the files say?", Strategy: agent.StrategyPlan, History: &h, Workspace: w})
+	if err != nil || !strings.Contains(out.Answer, "from the sub-agent") {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if len(toolTurns) != 3 {
+		t.Fatalf("conversations %d, want the two steps and the sub-agent: %v", len(toolTurns), toolTurns)
+	}
+}
