@@ -16,8 +16,7 @@ func (h *History) AddUser(text string) {
 
 // AddAssistant appends the model's answer, tool calls included.
 func (h *History) AddAssistant(resp llm.Response) {
-	h.msgs = append(h.msgs, llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls,
-		TextSignature: resp.TextSignature, Origin: resp.Origin})
+	h.msgs = append(h.msgs, llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls, Opaque: resp.Opaque})
 }
 
 // AddToolResults appends the observations answering the last assistant message.

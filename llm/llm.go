@@ -55,12 +55,27 @@ type Message struct {
 	Text        string       `json:"text,omitempty"`
 	ToolCalls   []ToolCall   `json:"tool_calls,omitempty"`
 	ToolResults []ToolResult `json:"tool_results,omitempty"`
-	// TextSignature is the provider's opaque data for the text, like
-	// ToolCall.Signature.
+	// Opaque is what the provider that wrote an assistant message needs
+	// back; nil for most (a pointer keeps every other message small).
+	Opaque *Opaque `json:"opaque,omitempty"`
+}
+
+// Opaque is provider data a message carries unchanged through the history,
+// sessions and compaction.
+type Opaque struct {
+	// Origin is the "provider:model" that wrote the message: opaque data is
+	// sent back only to the model that made it.
+	Origin string `json:"origin"`
+	// TextSignature is the provider's data for the text, like ToolCall.Signature.
 	TextSignature []byte `json:"text_signature,omitempty"`
-	// Origin is the "provider:model" that wrote an assistant message: opaque
-	// data is sent back only to the model that made it.
-	Origin string `json:"origin,omitempty"`
+}
+
+// OpaqueFor returns m's opaque data when the model named origin wrote it, else nil.
+func (m Message) OpaqueFor(origin string) *Opaque {
+	if m.Opaque != nil && m.Opaque.Origin == origin {
+		return m.Opaque
+	}
+	return nil
 }
 
 // ToolSpec describes a tool to the model: its name, what it does and the JSON
@@ -117,9 +132,8 @@ type Response struct {
 	ToolCalls  []ToolCall
 	StopReason StopReason
 	Usage      Usage
-	// TextSignature and Origin go into the assistant message (see Message).
-	TextSignature []byte
-	Origin        string
+	// Opaque goes into the assistant message as it is (see Message).
+	Opaque *Opaque
 	// Reasoning is what the model reported of its thinking, shown, never sent back.
 	Reasoning string
 	// FormatError is set by a text tool protocol when the answer did not

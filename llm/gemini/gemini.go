@@ -82,7 +82,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		}
 	}
 	resp := acc.response()
-	resp.Origin = p.Name()
+	resp.Opaque = &llm.Opaque{Origin: p.Name(), TextSignature: acc.textSignature}
 	return resp, nil
 }
 
@@ -161,7 +161,7 @@ func (a *accumulator) add(r *genai.GenerateContentResponse) {
 }
 
 func (a *accumulator) response() llm.Response {
-	resp := llm.Response{Text: a.text.String(), ToolCalls: a.calls, Usage: a.usage, TextSignature: a.textSignature, Reasoning: a.reasoning.String()}
+	resp := llm.Response{Text: a.text.String(), ToolCalls: a.calls, Usage: a.usage, Reasoning: a.reasoning.String()}
 	switch {
 	case len(a.calls) > 0:
 		resp.StopReason = llm.StopToolUse
@@ -236,12 +236,12 @@ var skipSignature = []byte("skip_thought_signature_validator")
 // Gemini 3 model requires one on the first call of each step, so a call
 // without a usable one gets the documented sentinel.
 func (p *Provider) modelParts(m llm.Message, currentTurn bool) []*genai.Part {
-	own := m.Origin == p.Name()
+	own := m.OpaqueFor(p.Name())
 	var parts []*genai.Part
 	if m.Text != "" {
 		part := genai.NewPartFromText(m.Text)
-		if own {
-			part.ThoughtSignature = m.TextSignature
+		if own != nil {
+			part.ThoughtSignature = own.TextSignature
 		}
 		parts = append(parts, part)
 	}
@@ -254,7 +254,7 @@ func (p *Provider) modelParts(m llm.Message, currentTurn bool) []*genai.Part {
 		}
 		part := &genai.Part{FunctionCall: &genai.FunctionCall{ID: geminiID(c.ID), Name: c.Name, Args: args}}
 		switch {
-		case own:
+		case own != nil:
 			part.ThoughtSignature = c.Signature
 		case currentTurn && i == 0 && requiresSignatures(p.model):
 			part.ThoughtSignature = skipSignature

@@ -26,7 +26,7 @@ func gemini3(t *testing.T, srv *llmtest.Server) *gemini.Provider {
 
 // assistant is what the agent's history keeps of a response.
 func assistant(resp llm.Response) llm.Message {
-	return llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls, TextSignature: resp.TextSignature, Origin: resp.Origin}
+	return llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls, Opaque: resp.Opaque}
 }
 
 func results(calls []llm.ToolCall) llm.Message {
@@ -61,7 +61,7 @@ func TestGemini3ToolLoopKeepsThoughtSignatures(t *testing.T) {
 				}
 				req.Messages = append(req.Messages, assistant(resp))
 				if resp.StopReason == llm.StopEndTurn {
-					if len(resp.TextSignature) == 0 {
+					if resp.Opaque == nil || len(resp.Opaque.TextSignature) == 0 {
 						t.Error("the final text's signature was not kept")
 					}
 					break
@@ -116,9 +116,9 @@ func TestGemini3RefusesCallsWithoutTheirSignature(t *testing.T) {
 func TestGemini3AfterAFallback(t *testing.T) {
 	srv := llmtest.NewGemini3Server(t, llmtest.Turn{Text: "continued"})
 	p := gemini3(t, srv)
-	other := llm.Message{Role: llm.RoleAssistant, Origin: "openai:gpt-test",
+	other := llm.Message{Role: llm.RoleAssistant, Opaque: &llm.Opaque{Origin: "openai:gpt-test"},
 		ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "read_file", Args: json.RawMessage(`{"path":"a.go"}`), Signature: []byte("openai-opaque")}}}
-	older := llm.Message{Role: llm.RoleAssistant, Origin: "gemini:gemini-2.5-flash",
+	older := llm.Message{Role: llm.RoleAssistant, Opaque: &llm.Opaque{Origin: "gemini:gemini-2.5-flash", TextSignature: []byte("from-2.5")},
 		ToolCalls: []llm.ToolCall{{ID: "call_0", Name: "read_file", Args: json.RawMessage(`{"path":"z.go"}`), Signature: []byte("from-2.5")}}}
 	req := llm.Request{Tools: readFileSpec, Messages: []llm.Message{
 		{Role: llm.RoleUser, Text: "an earlier task"}, older, results(older.ToolCalls), {Role: llm.RoleAssistant, Text: "done before"},
