@@ -49,15 +49,21 @@ func (w *Workspace) commandSpec(ctx context.Context, command string) (sandbox.Sp
 	w.mu.Lock()
 	v, opts := w.view, w.sandboxOpts
 	w.mu.Unlock()
-	var err error
 	if v == nil {
-		if v, err = w.newView(ctx, caps, changes); err != nil {
+		made, err := w.newView(ctx, caps, changes)
+		if err != nil {
 			return sandbox.Spec{}, err
 		}
 		w.mu.Lock()
-		w.view = v
+		if w.view == nil {
+			w.view = made
+		} else {
+			made.Close() // another command made one meanwhile: use that
+		}
+		v = w.view
 		w.mu.Unlock()
-	} else if err := v.Sync(changes); err != nil {
+	}
+	if err := v.Sync(changes); err != nil {
 		return sandbox.Spec{}, err
 	}
 	home, cache, err := w.privateDirs(opts.Dir)
