@@ -79,8 +79,12 @@ func takeHelper(flags uintptr) (*helperProc, error) {
 			}
 		}()
 	}
-	if h != nil && h.alive() {
-		return h, nil
+	if h != nil {
+		if h.alive() {
+			return h, nil
+		}
+		h.specW.Close() // it died waiting (killed from outside): drop its pipes
+		h.reportR.Close()
 	}
 	return spawnHelper(flags)
 }

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
+
 	"context"
 	"fmt"
 	"net"
@@ -225,5 +227,30 @@ func TestStaleCgroupsOfDeadProcessesAreRemoved(t *testing.T) {
 		if stale := strings.Contains(dir, fmt.Sprint(dead.Process.Pid)); stale != os.IsNotExist(err) {
 			t.Errorf("%s: exists %v, want removed only if its process is dead", dir, err == nil)
 		}
+	}
+}
+
+func TestASpareHelperKilledWhileWaitingIsReplaced(t *testing.T) {
+	needFull(t)
+	w := newWorld(t)
+	run := func() string {
+		var out, errs strings.Builder
+		if _, err := Run(context.Background(), w.spec("echo ran", &out, &errs)); err != nil {
+			t.Fatalf("%v %s", err, errs.String())
+		}
+		return out.String()
+	}
+	run()
+	var spare *helperProc
+	toolstest.Poll(t, "a spare helper", func() bool {
+		warmMu.Lock()
+		defer warmMu.Unlock()
+		spare = warm[nsFlags]
+		return spare != nil
+	})
+	spare.kill()
+	toolstest.Poll(t, "the spare to die", func() bool { return !spare.alive() })
+	if got := run(); got != "ran\n" {
+		t.Fatalf("after the spare died: %q", got)
 	}
 }
