@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"github.com/agent-lsp/agent-lsp/tools/toolstest"
-
 	"context"
 	"fmt"
 	"net"
@@ -11,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 // world is a workspace with a .git, an overlay's dirs, private dirs, and a
