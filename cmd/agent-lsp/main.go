@@ -41,6 +41,8 @@ const (
 	exitUsage  = 2 // bad flags or configuration
 )
 
+// main never sees the sandbox's helper mode: a re-executed agent-lsp with the
+// helper's argv[0] is taken over by tools/sandbox's init, before main runs.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
