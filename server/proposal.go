@@ -17,6 +17,7 @@ import (
 // Proposal states.
 const (
 	proposalPending   = "pending"
+	proposalApplying  = "applying" // sent to the client, its answer not in yet
 	proposalApplied   = "applied"
 	proposalDiscarded = "discarded"
 )

@@ -206,16 +206,31 @@ func (s *Server) finishRun(ctx context.Context, r *run, state, answer string, er
 // sendProposal sends workspace/applyEdit for a pending proposal; an
 // "applied: false" answer keeps it pending.
 func (s *Server) sendProposal(ctx context.Context, id string) (applied bool, reason string, err error) {
+	// The state moves to applying under the lock, so a second apply (or the
+	// automatic send racing a manual one) is refused instead of sent twice.
 	s.mu.Lock()
 	p, ok := s.proposals[id]
 	caps := s.caps
+	was := ""
+	if ok {
+		was = p.state
+		if was == proposalPending {
+			p.state = proposalApplying
+		}
+	}
 	s.mu.Unlock()
 	if !ok {
 		return false, "", fmt.Errorf("no proposal %q", id)
 	}
-	if p.state != proposalPending {
-		return false, "", fmt.Errorf("%s is already %s", id, p.state)
+	if was != proposalPending {
+		return false, "", fmt.Errorf("%s is already %s", id, was)
 	}
+	final := proposalPending // unless the client applies it
+	defer func() {
+		s.mu.Lock()
+		p.state = final
+		s.mu.Unlock()
+	}()
 	edit, err := s.workspaceEdit(p, caps)
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s not applied: %v", id, err))
@@ -227,9 +242,7 @@ func (s *Server) sendProposal(ctx context.Context, id string) (applied bool, rea
 		return false, "", err
 	}
 	if result.Applied {
-		s.mu.Lock()
-		p.state = proposalApplied
-		s.mu.Unlock()
+		final = proposalApplied
 		s.keepRunNotes(ctx, p.runID) // applying the run's proposal accepts its notes too
 		return true, "", nil
 	}

@@ -1,0 +1,50 @@
+package server_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/servertest"
+)
+
+// TestTwoAppliesAtOnceSendOneEdit: while the client holds the first
+// workspace/applyEdit open, a second agent.applyProposal for the same
+// proposal is refused; the client gets one edit.
+func TestTwoAppliesAtOnceSendOneEdit(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{call("edit_file", `{"path":"a.txt","old_string":"one","new_string":"uno"}`)}},
+		llmtest.Turn{Text: "translated"},
+	)
+	f := newFixture(t, map[string]string{"a.txt": "one\ntwo\n"}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
+	res := f.ask(map[string]any{"prompt": "translate"})
+	f.waitEnd(res.RunID)
+	f.editor.Open(f.uri("a.txt"), "one\ntwo\n")
+	applying, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	f.editor.SetBeforeApply(func() {
+		once.Do(func() { close(applying) })
+		<-release
+	})
+	var applied struct {
+		Applied bool `json:"applied"`
+	}
+	first := make(chan error, 1)
+	go func() {
+		first <- f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, &applied)
+	}()
+	<-applying
+	err := f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, nil)
+	if err == nil || !strings.Contains(err.Error(), "already applying") {
+		t.Errorf("the second apply: %v, want it refused as already applying", err)
+	}
+	close(release)
+	if err := <-first; err != nil || !applied.Applied {
+		t.Fatalf("the first apply: %+v %v", applied, err)
+	}
+	if n := len(f.editor.Edits()); n != 1 {
+		t.Fatalf("the client got %d edits for one proposal", n)
+	}
+}
