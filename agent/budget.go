@@ -125,6 +125,11 @@ func (a *Agent) compact(ctx context.Context, h *History, task int, keep int) (bo
 		return false, nil // nothing older than the recent turns
 	}
 	var transcript strings.Builder
+	if earlier := previousSummary(msgs[task].Text); earlier != "" {
+		// An earlier compaction's facts live only in the task message: carry
+		// them into the new summary, or a second compaction forgets them.
+		fmt.Fprintf(&transcript, "EARLIER SUMMARY (of the turns before these): %s\n", earlier)
+	}
 	for i, m := range msgs[:start] {
 		if i == task {
 			continue
@@ -151,6 +156,14 @@ func stripSummary(task string) string {
 		return task[:i]
 	}
 	return task
+}
+
+// previousSummary is the summary an earlier compaction appended to task, or "".
+func previousSummary(task string) string {
+	if i := strings.Index(task, summaryMarker); i >= 0 {
+		return strings.TrimSpace(task[i+len(summaryMarker):])
+	}
+	return ""
 }
 
 func writeTranscript(b *strings.Builder, m llm.Message) {

@@ -69,6 +69,48 @@ func TestCompactionKeepsTheTaskAndRecentTurns(t *testing.T) {
 	}
 }
 
+// TestSecondCompactionKeepsTheFirstSummary runs long enough to compact
+// twice: the second summary is written from a transcript that starts with
+// the first, so what the first compaction kept is not lost.
+func TestSecondCompactionKeepsTheFirstSummary(t *testing.T) {
+	const nFiles = 14
+	files := map[string]string{}
+	for i := range nFiles {
+		files[fmt.Sprintf("f%d.txt", i)] = strings.Repeat(fmt.Sprintf("line of file %d\n", i), 200)
+	}
+	w := workspace(t, files)
+	reads, compactions := 0, 0
+	srv := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
+		if isCompaction(body) {
+			compactions++
+			return llmtest.Turn{Text: fmt.Sprintf("SUMMARY %d: the early files hold numbered lines.", compactions)}
+		}
+		if reads < nFiles {
+			reads++
+			return llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: fmt.Sprintf(`{"path":"f%d.txt"}`, reads-1)}}}
+		}
+		return llmtest.Turn{Text: "done"}
+	})
+	a := agent.New(agent.Config{Provider: wireProvider(t, srv), Tools: tools.NewDefaultRegistry(w, tools.NewPolicy(nil), nil, tools.CommandLimits{}),
+		ContextWindow: 6000, MaxIterations: nFiles + 2})
+	var h agent.History
+	if out, err := a.Run(context.Background(), &h, "THE TASK: describe every file"); err != nil || out.Answer != "done" {
+		t.Fatalf("%v %+v", err, out)
+	}
+	var transcripts []string
+	for _, body := range srv.Requests() {
+		if isCompaction(body) {
+			transcripts = append(transcripts, llmtest.FirstUserText(body))
+		}
+	}
+	if len(transcripts) < 2 {
+		t.Fatalf("%d compactions, want at least two: the test proves nothing", len(transcripts))
+	}
+	if !strings.HasPrefix(transcripts[1], "EARLIER SUMMARY") || !strings.Contains(transcripts[1], "SUMMARY 1: the early files hold numbered lines.") {
+		t.Fatalf("the second compaction does not see the first summary:\n%.500s", transcripts[1])
+	}
+}
+
 func TestOversizedToolResultIsCutWithAHint(t *testing.T) {
 	w := workspace(t, map[string]string{"huge.txt": strings.Repeat("0123456789abcdef\n", 4000)}) // 68 KB
 	provider := llmtest.NewScripted(
