@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"strings"
 )
 
@@ -48,29 +49,82 @@ func NewEditFile(w *Workspace) Tool {
 	})
 }
 
-// applyEdit replaces p.OldString in text. A CRLF file stays CRLF: when the
-// model writes plain newlines (as it usually does), they are converted first.
+// applyEdit replaces p.OldString in text. A line break in old_string matches
+// either ending in the file, and new_string takes the ending of the lines it
+// replaces, so a CRLF file (or the CRLF part of a mixed file) stays CRLF when
+// the model writes plain newlines, as it usually does.
 func applyEdit(text string, p editFileParams) (string, Result) {
 	if strings.TrimSpace(p.OldString) == "" {
 		return "", Errorf("old_string is empty or whitespace only; give the exact text to replace (use write_file to replace the whole file)")
 	}
-	oldS, newS := p.OldString, p.NewString
-	if strings.Contains(text, "\r\n") && !strings.Contains(oldS, "\r\n") {
-		oldS = strings.ReplaceAll(oldS, "\n", "\r\n")
-		newS = strings.ReplaceAll(strings.ReplaceAll(newS, "\r\n", "\n"), "\n", "\r\n")
-	}
+	oldS, newS := toLF(p.OldString), toLF(p.NewString)
 	if oldS == newS {
 		return "", Errorf("old_string and new_string are the same; nothing to change")
 	}
-	n := strings.Count(text, oldS)
+	matches := anyEnding(oldS).FindAllStringIndex(text, -1)
+	n := len(matches)
 	switch {
 	case n == 0:
 		return "", Errorf("old_string not found; read the file again and copy the text exactly (indentation included, line numbers excluded)")
 	case n > 1 && !p.ReplaceAll:
 		return "", Errorf("old_string matches %d places; add surrounding lines to make it unique, or set replace_all", n)
 	}
-	if p.ReplaceAll {
-		return strings.ReplaceAll(text, oldS, newS), Result{Text: fmt.Sprintf("%d replacements", n)}
+	var b strings.Builder
+	last := 0
+	for _, m := range matches {
+		b.WriteString(text[last:m[0]])
+		b.WriteString(strings.ReplaceAll(newS, "\n", lineEnding(text, m[0], m[1])))
+		last = m[1]
 	}
-	return strings.Replace(text, oldS, newS, 1), Result{Text: "1 replacement"}
+	b.WriteString(text[last:])
+	if p.ReplaceAll {
+		return b.String(), Result{Text: fmt.Sprintf("%d replacements", n)}
+	}
+	return b.String(), Result{Text: "1 replacement"}
+}
+
+func toLF(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+// anyEnding matches s (with LF line breaks) literally, except that each line
+// break matches "\n" or "\r\n".
+func anyEnding(s string) *regexp.Regexp {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = regexp.QuoteMeta(l)
+	}
+	return regexp.MustCompile(strings.Join(lines, `\r?\n`))
+}
+
+// lineEnding is the line ending for a replacement of text[start:end]: the
+// one the matched lines use; for a match without (or with evenly mixed) line
+// breaks, the one of the line the match ends on; on a last line without
+// one, the file's dominant ending.
+func lineEnding(text string, start, end int) string {
+	if e := dominantEnding(text[start:end]); e != "" {
+		return e
+	}
+	if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+		if j := end + i; j > 0 && text[j-1] == '\r' {
+			return "\r\n"
+		}
+		return "\n"
+	}
+	if dominantEnding(text) == "\r\n" {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// dominantEnding is the more frequent line ending of s, or "" on a tie
+// (no line break at all included).
+func dominantEnding(s string) string {
+	crlf := strings.Count(s, "\r\n")
+	lf := strings.Count(s, "\n") - crlf
+	switch {
+	case crlf > lf:
+		return "\r\n"
+	case lf > crlf:
+		return "\n"
+	}
+	return ""
 }

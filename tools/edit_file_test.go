@@ -78,3 +78,32 @@ func TestReadFileLinesAndLimits(t *testing.T) {
 		t.Fatalf("missing: %+v", res)
 	}
 }
+
+// TestEditFileMixedLineEndings edits a file whose first half is CRLF and
+// second half LF: each replacement takes the ending of the lines it
+// replaces, or of the line it is on when it spans no line break.
+func TestEditFileMixedLineEndings(t *testing.T) {
+	const mixed = "a\r\nb\r\nc\r\nd\ne\nf\n"
+	for _, c := range []struct {
+		name, old, new, want string
+	}{
+		{"lines in the CRLF half", "a\nb", "A\nB\nB2", "A\r\nB\r\nB2\r\nc\r\nd\ne\nf\n"},
+		{"lines in the LF half", "e\nf\n", "E\nF\nG\n", "a\r\nb\r\nc\r\nd\nE\nF\nG\n"},
+		{"old_string with CRLF in the LF half", "d\r\ne", "D\r\nE", "a\r\nb\r\nc\r\nD\nE\nf\n"},
+		{"within a CRLF line", "b", "b1\nb2", "a\r\nb1\r\nb2\r\nc\r\nd\ne\nf\n"},
+		{"within an LF line", "e", "e1\ne2", "a\r\nb\r\nc\r\nd\ne1\ne2\nf\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeTree(t, root, map[string]string{"mixed.txt": mixed})
+			r, w := newTestRegistry(t, root)
+			res := call(t, r, "edit_file", map[string]any{"path": "mixed.txt", "old_string": c.old, "new_string": c.new})
+			if res.IsError {
+				t.Fatal(res.Text)
+			}
+			if f, _ := w.Read("mixed.txt"); f.Text != c.want {
+				t.Fatalf("got %q, want %q", f.Text, c.want)
+			}
+		})
+	}
+}
