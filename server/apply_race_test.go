@@ -48,3 +48,27 @@ func TestTwoAppliesAtOnceSendOneEdit(t *testing.T) {
 		t.Fatalf("the client got %d edits for one proposal", n)
 	}
 }
+
+// TestCancelRightAfterAsk cancels runs the moment they are listed: under
+// -race this caught the cancel function written without the lock after the
+// run was already visible.
+func TestCancelRightAfterAsk(t *testing.T) {
+	srv := llmtest.NewOpenAIResponder(t, func(map[string]any) llmtest.Turn { return llmtest.Turn{Text: "done"} })
+	f := newFixture(t, map[string]string{"a.txt": "a\n"}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
+	for range 10 {
+		var session struct {
+			Session string `json:"session"`
+		}
+		if err := f.editor.Command("agent.newSession", nil, &session); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- f.editor.Command("agent.cancel", nil, nil) }()
+		// wait: the answer comes when the run ended, cancelled or not.
+		if err := f.editor.Command("agent.ask", map[string]any{"prompt": "quick", "session": session.Session, "wait": true}, nil); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+	}
+}

@@ -28,6 +28,7 @@ func (s *Server) newRunLocked(session, prompt string, settings config.Settings, 
 		id: fmt.Sprintf("run-%d", n), proposalID: fmt.Sprintf("proposal-%d", n), session: session,
 		prompt: prompt, state: runRunning, done: make(chan struct{}), settings: settings, history: history,
 	}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
 	if s.caps.progress {
 		r.token = protocol.String("agent-lsp/" + r.id)
 	}

@@ -115,7 +115,7 @@ func (s *Server) workDoneProgressCancel(ctx context.Context, raw jsonrpc2.RawMes
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.runs {
-		if tokenString(r.token) == want && r.cancel != nil {
+		if tokenString(r.token) == want {
 			r.cancel()
 		}
 	}

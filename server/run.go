@@ -29,10 +29,13 @@ const (
 type run struct {
 	id, proposalID, session, prompt string
 	token                           protocol.ProgressToken
-	cancel                          context.CancelFunc
-	done                            chan struct{}
-	settings                        config.Settings
-	history                         *agent.History
+	// ctx and cancel are made with the run, before anyone can find it in
+	// s.runs, so cancel is never nil and never written while read.
+	ctx      context.Context
+	cancel   context.CancelFunc
+	done     chan struct{}
+	settings config.Settings
+	history  *agent.History
 	// ws is the run's view and changeset; a continued run (after a failure
 	// the user chose to retry) keeps the one it continues.
 	ws        *tools.Workspace
@@ -64,8 +67,7 @@ func (r *run) snapshot() (state, answer string, err error) {
 // its own cancel, reported through work-done progress (cancellable), ended as
 // completed, failed or cancelled. The request returns at once.
 func (s *Server) startRun(r *run, provider llm.Provider) {
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
+	ctx, cancel := r.ctx, r.cancel
 	go func() {
 		defer close(r.done)
 		defer cancel()
@@ -256,9 +258,7 @@ func (s *Server) cancelAllRuns() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.runs {
-		if r.cancel != nil {
-			r.cancel()
-		}
+		r.cancel()
 	}
 }
 
