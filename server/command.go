@@ -197,6 +197,11 @@ func (s *Server) ask(ctx context.Context, a askArgs) (any, error) {
 		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
 	prompt := s.taskPrompt(a, root)
+	if a.Session != "" {
+		if err := s.loadSession(a.Session); err != nil {
+			return nil, err
+		}
+	}
 
 	s.mu.Lock()
 	session := a.Session
@@ -426,21 +431,31 @@ func (s *Server) status() map[string]any {
 	}
 }
 
-// switchSession makes id the current session, loading it from disk.
-func (s *Server) switchSession(id string) (any, error) {
+// loadSession makes session id available, reading it from disk the first
+// time (a session from agent.listSessions that no run used yet).
+func (s *Server) loadSession(id string) error {
 	s.mu.Lock()
 	_, loaded := s.sessions[id]
 	s.mu.Unlock()
-	if !loaded {
-		h, err := s.store.Load(id)
-		if err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no session %q (agent.listSessions lists them)", id))
-		}
-		s.mu.Lock()
-		if _, raced := s.sessions[id]; !raced {
-			s.sessions[id] = h
-		}
-		s.mu.Unlock()
+	if loaded {
+		return nil
+	}
+	h, err := s.store.Load(id)
+	if err != nil {
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no session %q (agent.listSessions lists them)", id))
+	}
+	s.mu.Lock()
+	if _, raced := s.sessions[id]; !raced {
+		s.sessions[id] = h
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// switchSession makes id the current session, loading it from disk.
+func (s *Server) switchSession(id string) (any, error) {
+	if err := s.loadSession(id); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

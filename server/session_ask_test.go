@@ -1,0 +1,61 @@
+package server_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/servertest"
+)
+
+// TestAskInAListedSessionLoadsIt: agent.ask with a session id from
+// agent.listSessions that this server has not loaded yet continues that
+// session, as agent.switchSession would (it answered "no session" before).
+func TestAskInAListedSessionLoadsIt(t *testing.T) {
+	state := t.TempDir()
+	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "First answer."}, llmtest.Turn{Text: "Second answer."}, llmtest.Turn{Text: "Continued."})
+	f := newFixture(t, nil, srv, map[string]string{"XDG_STATE_HOME": state})
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	var res askResult
+	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "first question", "wait": true}, &res); err != nil {
+		t.Fatal(err)
+	}
+	// A second, newer session: a new server resumes that one, and loads no other.
+	if err := f.editor.Command("agent.newSession", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "second question", "wait": true}, &res); err != nil {
+		t.Fatal(err)
+	}
+	f.editor.Call("shutdown", nil, nil)
+	f.editor.Notify("exit", nil)
+	waitExit(t, f)
+
+	g := newFixture(t, nil, srv, map[string]string{"XDG_STATE_HOME": state})
+	g.root = f.root
+	g.editor.Initialize(f.root, servertest.Caps{}, nil)
+	var list struct {
+		Sessions []struct {
+			ID    string `json:"id"`
+			Title string `json:"title"`
+		} `json:"sessions"`
+	}
+	if err := g.editor.Command("agent.listSessions", nil, &list); err != nil {
+		t.Fatal(err)
+	}
+	var old string
+	for _, s := range list.Sessions {
+		if s.Title == "first question" {
+			old = s.ID
+		}
+	}
+	if err := g.editor.Command("agent.ask", map[string]any{"prompt": "and then?", "session": old, "wait": true}, &res); err != nil {
+		t.Fatalf("ask in a listed session: %v", err)
+	}
+	if last := srv.Requests()[2]; !strings.Contains(toJSON(last["messages"]), "First answer.") {
+		t.Fatalf("the ask did not continue the listed session: %s", toJSON(last["messages"]))
+	}
+	if err := g.editor.Command("agent.ask", map[string]any{"prompt": "x", "session": "no-such-session"}, nil); err == nil || !strings.Contains(err.Error(), "no session") {
+		t.Fatalf("an unknown session: %v", err)
+	}
+}
