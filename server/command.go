@@ -213,14 +213,18 @@ func (s *Server) ask(ctx context.Context, a askArgs) (any, error) {
 		s.mu.Unlock()
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no session %q", session))
 	}
+	// A second ask in a session whose run is still going waits its turn:
+	// both continue one conversation, so they take turns on its history.
+	var ahead *run
 	for _, r := range s.runs {
-		if st, _, _ := r.snapshot(); r.session == session && st == runRunning {
-			s.mu.Unlock()
-			return nil, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf(
-				"%s is still running in this session; wait, cancel it (agent.cancel), or start agent.newSession", r.id))
+		if st, _, _ := r.snapshot(); r.session == session && st == runRunning && (ahead == nil || idNumber(r.id) > idNumber(ahead.id)) {
+			ahead = r
 		}
 	}
 	r := s.newRunLocked(session, prompt, settings, history)
+	if ahead != nil {
+		r.after = ahead
+	}
 	s.mu.Unlock()
 
 	s.startRun(r, provider)

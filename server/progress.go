@@ -35,6 +35,11 @@ func (s *Server) progressBegin(ctx context.Context, r *run) {
 	s.progress(ctx, r, &protocol.WorkDoneProgressBegin{Kind: "begin", Title: "Agent", Cancellable: &yes, Message: &msg})
 }
 
+// progressReport reports msg on the run's progress.
+func (s *Server) progressReport(ctx context.Context, r *run, msg string) {
+	s.progress(ctx, r, &protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})
+}
+
 // progressEvent reports a step: "Iteration 2/10 · read_file hello.py", or the
 // model's streaming text after it.
 func (s *Server) progressEvent(ctx context.Context, r *run, e agent.Event) {

@@ -34,6 +34,7 @@ type run struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	done     chan struct{}
+	after    *run // the run of the same session this one waits for (queued), or nil
 	settings config.Settings
 	history  *agent.History
 	// ws is the run's view and changeset; a continued run (after a failure
@@ -72,6 +73,13 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 		defer close(r.done)
 		defer cancel()
 		s.progressBegin(ctx, r)
+		if r.after != nil {
+			s.progressReport(ctx, r, "Queued behind "+r.after.id+" (same conversation)")
+			select {
+			case <-r.after.done:
+			case <-ctx.Done():
+			}
+		}
 		answer, err := s.execute(ctx, r, provider)
 		if serr := s.store.Save(r.session, r.history); serr != nil {
 			s.log.Warn("saving the session", "error", serr)

@@ -3,6 +3,7 @@ package server_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
@@ -57,5 +58,37 @@ func TestAskInAListedSessionLoadsIt(t *testing.T) {
 	}
 	if err := g.editor.Command("agent.ask", map[string]any{"prompt": "x", "session": "no-such-session"}, nil); err == nil || !strings.Contains(err.Error(), "no session") {
 		t.Fatalf("an unknown session: %v", err)
+	}
+}
+
+// TestASecondAskInTheSameSessionWaitsItsTurn: an ask while the session's
+// run is going is queued behind it (it answered an error before), then
+// continues the conversation with the first run's turn in it.
+func TestASecondAskInTheSameSessionWaitsItsTurn(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Delay: 300 * time.Millisecond, Text: "The first answer."},
+		llmtest.Turn{Text: "The second answer."},
+	)
+	f := newFixture(t, nil, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
+	first := f.ask(map[string]any{"prompt": "first question"})
+	second := f.ask(map[string]any{"prompt": "an unrelated question"})
+	if end := f.waitEnd(first.RunID); !strings.HasPrefix(end, "Completed") {
+		t.Fatalf("first run: %q", end)
+	}
+	if end := f.waitEnd(second.RunID); !strings.HasPrefix(end, "Completed") {
+		t.Fatalf("second run: %q", end)
+	}
+	queued := false
+	for _, p := range f.editor.Progress() {
+		if strings.Contains(p.Message, "Queued behind "+first.RunID) {
+			queued = true
+		}
+	}
+	if !queued {
+		t.Error("the progress does not say the second run waited")
+	}
+	if msgs := toJSON(srv.Requests()[1]["messages"]); !strings.Contains(msgs, "The first answer.") || !strings.Contains(msgs, "an unrelated question") {
+		t.Fatalf("the second run did not continue after the first: %s", msgs)
 	}
 }
