@@ -52,6 +52,17 @@ func (a *Agent) planAndExecute(ctx context.Context, t Task) (Outcome, error) {
 	}
 	steps := clampSteps(plan.Steps)
 	a.emit(Event{Kind: EventPlan, Text: formatPlan(steps, 0)})
+	if t.ConfirmPlan != nil {
+		run, err := t.ConfirmPlan(ctx, formatPlan(steps, 0))
+		if err != nil {
+			return a.finish(Outcome{}, err)
+		}
+		if !run {
+			answer := "The plan was not run:\n\n" + formatPlan(steps, 0)
+			remember(t.History, t.Prompt, answer)
+			return a.finish(Outcome{Answer: answer}, nil)
+		}
+	}
 
 	var total Outcome
 	var done []stepOutcome

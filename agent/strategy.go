@@ -47,6 +47,9 @@ type Task struct {
 	Checks     []string
 	MaxReplans int // plan: default 2
 	MaxTrials  int // reflexion: default 3
+	// ConfirmPlan, when set, is asked with the plan before any step runs;
+	// false ends the run with the plan as its answer and nothing changed.
+	ConfirmPlan func(ctx context.Context, plan string) (bool, error)
 }
 
 // Do runs t with its strategy.

@@ -172,3 +172,24 @@ func equalSnapshots(a, b map[string]string) bool {
 	}
 	return true
 }
+
+func TestAPlanTheUserDeclinesRunsNoStep(t *testing.T) {
+	w := workspace(t, map[string]string{"README.md": "# project\n"})
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Text: `{"steps": [{"goal": "create a.txt", "done": "a.txt exists"}, {"goal": "create b.txt", "done": "b.txt exists"}]}`},
+	)
+	a := agent.New(agent.Config{Provider: wireProvider(t, srv), Tools: tools.NewDefaultRegistry(w, tools.NewPolicy(nil), nil, tools.CommandLimits{})})
+	var shown string
+	var h agent.History
+	out, err := a.Do(context.Background(), agent.Task{Prompt: "create two files", Strategy: agent.StrategyPlan, History: &h, Workspace: w,
+		ConfirmPlan: func(_ context.Context, plan string) (bool, error) { shown = plan; return false, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(shown, "create a.txt") || !strings.HasPrefix(out.Answer, "The plan was not run:") || !strings.Contains(out.Answer, "create b.txt") {
+		t.Fatalf("shown %q, answer %q", shown, out.Answer)
+	}
+	if n := len(srv.Requests()); n != 1 || len(w.Changes()) != 0 {
+		t.Fatalf("%d model calls and %d changes after a declined plan", n, len(w.Changes()))
+	}
+}

@@ -26,8 +26,9 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	applySensitive := fs.Bool("apply-sensitive", false, "like --apply, and also write the changes to sensitive files that --apply refuses")
 	maxIter := fs.Int("max-iterations", 0, "iteration cap (default 10, or max_iterations in the config)")
 	strategy := fs.String("strategy", "", "react (default), plan or reflexion (or strategy in the config)")
+	planOnly := fs.Bool("plan-only", false, "make the plan, print it and stop (implies --strategy plan)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: agent-lsp ask [--workspace DIR] [--apply | --apply-sensitive] [--max-iterations N] [--strategy react|plan|reflexion] PROMPT")
+		fmt.Fprintln(stderr, "Usage: agent-lsp ask [--workspace DIR] [--apply | --apply-sensitive] [--max-iterations N] [--strategy react|plan|reflexion] [--plan-only] PROMPT")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -88,8 +89,13 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	strat, _ := agent.ParseStrategy(settings.Strategy) // Validate checked it
 	var history agent.History
-	out, err := a.Do(ctx, agent.Task{Prompt: prompt, Strategy: strat, History: &history, Workspace: ws,
-		Checks: settings.Checks, MaxTrials: settings.MaxTrials, MaxReplans: settings.MaxReplans})
+	task := agent.Task{Prompt: prompt, Strategy: strat, History: &history, Workspace: ws,
+		Checks: settings.Checks, MaxTrials: settings.MaxTrials, MaxReplans: settings.MaxReplans}
+	if *planOnly {
+		task.Strategy = agent.StrategyPlan
+		task.ConfirmPlan = func(context.Context, string) (bool, error) { return false, nil }
+	}
+	out, err := a.Do(ctx, task)
 	if err != nil {
 		reason := err.Error()
 		if errors.Is(err, context.Canceled) {

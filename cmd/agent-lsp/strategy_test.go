@@ -35,3 +35,15 @@ func TestAskReflexionRunsTheConfiguredChecks(t *testing.T) {
 		t.Fatalf("bad strategy: %+v", r)
 	}
 }
+
+func TestAskPlanOnlyPrintsThePlanAndStops(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"a.txt": "a\n"})
+	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: `{"steps": [{"goal": "rename a.txt", "done": "b.txt exists"}]}`})
+	r := runCLI(t, map[string]string{"AGENT_LSP_MODEL": "m", "OPENAI_BASE_URL": srv.URL + "/v1"}, "ask", "--workspace", ws, "--plan-only", "rename a.txt")
+	if r.code != 0 || !strings.Contains(r.stdout, "The plan was not run:") || !strings.Contains(r.stdout, "rename a.txt") {
+		t.Fatalf("exit %d stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if len(srv.Requests()) != 1 {
+		t.Fatalf("%d model calls: a step ran", len(srv.Requests()))
+	}
+}
