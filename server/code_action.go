@@ -103,6 +103,13 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	add("Write tests with agent", kindRewrite, askArgs{Prompt: "Write tests for this code, following the project's existing test conventions.", URI: u, Range: &r}, nil)
 	add("Document with agent", kindRewrite, askArgs{Prompt: "Write documentation comments for this code in the language's usual style. Change no behaviour.", URI: u, Range: &r}, nil)
 	add("Review file with agent", kindSource, askArgs{Prompt: "Review this file: list bugs, risks and unclear code, most important first. Change nothing.", URI: u}, nil)
+	// A plan waiting for the user where the client could not ask (Helix).
+	if r := s.planWaiting(""); r != nil && wanted(kindSource) {
+		kind := kindSource
+		title := "Run the agent's plan (" + r.id + ")"
+		arg, _ := json.Marshal(idArgs{ID: r.id})
+		actions = append(actions, &protocol.CodeAction{Title: title, Kind: &kind, Command: protocol.Command{Title: title, Command: cmdRunPlan, Arguments: []protocol.LSPAny{arg}}})
+	}
 	// Notes the agent proposed wait for the user; Helix has no other way in.
 	if _, err := s.notesRun(""); err == nil && wanted(kindSource) {
 		kind := kindSource

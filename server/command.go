@@ -33,10 +33,11 @@ const (
 	cmdSwitchSession   = "agent.switchSession"
 	cmdForget          = "agent.forget"
 	cmdKeepNotes       = "agent.keepNotes"
+	cmdRunPlan         = "agent.runPlan"
 )
 
 var allCommands = []string{cmdAsk, cmdApplyProposal, cmdDiscardProposal, cmdShowProposal, cmdCancel, cmdNewSession, cmdStatus,
-	cmdListSessions, cmdSwitchSession, cmdForget, cmdKeepNotes}
+	cmdListSessions, cmdSwitchSession, cmdForget, cmdKeepNotes, cmdRunPlan}
 
 // RequestFailed is LSP's code for a request that was valid but failed.
 const codeRequestFailed jsonrpc2.Code = -32803
@@ -116,7 +117,7 @@ func (s *Server) executeCommand(ctx context.Context, raw jsonrpc2.RawMessage) (a
 			return nil, err
 		}
 		return s.ask(ctx, a)
-	case cmdApplyProposal, cmdDiscardProposal, cmdShowProposal, cmdCancel, cmdKeepNotes:
+	case cmdApplyProposal, cmdDiscardProposal, cmdShowProposal, cmdCancel, cmdKeepNotes, cmdRunPlan:
 		var a idArgs
 		if err := decodeArgs(params.Arguments, &a, func(s string) { a.ID = s }); err != nil {
 			return nil, err
@@ -130,6 +131,8 @@ func (s *Server) executeCommand(ctx context.Context, raw jsonrpc2.RawMessage) (a
 			return s.showProposal(ctx, a.ID)
 		case cmdKeepNotes:
 			return s.keepNotes(a.ID)
+		case cmdRunPlan:
+			return s.runPlan(a.ID)
 		}
 		return s.cancelRuns(a.ID)
 	case cmdNewSession:

@@ -34,7 +34,8 @@ type run struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	done     chan struct{}
-	after    *run // the run of the same session this one waits for (queued), or nil
+	after    *run      // the run of the same session this one waits for (queued), or nil
+	planGate chan bool // set while the run's plan waits for agent.runPlan (guarded by mu)
 	settings config.Settings
 	history  *agent.History
 	// ws is the run's view and changeset; a continued run (after a failure
@@ -145,8 +146,12 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 		out, err = a.Continue(ctx, r.history)
 	} else {
 		strategy, _ := agent.ParseStrategy(settings.Strategy) // Validate checked it
-		out, err = a.Do(ctx, agent.Task{Prompt: r.prompt, Strategy: strategy, History: r.history, Workspace: ws,
-			Checks: settings.Checks, MaxTrials: settings.MaxTrials, MaxReplans: settings.MaxReplans})
+		task := agent.Task{Prompt: r.prompt, Strategy: strategy, History: r.history, Workspace: ws,
+			Checks: settings.Checks, MaxTrials: settings.MaxTrials, MaxReplans: settings.MaxReplans}
+		if settings.PlanConfirm == nil || *settings.PlanConfirm {
+			task.ConfirmPlan = func(ctx context.Context, plan string) (bool, error) { return s.confirmPlan(ctx, r, plan) }
+		}
+		out, err = a.Do(ctx, task)
 	}
 	if p := ws.Proposal(); !p.Empty() && (err == nil) {
 		s.mu.Lock()

@@ -50,6 +50,9 @@ type Settings struct {
 	// "medium" or "high" (Gemini 3's thinking level, OpenAI's
 	// reasoning_effort); "" is the model's default.
 	Thinking string `toml:"thinking" json:"thinking,omitempty"`
+	// PlanConfirm shows a plan and waits for the user before its steps run
+	// (in the editor; unset means on). A pointer: false must be sayable.
+	PlanConfirm *bool `toml:"plan_confirm" json:"planConfirm,omitempty"`
 	// Strategy is react (default), plan or reflexion.
 	Strategy string `toml:"strategy" json:"strategy,omitempty"`
 	// Checks are reflexion's evaluator commands, run in the sandbox.
@@ -222,6 +225,9 @@ func Merge(base, over Settings) Settings {
 	}
 	if over.Thinking != "" {
 		base.Thinking = over.Thinking
+	}
+	if over.PlanConfirm != nil {
+		base.PlanConfirm = over.PlanConfirm
 	}
 	if len(over.Checks) > 0 {
 		base.Checks = over.Checks

@@ -227,3 +227,17 @@ func TestThinkingLevel(t *testing.T) {
 		t.Fatalf("AGENT_LSP_THINKING: %q %v", got.Thinking, err)
 	}
 }
+
+func TestPlanConfirmCanBeTurnedOffOnlyByTheUser(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(ws, ".agent-lsp.toml"), "plan_confirm = false\n")
+	env := envOf(map[string]string{"XDG_CONFIG_HOME": home})
+	s, warnings, err := Load(ws, env)
+	if err != nil || s.PlanConfirm != nil || len(warnings) != 1 || !strings.Contains(warnings[0], "plan_confirm") {
+		t.Fatalf("a project turned plan confirmation off: %v %v %q", s.PlanConfirm, err, warnings)
+	}
+	write(t, filepath.Join(home, "agent-lsp", "config.toml"), "plan_confirm = false\n")
+	if s, _, _ = Load(ws, env); s.PlanConfirm == nil || *s.PlanConfirm {
+		t.Fatal("the user's own plan_confirm = false was not honoured")
+	}
+}
