@@ -50,8 +50,8 @@ func (s *Server) escalate(r *run, cause error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	actions := []protocol.MessageActionItem{{Title: escalateRetry}}
-	for _, ref := range append(append([]string(nil), r.settings.Fallback...), r.settings.Degraded) {
-		if m, err := config.ParseModelRef(ref); err == nil && len(actions) < 4 {
+	for _, b := range r.settings.Backups() {
+		if m, err := config.ParseModelRef(b.Ref); err == nil && len(actions) < 4 {
 			actions = append(actions, protocol.MessageActionItem{Title: escalateUse + m.String()})
 		}
 	}
@@ -67,8 +67,8 @@ func (s *Server) escalate(r *run, cause error) {
 	}
 	settings := r.settings
 	if ref, ok := strings.CutPrefix(choice.Title, escalateUse); ok {
-		for _, full := range append(append([]string(nil), r.settings.Fallback...), r.settings.Degraded) {
-			if m, err := config.ParseModelRef(full); err == nil && m.String() == ref {
+		for _, b := range r.settings.Backups() {
+			if m, err := config.ParseModelRef(b.Ref); err == nil && m.String() == ref {
 				settings = r.settings.For(m)
 			}
 		}

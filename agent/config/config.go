@@ -250,21 +250,39 @@ func Merge(base, over Settings) Settings {
 	return base
 }
 
+// Backup is one model a run may continue on: a fallback or, last, the
+// degraded tier.
+type Backup struct {
+	Ref      string // "provider:model[:protocol][@base_url]"
+	Degraded bool
+}
+
+// Backups lists the fallbacks in order, then the degraded tier.
+func (s Settings) Backups() []Backup {
+	var out []Backup
+	for _, f := range s.Fallback {
+		if f != "" {
+			out = append(out, Backup{Ref: f})
+		}
+	}
+	if s.Degraded != "" {
+		out = append(out, Backup{Ref: s.Degraded, Degraded: true})
+	}
+	return out
+}
+
 // Validate says, naming the variable to set, what is missing for a run.
 func (s Settings) Validate() error {
 	if err := s.validateOne(); err != nil {
 		return err
 	}
-	for _, f := range append(slices.Clone(s.Fallback), s.Degraded) {
-		if f == "" {
-			continue
-		}
-		m, err := ParseModelRef(f)
+	for _, b := range s.Backups() {
+		m, err := ParseModelRef(b.Ref)
 		if err != nil {
 			return err
 		}
 		if err := s.For(m).validateOne(); err != nil {
-			return fmt.Errorf("fallback %q: %w", f, err)
+			return fmt.Errorf("fallback %q: %w", b.Ref, err)
 		}
 	}
 	return nil

@@ -241,3 +241,20 @@ func TestPlanConfirmCanBeTurnedOffOnlyByTheUser(t *testing.T) {
 		t.Fatal("the user's own plan_confirm = false was not honoured")
 	}
 }
+
+func TestBackupsListFallbacksThenTheDegradedTier(t *testing.T) {
+	s := Settings{Fallback: []string{"gemini:a", "", "openai:b"}, Degraded: "openai:cheap"}
+	got := s.Backups()
+	want := []Backup{{Ref: "gemini:a"}, {Ref: "openai:b"}, {Ref: "openai:cheap", Degraded: true}}
+	if len(got) != len(want) {
+		t.Fatalf("%+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%+v, want %+v", got, want)
+		}
+	}
+	if len((Settings{}).Backups()) != 0 {
+		t.Fatal("no backups configured, some listed")
+	}
+}

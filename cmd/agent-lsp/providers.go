@@ -31,11 +31,8 @@ func (ps *providers) New(ctx context.Context, s config.Settings, client *http.Cl
 		return nil, err
 	}
 	tiers := []resilience.Tier{{Provider: primary}}
-	for i, ref := range append(append([]string(nil), s.Fallback...), s.Degraded) {
-		if ref == "" {
-			continue
-		}
-		m, err := config.ParseModelRef(ref)
+	for _, b := range s.Backups() {
+		m, err := config.ParseModelRef(b.Ref)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +40,7 @@ func (ps *providers) New(ctx context.Context, s config.Settings, client *http.Cl
 		if err != nil {
 			return nil, err
 		}
-		tiers = append(tiers, resilience.Tier{Provider: p, Degraded: i == len(s.Fallback)})
+		tiers = append(tiers, resilience.Tier{Provider: p, Degraded: b.Degraded})
 	}
 	retry := resilience.RetryOptions{MaxAttempts: s.RetryAttempts}
 	if s.RetryBaseMS > 0 {
