@@ -66,9 +66,12 @@ func TestCancelRightAfterAsk(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- f.editor.Command("agent.cancel", nil, nil) }()
 		// wait: the answer comes when the run ended, cancelled or not.
-		if err := f.editor.Command("agent.ask", map[string]any{"prompt": "quick", "session": session.Session, "wait": true}, nil); err != nil {
+		var res askResult
+		if err := f.editor.Command("agent.ask", map[string]any{"prompt": "quick", "session": session.Session, "wait": true}, &res); err != nil {
 			t.Fatal(err)
 		}
 		<-done
+		// Even a run cancelled before its progress began ends it.
+		f.waitEnd(res.RunID)
 	}
 }

@@ -23,6 +23,10 @@ func (s *Server) progressBegin(ctx context.Context, r *run) {
 	if !supported {
 		return
 	}
+	// Not the run's context: a run cancelled this early still shows, and
+	// ends as cancelled, rather than never ending.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
 	if _, err := s.conn.Call(ctx, "window/workDoneProgress/create", &protocol.WorkDoneProgressCreateParams{Token: r.token}, nil); err != nil {
 		s.log.Debug("progress create", "error", err)
 		r.mu.Lock()
