@@ -258,3 +258,12 @@ func TestBackupsListFallbacksThenTheDegradedTier(t *testing.T) {
 		t.Fatal("no backups configured, some listed")
 	}
 }
+
+func TestAProjectCannotSetTheThinkingLevel(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(ws, ".agent-lsp.toml"), "thinking = \"high\"\n")
+	s, warnings, err := Load(ws, envOf(map[string]string{"XDG_CONFIG_HOME": home}))
+	if err != nil || s.Thinking != "" || len(warnings) != 1 || !strings.Contains(warnings[0], "thinking ignored") {
+		t.Fatalf("thinking %q %v %q", s.Thinking, err, warnings)
+	}
+}

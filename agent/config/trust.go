@@ -79,6 +79,10 @@ func untrustedPermissions(project *Settings, warn func(string, ...any)) {
 		warn("auto_apply ignored: it sends edits to the editor without a preview")
 		project.AutoApply = false
 	}
+	if project.Thinking != "" {
+		warn("thinking ignored: a project may not make the model think (and bill) more")
+		project.Thinking = ""
+	}
 	if project.PlanConfirm != nil && !*project.PlanConfirm {
 		warn("plan_confirm = false ignored: plans would run without being shown first")
 		project.PlanConfirm = nil
