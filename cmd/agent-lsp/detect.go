@@ -2,17 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm/openai"
 )
 
 // The models used when only an API key is set (README: Configure a model).
@@ -101,35 +100,14 @@ func pickLocalModel(ctx context.Context, s config.Settings, stderr io.Writer) (c
 	return s, errNoModel
 }
 
-// listModels reads an OpenAI-compatible /models list.
+// listModels reads an OpenAI-compatible server's model list through the
+// same provider a run would use (its Models; no key needed locally).
 func listModels(ctx context.Context, baseURL string) ([]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(baseURL, "/")+"/models", nil)
+	p, err := openai.New(openai.Config{Model: "listing", BaseURL: baseURL}) // a model is needed to build it, not to list
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s/models: %s", baseURL, resp.Status)
-	}
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list); err != nil {
-		return nil, err
-	}
-	var models []string
-	for _, m := range list.Data {
-		if m.ID != "" {
-			models = append(models, m.ID)
-		}
-	}
-	return models, nil
+	return p.Models(ctx)
 }
 
 // codingHints rank model names: a coding model first, then families that

@@ -32,6 +32,7 @@ func fakeOllama(t *testing.T, models []string, chat *llmtest.Server) string {
 			for _, m := range models {
 				data = append(data, `{"id":"`+m+`","object":"model","owned_by":"library"}`)
 			}
+			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"object":"list","data":[`+strings.Join(data, ",")+`]}`)
 			return
 		}
