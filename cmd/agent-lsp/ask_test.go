@@ -19,6 +19,14 @@ const helloPy = "def greet():\n    return \"Hello, World!\"\n"
 
 func newWorkspace(t *testing.T, files map[string]string) string { return toolstest.WriteTree(t, files) }
 
+// userConfig writes the user's own config.toml and returns the directory to
+// give as XDG_CONFIG_HOME.
+func userConfig(t *testing.T, toml string) string {
+	dir := t.TempDir()
+	toolstest.WriteFiles(t, dir, map[string]string{"agent-lsp/config.toml": toml})
+	return dir
+}
+
 type result struct {
 	code           int
 	stdout, stderr string

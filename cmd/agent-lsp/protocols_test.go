@@ -80,9 +80,7 @@ func TestAskStopsAfterThreeMalformedAnswers(t *testing.T) {
 // the documented sentinel rather than failing on Gemini's 400.
 func TestAskFallsBackToGemini3MidTurn(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"hello.py": helloPy})
-	cfg := t.TempDir()
-	os.MkdirAll(filepath.Join(cfg, "agent-lsp"), 0o755)
-	os.WriteFile(filepath.Join(cfg, "agent-lsp", "config.toml"), []byte("retry_base_ms = 1\nretry_attempts = 1\n"), 0o644)
+	cfg := userConfig(t, "retry_base_ms = 1\nretry_attempts = 1\n")
 	primary := llmtest.NewOpenAIServer(t,
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
 		llmtest.Turn{Status: 503, Body: `{}`})
@@ -101,9 +99,7 @@ func TestAskFallsBackToGemini3MidTurn(t *testing.T) {
 
 func TestAskFallsBackWhenThePrimaryFails(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"hello.py": helloPy})
-	cfg := t.TempDir()
-	os.MkdirAll(filepath.Join(cfg, "agent-lsp"), 0o755)
-	os.WriteFile(filepath.Join(cfg, "agent-lsp", "config.toml"), []byte("retry_base_ms = 1\nretry_attempts = 2\n"), 0o644)
+	cfg := userConfig(t, "retry_base_ms = 1\nretry_attempts = 2\n")
 	primary := llmtest.NewOpenAIServer(t,
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
 		llmtest.Turn{Status: 503, Body: `{}`}, llmtest.Turn{Status: 503, Body: `{}`})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,13 +24,7 @@ func TestTheBinaryRunsCommandsInItsSandbox(t *testing.T) {
 			Args: `{"command":"echo pid=$$; env; cat a.txt"}`}}},
 		llmtest.Turn{Text: "done"},
 	)
-	config := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(config, "agent-lsp"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(config, "agent-lsp", "config.toml"), []byte("allowlist = [\"env\"]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	config := userConfig(t, "allowlist = [\"env\"]\n")
 	cmd := exec.Command(servertest.Binary(t), "ask", "--workspace", ws, "look around")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + config,
 		"XDG_STATE_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(),

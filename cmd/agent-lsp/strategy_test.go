@@ -11,9 +11,7 @@ import (
 
 func TestAskReflexionRunsTheConfiguredChecks(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"calc.py": "def add(a, b):\n    return a - b\n"})
-	cfg := t.TempDir()
-	os.MkdirAll(filepath.Join(cfg, "agent-lsp"), 0o755)
-	os.WriteFile(filepath.Join(cfg, "agent-lsp", "config.toml"), []byte("checks = [\"grep -q 'return a + b' calc.py\"]\n"), 0o644)
+	cfg := userConfig(t, "checks = [\"grep -q 'return a + b' calc.py\"]\n")
 	// The same checks in the project's file are not trusted.
 	os.WriteFile(filepath.Join(ws, ".agent-lsp.toml"), []byte("checks = [\"touch pwned\"]\n"), 0o644)
 	srv := llmtest.NewOpenAIServer(t,
