@@ -128,8 +128,6 @@ func (w *Workspace) RunCommand(ctx context.Context, command string, timeout time
 	defer cancel()
 	stdout, stderr := newMiddleCut(maxOutput/2), newMiddleCut(maxOutput/2)
 	spec.Stdout, spec.Stderr = stdout, stderr
-	// A grandchild that escaped could hold the pipes open; don't wait for it.
-	spec.WaitDelay = time.Second
 	res, err := sandbox.Run(runCtx, spec)
 	out.Duration, out.ExitCode = res.Duration, res.ExitCode
 	if ctx.Err() != nil {

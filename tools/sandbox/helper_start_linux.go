@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 )
 
 // A helper's start (the re-exec, the Go runtime and package initialisation)
@@ -126,8 +125,7 @@ func (h *helperProc) start() error {
 	cmd.Env = []string{} // never nil (nil inherits ours): the helper's environ shows nothing
 	cmd.ExtraFiles = []*os.File{specR, reportW}
 	cmd.Stdout, cmd.Stderr = &h.stdout, &h.stderr
-	// A grandchild that escaped could hold the pipes open; don't wait for it.
-	cmd.WaitDelay = time.Second
+	cmd.WaitDelay = outputWait
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: h.flags == 0}
 	if h.flags != 0 {
 		cmd.SysProcAttr.Cloneflags = h.flags

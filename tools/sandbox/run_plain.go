@@ -27,7 +27,7 @@ func runPlain(ctx context.Context, spec Spec) (Result, error) {
 	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = spec.WaitDelay
+	cmd.WaitDelay = outputWait
 	start := time.Now()
 	err = cmd.Run()
 	if cmd.Process != nil {

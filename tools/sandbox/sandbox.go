@@ -90,9 +90,11 @@ type Spec struct {
 	Limits   Limits
 	Stdout   io.Writer
 	Stderr   io.Writer
-	// WaitDelay bounds how long Wait waits for output after the command ends.
-	WaitDelay time.Duration
 }
+
+// outputWait bounds how long a finished command's output is waited for: a
+// grandchild that escaped could hold the pipes open.
+const outputWait = time.Second
 
 // Result is how a command ended.
 type Result struct {
