@@ -22,21 +22,16 @@ type Change struct {
 	Version    int32
 	HasVersion bool
 	New        string
-	Deleted    bool
 }
 
 // Diff renders the change as a unified diff with a/ and b/ labels; a new file
-// comes from /dev/null, a deleted one goes to it.
+// comes from /dev/null.
 func (c Change) Diff() string {
 	from, to := "a/"+c.Path, "b/"+c.Path
 	if !c.Existed {
 		from = "/dev/null"
 	}
-	newText := c.New
-	if c.Deleted {
-		to, newText = "/dev/null", ""
-	}
-	d := udiff.Unified(from, to, c.Original, newText)
+	d := udiff.Unified(from, to, c.Original, c.New)
 	if d == "" && !c.Existed {
 		// An empty new file has no lines to show; say it exists all the same.
 		d = "--- /dev/null\n+++ " + to + "\n"

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
@@ -136,13 +134,13 @@ func gitPlaceholder(root, dir string) error {
 	return os.WriteFile(filepath.Join(dir, ".git"), nil, 0o644)
 }
 
-// overlayView is an overlay's upper dir holding the staged changes (deleted
-// files as whiteouts) and whatever commands wrote during the run.
+// overlayView is an overlay's upper dir holding the staged changes and
+// whatever commands wrote during the run.
 type overlayView struct {
 	root, dir, upper, work string
 
 	mu      sync.Mutex        // guards applied
-	applied map[string]string // rel path → content written into upper ("" and deleted: a whiteout)
+	applied map[string]string // rel path → content written into upper
 }
 
 func newOverlayView(root string, changes []Change) (*overlayView, error) {
@@ -168,19 +166,15 @@ func (v *overlayView) view() sandbox.View {
 	return sandbox.View{Root: v.root, Lower: v.root, Upper: v.upper, Work: v.work}
 }
 
-// Sync makes the upper dir hold exactly changes: files written, deletions as
-// whiteouts, and files no longer changed removed so the workspace shows through.
+// Sync makes the upper dir hold exactly changes: files written, and files no
+// longer changed removed so the workspace shows through.
 func (v *overlayView) Sync(changes []Change) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	current := map[string]bool{}
 	for _, c := range changes {
 		current[c.Path] = true
-		content := c.New
-		if c.Deleted {
-			content = "\x00deleted"
-		}
-		if prev, ok := v.applied[c.Path]; ok && prev == content {
+		if prev, ok := v.applied[c.Path]; ok && prev == c.New {
 			continue
 		}
 		dst := filepath.Join(v.upper, filepath.FromSlash(c.Path))
@@ -190,16 +184,10 @@ func (v *overlayView) Sync(changes []Change) error {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		var err error
-		if c.Deleted {
-			err = unix.Mknod(dst, unix.S_IFCHR, 0) // overlayfs's whiteout
-		} else {
-			err = os.WriteFile(dst, []byte(c.New), 0o644)
-		}
-		if err != nil {
+		if err := os.WriteFile(dst, []byte(c.New), 0o644); err != nil {
 			return err
 		}
-		v.applied[c.Path] = content
+		v.applied[c.Path] = c.New
 	}
 	for rel := range v.applied {
 		if !current[rel] {

@@ -164,13 +164,6 @@ func (sb *Sandbox) Sync(changes []Change) error {
 	for _, c := range changes {
 		current[c.Path] = true
 		dst := filepath.Join(sb.Dir, filepath.FromSlash(c.Path))
-		if c.Deleted {
-			if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			sb.applied[c.Path] = ""
-			continue
-		}
 		if prev, ok := sb.applied[c.Path]; ok && prev == c.New {
 			continue
 		}

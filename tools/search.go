@@ -180,7 +180,7 @@ func (w *Workspace) unsavedText(abs, rel string) (string, bool) {
 	c, staged := w.changes[rel]
 	w.mu.Unlock()
 	if staged {
-		return c.New, !c.Deleted
+		return c.New, true
 	}
 	if w.overlay != nil {
 		if text, _, ok := w.overlay.Buffer(abs); ok {

@@ -149,13 +149,10 @@ func (w *Workspace) read(abs, rel string) (File, error) {
 		f = File{Path: rel, Text: c.New, Version: c.Version, HasVersion: c.HasVersion, Source: FromStaged}
 	}
 	w.mu.Unlock()
-	if !staged {
-		return w.readBase(abs, rel)
+	if staged {
+		return f, nil
 	}
-	if c.Deleted {
-		return File{}, fmt.Errorf("%s: %w (deleted in this run)", rel, fs.ErrNotExist)
-	}
-	return f, nil
+	return w.readBase(abs, rel)
 }
 
 // readBase reads what the user has: the open buffer, else disk.
@@ -206,7 +203,7 @@ func (w *Workspace) Stage(p, newText string) (Change, error) {
 		}
 		w.changes[rel] = c
 	}
-	c.New, c.Deleted = newText, false
+	c.New = newText
 	return *c, nil
 }
 
@@ -217,7 +214,7 @@ func (w *Workspace) Changes() []Change {
 	defer w.mu.Unlock()
 	out := make([]Change, 0, len(w.changes))
 	for _, c := range w.changes {
-		if c.Existed && !c.Deleted && c.New == c.Original {
+		if c.Existed && c.New == c.Original {
 			continue
 		}
 		out = append(out, *c)
@@ -226,13 +223,13 @@ func (w *Workspace) Changes() []Change {
 	return out
 }
 
-// stagedPaths lists files staged as existing (created or edited) under dir.
+// stagedPaths lists files staged (created or edited) under dir.
 func (w *Workspace) stagedPaths(dir string) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []string
-	for rel, c := range w.changes {
-		if !c.Deleted && (dir == "." || strings.HasPrefix(rel, dir+"/")) {
+	for rel := range w.changes {
+		if dir == "." || strings.HasPrefix(rel, dir+"/") {
 			out = append(out, rel)
 		}
 	}

@@ -57,9 +57,6 @@ func checkUnchanged(c tools.Change) error {
 // FIFO put there since the check fails instead of being written through or
 // blocking.
 func writeChange(c tools.Change) error {
-	if c.Deleted {
-		return os.Remove(c.AbsPath)
-	}
 	mode := os.FileMode(0o644)
 	if fi, err := os.Lstat(c.AbsPath); err == nil {
 		mode = fi.Mode().Perm()
