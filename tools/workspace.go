@@ -237,9 +237,6 @@ func (w *Workspace) stagedPaths(dir string) []string {
 	return out
 }
 
-// Reset drops every staged change (a reflexion trial starts over).
-func (w *Workspace) Reset() { w.Restore(nil) }
-
 // Restore replaces the staged changes with changes (a snapshot from Changes).
 func (w *Workspace) Restore(changes []Change) {
 	w.mu.Lock()
