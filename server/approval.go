@@ -34,8 +34,8 @@ func (a editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) 
 		Message: fmt.Sprintf("agent-lsp wants to run:\n%s\n(%s)", tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; "))),
 		Actions: approvalActions,
 	}
-	var choice *protocol.MessageActionItem
-	if _, err := a.s.conn.Call(ctx, "window/showMessageRequest", params, &choice); err != nil {
+	choice, err := a.s.client.ShowMessageRequest(ctx, params)
+	if err != nil {
 		a.s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: denied %q: the editor could not ask (%v)", req.Command, err))
 		return tools.Deny, nil
 	}

@@ -16,12 +16,6 @@ import (
 // (editors time those out). Each action carries an agent.ask command that runs
 // when the user picks it.
 
-const (
-	kindQuickFix = protocol.CodeActionKind("quickfix")
-	kindRewrite  = protocol.CodeActionKind("refactor.rewrite")
-	kindSource   = protocol.CodeActionKind("source")
-)
-
 // maxInstructionScanLines bounds the lines scanned for instruction comments.
 const maxInstructionScanLines = 500
 
@@ -82,7 +76,7 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 			}
 			if instr, ok := instruction(l); ok {
 				lineRange := protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line + 1}}
-				add("Agent: "+summarize(instr, 70), kindRewrite, askArgs{
+				add("Agent: "+summarize(instr, 70), protocol.CodeActionKindRefactorRewrite, askArgs{
 					Prompt: instr + fmt.Sprintf("\n\n(This instruction is the comment on line %d. Carry it out, then remove that instruction comment.)", line+1),
 					URI:    u, Range: &lineRange,
 				}, nil)
@@ -91,28 +85,28 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	}
 	for _, d := range params.Context.Diagnostics {
 		msg := diagnosticMessage(d)
-		add("Fix with agent: "+summarize(msg, 70), kindQuickFix, askArgs{
+		add("Fix with agent: "+summarize(msg, 70), protocol.CodeActionKindQuickFix, askArgs{
 			Prompt: "Fix this problem: " + msg, URI: u, Range: &d.Range,
 			Diagnostics: []diagnosticArg{{Line: d.Range.Start.Line, Message: msg}},
 		}, []protocol.Diagnostic{d})
 	}
 	r := rng
-	add("Ask agent…", kindRewrite, askArgs{URI: u, Range: &r}, nil)
-	add("Plan with agent…", kindRewrite, askArgs{URI: u, Range: &r, Strategy: "plan"}, nil)
-	add("Explain with agent", kindRewrite, askArgs{Prompt: "Explain what this code does, and point out anything surprising.", URI: u, Range: &r}, nil)
-	add("Write tests with agent", kindRewrite, askArgs{Prompt: "Write tests for this code, following the project's existing test conventions.", URI: u, Range: &r}, nil)
-	add("Document with agent", kindRewrite, askArgs{Prompt: "Write documentation comments for this code in the language's usual style. Change no behaviour.", URI: u, Range: &r}, nil)
-	add("Review file with agent", kindSource, askArgs{Prompt: "Review this file: list bugs, risks and unclear code, most important first. Change nothing.", URI: u}, nil)
+	add("Ask agent…", protocol.CodeActionKindRefactorRewrite, askArgs{URI: u, Range: &r}, nil)
+	add("Plan with agent…", protocol.CodeActionKindRefactorRewrite, askArgs{URI: u, Range: &r, Strategy: "plan"}, nil)
+	add("Explain with agent", protocol.CodeActionKindRefactorRewrite, askArgs{Prompt: "Explain what this code does, and point out anything surprising.", URI: u, Range: &r}, nil)
+	add("Write tests with agent", protocol.CodeActionKindRefactorRewrite, askArgs{Prompt: "Write tests for this code, following the project's existing test conventions.", URI: u, Range: &r}, nil)
+	add("Document with agent", protocol.CodeActionKindRefactorRewrite, askArgs{Prompt: "Write documentation comments for this code in the language's usual style. Change no behaviour.", URI: u, Range: &r}, nil)
+	add("Review file with agent", protocol.CodeActionKindSource, askArgs{Prompt: "Review this file: list bugs, risks and unclear code, most important first. Change nothing.", URI: u}, nil)
 	// A plan waiting for the user where the client could not ask (Helix).
-	if r := s.planWaiting(""); r != nil && wanted(kindSource) {
-		kind := kindSource
-		title := "Run the agent's plan (" + r.id + ")"
-		arg, _ := json.Marshal(idArgs{ID: r.id})
+	if r := s.planWaiting(""); r != nil && wanted(protocol.CodeActionKindSource) {
+		kind := protocol.CodeActionKindSource
+		title := "Run the agent's plan (" + r.name() + ")"
+		arg, _ := json.Marshal(idArgs{ID: r.name()})
 		actions = append(actions, &protocol.CodeAction{Title: title, Kind: &kind, Command: protocol.Command{Title: title, Command: cmdRunPlan, Arguments: []protocol.LSPAny{arg}}})
 	}
 	// Notes the agent proposed wait for the user; Helix has no other way in.
-	if _, err := s.notesRun(""); err == nil && wanted(kindSource) {
-		kind := kindSource
+	if _, err := s.notesRun(""); err == nil && wanted(protocol.CodeActionKindSource) {
+		kind := protocol.CodeActionKindSource
 		title := "Keep the agent's notes"
 		actions = append(actions, &protocol.CodeAction{Title: title, Kind: &kind, Command: protocol.Command{Title: title, Command: cmdKeepNotes}})
 	}

@@ -121,7 +121,7 @@ func (f *inflight) cancel(id jsonrpc2.ID) {
 // Preempt handles $/cancelRequest on the read loop, ahead of the requests
 // queued behind it, for numeric and string ids alike.
 func (s *Server) Preempt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	if req.Method() != "$/cancelRequest" {
+	if req.Method() != protocol.MethodCancelRequest {
 		return nil, jsonrpc2.ErrNotHandled
 	}
 	var p struct {
@@ -141,7 +141,7 @@ func (s *Server) Preempt(ctx context.Context, req *jsonrpc2.Request) (any, error
 }
 
 // asyncMethods run concurrently with the messages after them.
-var asyncMethods = map[string]bool{"workspace/executeCommand": true}
+var asyncMethods = map[string]bool{protocol.MethodWorkspaceExecuteCommand: true}
 
 // handlerFunc handles one method with its raw params.
 type handlerFunc func(ctx context.Context, params jsonrpc2.RawMessage) (any, error)
@@ -169,7 +169,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		}
 		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method not found: %s", method))
 	}
-	if method != "initialize" && method != "exit" && !s.initialized() {
+	if method != protocol.MethodInitialize && method != protocol.MethodExit && !s.initialized() {
 		if !isCall {
 			return nil, nil
 		}

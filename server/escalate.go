@@ -9,7 +9,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 )
@@ -20,21 +19,6 @@ const (
 	escalateCancel = "Cancel"
 	escalateUse    = "Use " // + provider:model
 )
-
-// newRunLocked registers a run in session; s.mu must be held.
-func (s *Server) newRunLocked(session, prompt string, settings config.Settings, history *agent.History) *run {
-	n := s.newIDLocked()
-	r := &run{
-		id: fmt.Sprintf("run-%d", n), proposalID: fmt.Sprintf("proposal-%d", n), session: session,
-		prompt: prompt, state: runRunning, done: make(chan struct{}), settings: settings, history: history,
-	}
-	r.ctx, r.cancel = context.WithCancel(context.Background())
-	if s.caps.progress {
-		r.token = protocol.String("agent-lsp/" + r.id)
-	}
-	s.runs[r.id] = r
-	return r
-}
 
 // providerFailure reports whether err came from the models, after retries and
 // fallbacks, rather than from the run itself.
@@ -56,12 +40,11 @@ func (s *Server) escalate(r *run, cause error) {
 		}
 	}
 	actions = append(actions, protocol.MessageActionItem{Title: escalateCancel})
-	msg := fmt.Sprintf("agent-lsp: %s stopped: %v\nThe changes made so far are kept. What now?", r.id, cause)
-	var choice *protocol.MessageActionItem
-	_, err := s.conn.Call(ctx, "window/showMessageRequest", &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeError, Message: msg, Actions: actions}, &choice)
+	msg := fmt.Sprintf("agent-lsp: %s stopped: %v\nThe changes made so far are kept. What now?", r.name(), cause)
+	choice, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeError, Message: msg, Actions: actions})
 	if err != nil || choice == nil || choice.Title == escalateCancel {
 		if err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s failed: %v (set fallback models with AGENT_LSP_FALLBACK or `fallback` in the config)", r.id, cause))
+			s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s failed: %v (set fallback models with AGENT_LSP_FALLBACK or `fallback` in the config)", r.name(), cause))
 		}
 		return
 	}
@@ -86,11 +69,10 @@ func (s *Server) continueRun(ctx context.Context, prev *run, settings config.Set
 	prev.mu.Lock()
 	ws, notes := prev.ws, prev.notes
 	prev.mu.Unlock()
-	s.mu.Lock()
-	r := s.newRunLocked(prev.session, prev.prompt, settings, prev.history)
+	r := newRun(prev.session, prev.prompt, settings, prev.history)
 	// The history says which notes were proposed: they go on waiting with the run.
 	r.ws, r.notes, r.continued = ws, notes, true
-	s.mu.Unlock()
-	s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s continues %s on %s", r.id, prev.id, provider.Name()))
+	s.runs.add(r, false)
+	s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s continues %s on %s", r.name(), prev.name(), provider.Name()))
 	s.startRun(r, provider)
 }

@@ -28,13 +28,13 @@ type clientCaps struct {
 
 func readCaps(c protocol.ClientCapabilities) clientCaps {
 	var caps clientCaps
-	if c.General != nil && slices.Contains(c.General.PositionEncodings, protocol.PositionEncodingKind("utf-8")) {
+	if c.General != nil && slices.Contains(c.General.PositionEncodings, protocol.PositionEncodingKindUTF8) {
 		caps.encoding = utf8Enc
 	}
 	if w := c.Workspace; w != nil && w.WorkspaceEdit != nil {
 		caps.annotations = w.WorkspaceEdit.ChangeAnnotationSupport != nil
 		caps.documentChanges = w.WorkspaceEdit.DocumentChanges != nil && *w.WorkspaceEdit.DocumentChanges
-		caps.createFiles = slices.Contains(w.WorkspaceEdit.ResourceOperations, protocol.ResourceOperationKind("create"))
+		caps.createFiles = slices.Contains(w.WorkspaceEdit.ResourceOperations, protocol.ResourceOperationKindCreate)
 	}
 	if w := c.Window; w != nil {
 		caps.progress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
@@ -70,22 +70,11 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	}
 	caps := readCaps(params.Capabilities)
 	stateDir := agent.StateDir(s.opts.Env, root)
-	store := agent.NewSessionStore(stateDir)
-	// Continue the latest conversation of this workspace, as an editor
-	// restart should.
-	session, history := "", &agent.History{}
-	if list, err := store.List(); err == nil && len(list) > 0 {
-		if h, err := store.Load(list[0].ID); err == nil {
-			session, history = list[0].ID, h
-		}
-	}
-	if session == "" {
-		session = store.NewID()
-	}
+	s.sessions.open(agent.NewSessionStore(stateDir))
+	s.progress.setSupported(caps.progress)
 	s.mu.Lock()
 	s.initDone, s.root, s.caps = true, root, caps
-	s.store, s.memory = store, agent.NewMemory(stateDir)
-	s.sessions[session], s.session = history, session
+	s.memory = agent.NewMemory(stateDir)
 	s.fileSettings, s.userSettings, s.configNotes = fileSettings, userSettings, warnings
 	s.policy = tools.NewPolicy(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
 	s.mu.Unlock()
@@ -102,14 +91,14 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	}
 
 	openClose, change := true, protocol.TextDocumentSyncKindIncremental
-	kinds := []protocol.CodeActionKind{protocol.CodeActionKind("quickfix"), protocol.CodeActionKind("refactor.rewrite"), protocol.CodeActionKind("source")}
+	kinds := []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite, protocol.CodeActionKindSource}
 	version := s.opts.Version
 	return &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			PositionEncoding:       caps.encoding.kind(),
 			TextDocumentSync:       &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change},
 			CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: kinds},
-			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: allCommands},
+			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: commandNames()},
 		},
 		ServerInfo: protocol.ServerInfo{Name: "agent-lsp", Version: protocol.NewOptional(version)},
 	}, nil
@@ -141,10 +130,8 @@ func workspaceRoot(p *protocol.InitializeParams) string {
 	return wd
 }
 
-func (s *Server) initializedNote(context.Context, jsonrpc2.RawMessage) (any, error) { return nil, nil }
-
 func (s *Server) shutdown(context.Context, jsonrpc2.RawMessage) (any, error) {
-	s.cancelAllRuns()
+	s.runs.cancelAll()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.shutdownSeen = true
@@ -216,10 +203,7 @@ func (s *Server) didChange(ctx context.Context, raw jsonrpc2.RawMessage) (any, e
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	enc := s.caps.encoding
-	s.mu.Unlock()
-	return nil, s.docs.change(&params, enc)
+	return nil, s.docs.change(&params, s.clientCaps().encoding)
 }
 
 func (s *Server) didClose(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {

@@ -12,13 +12,13 @@ import (
 // Notifications and requests to the client, in one place.
 
 func (s *Server) logMessage(ctx context.Context, t protocol.MessageType, msg string) {
-	if err := s.conn.Notify(ctx, "window/logMessage", &protocol.LogMessageParams{Type: t, Message: msg}); err != nil {
+	if err := s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: t, Message: msg}); err != nil {
 		s.log.Debug("logMessage", "error", err)
 	}
 }
 
 func (s *Server) showMessage(ctx context.Context, t protocol.MessageType, msg string) {
-	if err := s.conn.Notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: t, Message: msg}); err != nil {
+	if err := s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: t, Message: msg}); err != nil {
 		s.log.Debug("showMessage", "error", err)
 	}
 }
@@ -43,10 +43,10 @@ func (s *Server) showFile(ctx context.Context, name, content string, focus bool)
 	if !supported {
 		return u, false
 	}
-	var result protocol.ShowDocumentResult
-	if _, err := s.conn.Call(ctx, "window/showDocument", &protocol.ShowDocumentParams{URI: u, TakeFocus: &focus}, &result); err != nil {
+	result, err := s.client.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: u, TakeFocus: &focus})
+	if err != nil {
 		s.log.Debug("showDocument", "error", err)
 		return u, false
 	}
-	return u, result.Success
+	return u, result != nil && result.Success
 }

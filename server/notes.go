@@ -16,11 +16,16 @@ import (
 // the user wants the notes without the changes. A failed or cancelled run's
 // notes are never offered.
 
+// workspaceMemory is the notes kept for the workspace (set at initialize).
+func (s *Server) workspaceMemory() *agent.Memory {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.memory
+}
+
 // runNotes is r's view of the memory, made on first use.
 func (s *Server) runNotes(r *run) *agent.Memory {
-	s.mu.Lock()
-	memory := s.memory
-	s.mu.Unlock()
+	memory := s.workspaceMemory()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.notes == nil {
@@ -33,7 +38,7 @@ func (s *Server) runNotes(r *run) *agent.Memory {
 func (r *run) pendingNotes() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.state != runCompleted {
+	if r.st != runCompleted {
 		return nil
 	}
 	return r.notes.Pending()
@@ -54,55 +59,48 @@ func (s *Server) notesNotice(r *run, p *proposal) string {
 	if notice == "" {
 		return ""
 	}
-	how := fmt.Sprintf("Nothing is kept yet: keep them with the command `agent.keepNotes %s`.", r.id)
+	how := fmt.Sprintf("Nothing is kept yet: keep them with the command `%s %s`.", cmdKeepNotes, r.name())
 	if p != nil {
-		how = fmt.Sprintf("They are kept if you apply %s, or with the command `agent.keepNotes %s`.", p.id, r.id)
+		how = fmt.Sprintf("They are kept if you apply %s, or with the command `%s %s`.", p.name(), cmdKeepNotes, r.name())
 	}
 	return "\n\n" + notice + "\n\n" + how + "\n"
 }
 
-// keepRunNotes keeps the notes of run id after its proposal was applied.
-func (s *Server) keepRunNotes(ctx context.Context, id string) {
-	s.mu.Lock()
-	r := s.runs[id]
-	s.mu.Unlock()
-	if r == nil || len(r.pendingNotes()) == 0 {
+// keepRunNotes keeps r's notes after its proposal was applied.
+func (s *Server) keepRunNotes(ctx context.Context, r *run) {
+	if len(r.pendingNotes()) == 0 {
 		return
 	}
 	if _, err := r.keep(); err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: the notes of %s were not kept: %v (agent.keepNotes %s retries)", id, err, id))
+		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: the notes of %s were not kept: %v (%s %s retries)", r.name(), err, cmdKeepNotes, r.name()))
 	}
 }
 
 // keepNotes is agent.keepNotes: id names a run or its proposal; "" the latest
 // run with notes waiting.
-func (s *Server) keepNotes(id string) (any, error) {
-	r, err := s.notesRun(id)
+func (s *Server) keepNotes(_ context.Context, a idArgs) (keepNotesResult, error) {
+	r, err := s.notesRun(a.ID)
 	if err != nil {
-		return nil, err
+		return keepNotesResult{}, err
 	}
 	n, err := r.keep()
 	if err != nil {
-		return nil, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("the notes of %s were not kept: %v", r.id, err))
+		return keepNotesResult{}, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("the notes of %s were not kept: %v", r.name(), err))
 	}
-	return map[string]any{"id": r.id, "kept": n, "notes": s.memory.Notes()}, nil
+	return keepNotesResult{ID: r.name(), Kept: n, Notes: s.workspaceMemory().Notes()}, nil
 }
 
-func (s *Server) notesRun(id string) (*run, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var found *run
-	for _, r := range s.runs {
-		if (id == "" || r.id == id || r.proposalID == id) && len(r.pendingNotes()) > 0 &&
-			(found == nil || idNumber(r.id) > idNumber(found.id)) {
-			found = r
-		}
-	}
+// notesRun is the newest run with notes waiting, called name (or whose
+// proposal is), or any for "".
+func (s *Server) notesRun(name string) (*run, error) {
+	found := s.runs.newest(func(r *run) bool {
+		return (name == "" || r.name() == name || r.proposalName() == name) && len(r.pendingNotes()) > 0
+	})
 	if found != nil {
 		return found, nil
 	}
-	if id == "" {
+	if name == "" {
 		return nil, jsonrpc2.NewError(codeRequestFailed, "no run has notes waiting to be kept")
 	}
-	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s has no notes waiting to be kept (agent.status lists them)", id))
+	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s has no notes waiting to be kept (agent.status lists them)", name))
 }

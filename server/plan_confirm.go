@@ -21,11 +21,10 @@ const (
 func (s *Server) confirmPlan(ctx context.Context, r *run, plan string) (bool, error) {
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeInfo,
-		Message: fmt.Sprintf("agent-lsp: the plan for %q (%s):\n%s", summarize(r.prompt, 60), r.id, plan),
+		Message: fmt.Sprintf("agent-lsp: the plan for %q (%s):\n%s", summarize(r.prompt, 60), r.name(), plan),
 		Actions: []protocol.MessageActionItem{{Title: planRun}, {Title: planCancel}},
 	}
-	var choice *protocol.MessageActionItem
-	if _, err := s.conn.Call(ctx, "window/showMessageRequest", params, &choice); err == nil {
+	if choice, err := s.client.ShowMessageRequest(ctx, params); err == nil {
 		return choice != nil && choice.Title == planRun, nil
 	}
 	if ctx.Err() != nil {
@@ -40,7 +39,7 @@ func (s *Server) confirmPlan(ctx context.Context, r *run, plan string) (bool, er
 		r.planGate = nil
 		r.mu.Unlock()
 	}()
-	s.progressReport(ctx, r, fmt.Sprintf("Plan ready: run it with the code action \"Run the agent's plan\" (agent.runPlan %s), or cancel", r.id))
+	r.progress.report(ctx, fmt.Sprintf("Plan ready: run it with the code action \"Run the agent's plan\" (%s %s), or cancel", cmdRunPlan, r.name()))
 	select {
 	case run := <-gate:
 		return run, nil
@@ -51,35 +50,30 @@ func (s *Server) confirmPlan(ctx context.Context, r *run, plan string) (bool, er
 
 // runPlan is agent.runPlan: the plan of run id (default: the one waiting)
 // goes ahead.
-func (s *Server) runPlan(id string) (any, error) {
-	r := s.planWaiting(id)
+func (s *Server) runPlan(_ context.Context, a idArgs) (runPlanResult, error) {
+	r := s.planWaiting(a.ID)
 	if r == nil {
-		return nil, jsonrpc2.NewError(codeRequestFailed, "no plan is waiting to run")
+		return runPlanResult{}, jsonrpc2.NewError(codeRequestFailed, "no plan is waiting to run")
 	}
 	r.mu.Lock()
 	gate := r.planGate
 	r.mu.Unlock()
 	if gate == nil {
-		return nil, jsonrpc2.NewError(codeRequestFailed, r.id+"'s plan is not waiting any more")
+		return runPlanResult{}, jsonrpc2.NewError(codeRequestFailed, r.name()+"'s plan is not waiting any more")
 	}
 	select {
 	case gate <- true:
 	default: // already answered
 	}
-	return map[string]any{"id": r.id, "running": true}, nil
+	return runPlanResult{ID: r.name(), Running: true}, nil
 }
 
-// planWaiting is the run whose plan waits for the user (id, or any), or nil.
-func (s *Server) planWaiting(id string) *run {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range s.runs {
+// planWaiting is the newest run whose plan waits for the user (called
+// name, or any), or nil.
+func (s *Server) planWaiting(name string) *run {
+	return s.runs.newest(func(r *run) bool {
 		r.mu.Lock()
-		waiting := r.planGate != nil
-		r.mu.Unlock()
-		if waiting && (id == "" || r.id == id) {
-			return r
-		}
-	}
-	return nil
+		defer r.mu.Unlock()
+		return r.planGate != nil && (name == "" || r.name() == name)
+	})
 }

@@ -21,9 +21,9 @@ const (
 
 func (e encoding) kind() protocol.PositionEncodingKind {
 	if e == utf8Enc {
-		return protocol.PositionEncodingKind("utf-8")
+		return protocol.PositionEncodingKindUTF8
 	}
-	return protocol.PositionEncodingKind("utf-16")
+	return protocol.PositionEncodingKindUTF16
 }
 
 // lineBounds returns the byte offsets of the start of line and of its end

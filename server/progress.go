@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -14,101 +16,164 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent"
 )
 
-// progressBegin creates the run's work-done progress (cancellable) when the
-// client supports it.
-func (s *Server) progressBegin(ctx context.Context, r *run) {
-	s.mu.Lock()
-	supported := s.caps.progress
-	s.mu.Unlock()
+// streamThrottle is how often streamed text may update a progress: models
+// stream many deltas a second, the editor needs a few updates.
+const streamThrottle = 100 * time.Millisecond
+
+// progressTracker reports work-done progress, as gopls's progress.Tracker
+// does: it creates each token, owns the throttling of streamed text, and
+// maps a token the user cancelled back to what it reports on.
+type progressTracker struct {
+	client protocol.Client
+	log    *slog.Logger
+
+	mu         sync.Mutex // guards supported and inProgress
+	supported  bool       // the client said window.workDoneProgress
+	inProgress map[string]*workDone
+}
+
+func newProgressTracker(log *slog.Logger) *progressTracker {
+	return &progressTracker{log: log, inProgress: map[string]*workDone{}}
+}
+
+func (t *progressTracker) setClient(client protocol.Client) { t.client = client }
+
+func (t *progressTracker) setSupported(supported bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.supported = supported
+}
+
+// start creates and begins a cancellable progress under token. It is
+// created even when ctx is already cancelled, so what was cancelled this
+// early still shows and ends, rather than never ending. A client without
+// work-done progress, or one that refuses the token, gets a workDone that
+// reports nothing.
+func (t *progressTracker) start(ctx context.Context, token, title, message string, cancel func()) *workDone {
+	wd := &workDone{tracker: t, key: token, cancel: cancel}
+	t.mu.Lock()
+	supported := t.supported
+	t.mu.Unlock()
 	if !supported {
-		return
+		wd.off = true
+		return wd
 	}
-	// Not the run's context: a run cancelled this early still shows, and
-	// ends as cancelled, rather than never ending.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if _, err := s.conn.Call(ctx, "window/workDoneProgress/create", &protocol.WorkDoneProgressCreateParams{Token: r.token}, nil); err != nil {
-		s.log.Debug("progress create", "error", err)
-		r.mu.Lock()
-		r.progressOff = true
-		r.mu.Unlock()
-		return
+	wd.token = protocol.String(token)
+	ctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer stop()
+	if err := t.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: wd.token}); err != nil {
+		t.log.Debug("progress create", "error", err)
+		wd.off = true
+		return wd
 	}
+	t.mu.Lock()
+	t.inProgress[token] = wd
+	t.mu.Unlock()
 	yes := true
-	msg := summarize(r.prompt, 80)
-	s.progress(ctx, r, &protocol.WorkDoneProgressBegin{Kind: "begin", Title: "Agent", Cancellable: &yes, Message: &msg})
+	wd.send(ctx, &protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Cancellable: &yes, Message: &message})
+	return wd
 }
 
-// progressReport reports msg on the run's progress.
-func (s *Server) progressReport(ctx context.Context, r *run, msg string) {
-	s.progress(ctx, r, &protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})
+// cancel cancels what the progress under token reports on.
+func (t *progressTracker) cancel(token string) {
+	t.mu.Lock()
+	wd := t.inProgress[token]
+	t.mu.Unlock()
+	if wd != nil && wd.cancel != nil {
+		wd.cancel()
+	}
 }
 
-// progressEvent reports a step: "Iteration 2/10 · read_file hello.py", or the
-// model's streaming text after it.
-func (s *Server) progressEvent(ctx context.Context, r *run, e agent.Event) {
+// workDone is one progress. The step and streamed text build its messages:
+// "Iteration 2/10 · read_file hello.py", then the model's text after it.
+type workDone struct {
+	tracker *progressTracker
+	key     string
+	token   protocol.ProgressToken
+	cancel  func()
+
+	mu         sync.Mutex // guards the fields below
+	off        bool       // nothing to report to, or ended
+	step       string
+	streamed   string // the model's text so far this iteration
+	reasoning  string // its streamed reasoning this iteration
+	lastReport time.Time
+}
+
+// report reports msg.
+func (wd *workDone) report(ctx context.Context, msg string) {
+	wd.send(ctx, &protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})
+}
+
+// event reports an agent event: a new iteration, a tool call, a notice, or
+// streamed text (throttled).
+func (wd *workDone) event(ctx context.Context, e agent.Event) {
 	var msg string
-	r.mu.Lock()
+	wd.mu.Lock()
 	switch e.Kind {
 	case agent.EventIteration:
-		r.step = fmt.Sprintf("Iteration %d/%d", e.Iteration, e.MaxIterations)
-		r.streamed, r.reasoning = "", ""
-		msg = r.step
+		wd.step = fmt.Sprintf("Iteration %d/%d", e.Iteration, e.MaxIterations)
+		wd.streamed, wd.reasoning = "", ""
+		msg = wd.step
 	case agent.EventThought:
 		// Whatever the throttle held back of the streamed text.
 		if e.Text != "" {
-			msg = r.step + " · " + summarize(tail(e.Text, 80), 80)
+			msg = wd.step + " · " + summarize(tail(e.Text, 80), 80)
 		}
 	case agent.EventToolCall:
-		msg = r.step + " · " + agent.CallSummary(e.Call)
+		msg = wd.step + " · " + agent.CallSummary(e.Call)
 	case agent.EventTextDelta:
-		// Models stream many deltas a second; the editor needs a few updates.
-		r.streamed += e.Text
-		if time.Since(r.lastReport) < 100*time.Millisecond {
-			break
+		wd.streamed += e.Text
+		if time.Since(wd.lastReport) >= streamThrottle {
+			msg = wd.step + " · " + summarize(tail(wd.streamed, 80), 80)
 		}
-		msg = r.step + " · " + summarize(tail(r.streamed, 80), 80)
 	case agent.EventReasoningDelta:
-		r.reasoning += e.Text
-		if time.Since(r.lastReport) < 100*time.Millisecond {
-			break
+		wd.reasoning += e.Text
+		if time.Since(wd.lastReport) >= streamThrottle {
+			msg = wd.step + " · thinking: " + summarize(tail(wd.reasoning, 80), 80)
 		}
-		msg = r.step + " · thinking: " + summarize(tail(r.reasoning, 80), 80)
 	case agent.EventNotice:
 		msg = e.Text
 	case agent.EventPlan:
 		msg = "Plan: " + summarize(e.Text, 100)
 	}
 	if msg != "" {
-		r.lastReport = time.Now()
+		wd.lastReport = time.Now()
 	}
-	r.mu.Unlock()
+	wd.mu.Unlock()
 	if msg == "" {
 		return
 	}
 	if e.Scope != "" {
 		msg = e.Scope + " · " + msg
 	}
-	s.progress(ctx, r, &protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})
+	wd.report(ctx, msg)
 }
 
-func (s *Server) progressEnd(ctx context.Context, r *run, message string) {
-	s.progress(ctx, r, &protocol.WorkDoneProgressEnd{Kind: "end", Message: &message})
+// end ends the progress with msg; it reports nothing after.
+func (wd *workDone) end(ctx context.Context, msg string) {
+	wd.send(ctx, &protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
+	wd.mu.Lock()
+	wd.off = true
+	wd.mu.Unlock()
+	wd.tracker.mu.Lock()
+	delete(wd.tracker.inProgress, wd.key)
+	wd.tracker.mu.Unlock()
 }
 
-func (s *Server) progress(ctx context.Context, r *run, value any) {
-	r.mu.Lock()
-	off := r.progressOff
-	r.mu.Unlock()
-	if r.token == nil || off {
+func (wd *workDone) send(ctx context.Context, value any) {
+	wd.mu.Lock()
+	off := wd.off
+	wd.mu.Unlock()
+	if off {
 		return
 	}
 	raw, err := protocol.Marshal(value)
 	if err != nil {
 		return
 	}
-	if err := s.conn.Notify(ctx, "$/progress", &protocol.ProgressParams{Token: r.token, Value: raw}); err != nil {
-		s.log.Debug("progress", "error", err)
+	if err := wd.tracker.client.Progress(ctx, &protocol.ProgressParams{Token: wd.token, Value: raw}); err != nil {
+		wd.tracker.log.Debug("progress", "error", err)
 	}
 }
 
@@ -120,25 +185,8 @@ func (s *Server) workDoneProgressCancel(ctx context.Context, raw jsonrpc2.RawMes
 	if err := json.Unmarshal(raw, &params); err != nil {
 		return nil, err
 	}
-	want := strings.Trim(string(params.Token), `"`)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range s.runs {
-		if tokenString(r.token) == want {
-			r.cancel()
-		}
-	}
+	s.progress.cancel(strings.Trim(string(params.Token), `"`))
 	return nil, nil
-}
-
-func tokenString(t protocol.ProgressToken) string {
-	switch t := t.(type) {
-	case protocol.String:
-		return string(t)
-	case protocol.Integer:
-		return fmt.Sprint(int32(t))
-	}
-	return ""
 }
 
 // tail keeps the last n bytes of s, on a rune boundary.

@@ -14,25 +14,6 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// Proposal states.
-const (
-	proposalPending   = "pending"
-	proposalApplying  = "applying" // sent to the client, its answer not in yet
-	proposalApplied   = "applied"
-	proposalDiscarded = "discarded"
-)
-
-// proposal is a finished run's changeset, waiting for the user.
-type proposal struct {
-	id      string
-	runID   string
-	prompt  string
-	changes []tools.Change
-	state   string
-}
-
-func (p *proposal) diff() string { return tools.Proposal{Changes: p.changes}.Diff() }
-
 // annotationID tags every edit of a proposal so clients can preview it;
 // sensitiveAnnotationID tags instead the edits of sensitive files (what
 // editors, the agent or CI run or read), so they are confirmed on their own.
@@ -189,7 +170,7 @@ func (s *Server) approvedChanges(p *proposal) ([]tools.Change, error) {
 	}
 	s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
 		"agent-lsp: %s: applying the rest without the files that need your explicit approval: %s (agent.showProposal shows their diff)",
-		p.id, describeSensitive(sensitive)))
+		p.name(), describeSensitive(sensitive)))
 	return rest, nil
 }
 
@@ -202,8 +183,8 @@ func (s *Server) confirmSensitive(ctx context.Context, sensitive []tools.Change)
 		Message: "agent-lsp's proposal changes what editors, the agent or CI run or read:\n" + describeSensitive(sensitive) + "\nApply these files too?",
 		Actions: []protocol.MessageActionItem{{Title: sensitiveLeaveOut}, {Title: sensitiveApply}},
 	}
-	var choice *protocol.MessageActionItem
-	if _, err := s.conn.Call(ctx, "window/showMessageRequest", params, &choice); err != nil {
+	choice, err := s.client.ShowMessageRequest(ctx, params)
+	if err != nil {
 		s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: sensitive files left out: the editor could not ask (%v)", err))
 		return false
 	}

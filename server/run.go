@@ -17,85 +17,95 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// Run states.
-const (
-	runRunning   = "running"
-	runCompleted = "completed"
-	runFailed    = "failed"
-	runCancelled = "cancelled"
-)
-
 // run is one agent.ask in the background.
 type run struct {
-	id, proposalID, session, prompt string
-	token                           protocol.ProgressToken
+	id      int // given by registry.add
+	session string
+	prompt  string
 	// ctx and cancel are made with the run, before anyone can find it in
-	// s.runs, so cancel is never nil and never written while read.
+	// the registry, so cancel is never nil and never written while read.
 	ctx      context.Context
 	cancel   context.CancelFunc
 	done     chan struct{}
-	after    *run      // the run of the same session this one waits for (queued), or nil
-	planGate chan bool // set while the run's plan waits for agent.runPlan (guarded by mu)
+	after    *run // the run of the same session this one waits for (queued), or nil
 	settings config.Settings
 	history  *agent.History
-	// ws is the run's view and changeset; a continued run (after a failure
-	// the user chose to retry) keeps the one it continues.
-	ws        *tools.Workspace
+	// continued: the run goes on from a failed one (the user chose to
+	// retry), on its view and changeset (ws) and notes.
 	continued bool
+	progress  *workDone // set when the run starts, before anything reports
 
-	mu     sync.Mutex // guards the fields below
-	state  string
-	answer string
-	err    error
-	step   string // "Iteration 2/10 · read_file a.go", for progress
-	// progressOff is set when the client refused to create the progress.
-	progressOff bool
-	streamed    string    // the model's text so far this iteration
-	lastReport  time.Time // when progress was last reported, to throttle streaming
-	reasoning   string    // the model's streamed reasoning this iteration
-	usage       llm.Usage // tokens of the run so far
+	mu       sync.Mutex // guards the fields below
+	st       runState
+	answer   string
+	err      error
+	ws       *tools.Workspace
+	planGate chan bool // set while the run's plan waits for agent.runPlan
+	usage    llm.Usage // tokens of the run so far
 	// notes is the run's view of the memory: what the model's remember
 	// proposes waits there until the user keeps it (see notes.go).
 	notes *agent.Memory
 }
 
-func (r *run) snapshot() (state, answer string, err error) {
+// newRun makes a run that is not listed yet: registry.add numbers it.
+func newRun(session, prompt string, settings config.Settings, history *agent.History) *run {
+	r := &run{session: session, prompt: prompt, done: make(chan struct{}), settings: settings, history: history, st: runRunning}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	return r
+}
+
+func (r *run) name() string { return fmt.Sprintf("run-%d", r.id) }
+
+// proposalName is the name r's proposal has, or would have.
+func (r *run) proposalName() string { return (&proposal{id: r.id}).name() }
+
+func (r *run) state() runState {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.state, r.answer, r.err
+	return r.st
+}
+
+func (r *run) result() (runState, string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.st, r.answer, r.err
+}
+
+// usageSoFar is the run's token count.
+func (r *run) usageSoFar() llm.Usage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.usage
 }
 
 // startRun is the one place long work starts: detached from the request with
 // its own cancel, reported through work-done progress (cancellable), ended as
 // completed, failed or cancelled. The request returns at once.
 func (s *Server) startRun(r *run, provider llm.Provider) {
-	ctx, cancel := r.ctx, r.cancel
 	go func() {
 		defer close(r.done)
-		defer cancel()
-		s.progressBegin(ctx, r)
+		defer r.cancel()
+		r.progress = s.progress.start(r.ctx, "agent-lsp/"+r.name(), "Agent", summarize(r.prompt, 80), r.cancel)
 		if r.after != nil {
-			s.progressReport(ctx, r, "Queued behind "+r.after.id+" (same conversation)")
+			r.progress.report(r.ctx, "Queued behind "+r.after.name()+" (same conversation)")
 			select {
 			case <-r.after.done:
-			case <-ctx.Done():
+			case <-r.ctx.Done():
 			}
 		}
-		answer, err := s.execute(ctx, r, provider)
-		if serr := s.store.Save(r.session, r.history); serr != nil {
+		answer, err := s.execute(r.ctx, r, provider)
+		if serr := s.sessions.save(r.session, r.history); serr != nil {
 			s.log.Warn("saving the session", "error", serr)
 		}
-		r.mu.Lock()
-		r.answer, r.err = answer, err
+		state := runCompleted
 		switch {
-		case err == nil:
-			r.state = runCompleted
 		case errors.Is(err, context.Canceled):
-			r.state = runCancelled
-		default:
-			r.state = runFailed
+			state = runCancelled
+		case err != nil:
+			state = runFailed
 		}
-		state := r.state
+		r.mu.Lock()
+		r.answer, r.err, r.st = answer, err, state
 		r.mu.Unlock()
 		// The run's context is gone when cancelled; report with a fresh one.
 		endCtx, endCancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -109,7 +119,9 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 	root, policy := s.root, s.policy
 	s.mu.Unlock()
 	settings := r.settings
+	r.mu.Lock()
 	ws := r.ws
+	r.mu.Unlock()
 	if ws == nil {
 		var err error
 		if ws, err = tools.NewWorkspace(root, s.docs); err != nil {
@@ -122,7 +134,7 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 	}
 	notes := s.runNotes(r)
 	defer ws.Close() // the sandbox, if commands needed one; made again if the run continues
-	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.id + "] "}, provider.Name())
+	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.name() + "] "}, provider.Name())
 	a, err := agent.Build(agent.Setup{
 		Provider: provider, Workspace: ws, Policy: policy, Approver: editorApprover{s}, Memory: notes,
 		Limits:        tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput},
@@ -133,9 +145,9 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 			}
 			if e.Kind == agent.EventPlan {
 				// The plan is shown before it runs, where the answer will be.
-				go s.showFile(context.WithoutCancel(ctx), r.id+"-plan.md", "# Plan: "+summarize(r.prompt, 80)+"\n\n"+e.Text, false)
+				go s.showFile(context.WithoutCancel(ctx), r.name()+"-plan.md", "# Plan: "+summarize(r.prompt, 80)+"\n\n"+e.Text, false)
 			}
-			s.progressEvent(ctx, r, e)
+			r.progress.event(ctx, e)
 		},
 	})
 	if err != nil {
@@ -153,10 +165,8 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 		}
 		out, err = a.Do(ctx, task)
 	}
-	if p := ws.Proposal(); !p.Empty() && (err == nil) {
-		s.mu.Lock()
-		s.proposals[r.proposalID] = &proposal{id: r.proposalID, runID: r.id, prompt: r.prompt, changes: p.Changes, state: proposalPending}
-		s.mu.Unlock()
+	if p := ws.Proposal(); !p.Empty() && err == nil {
+		s.runs.propose(r, p.Changes)
 	}
 	r.mu.Lock()
 	r.usage.Add(out.Usage)
@@ -165,114 +175,90 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 }
 
 // finishRun shows the answer, offers or sends the proposal, and ends the progress.
-func (s *Server) finishRun(ctx context.Context, r *run, state, answer string, err error) {
+func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer string, err error) {
+	p := s.runs.proposalOf(r)
 	s.mu.Lock()
-	p := s.proposals[r.proposalID]
 	caps := s.caps
 	autoApply := s.settingsLocked().AutoApply
 	s.mu.Unlock()
 
 	switch state {
 	case runCancelled:
-		s.progressEnd(ctx, r, "Cancelled")
+		r.progress.end(ctx, "Cancelled")
 		return
 	case runFailed:
-		s.progressEnd(ctx, r, "Failed: "+err.Error())
+		r.progress.end(ctx, "Failed: "+err.Error())
 		if providerFailure(err) {
 			go s.escalate(r, err)
 			return
 		}
-		s.showMessage(ctx, protocol.MessageTypeError, "agent-lsp: "+r.id+" failed: "+err.Error())
+		s.showMessage(ctx, protocol.MessageTypeError, "agent-lsp: "+r.name()+" failed: "+err.Error())
 		return
 	}
 	var doc strings.Builder
 	fmt.Fprintf(&doc, "# Agent: %s\n\n%s\n", summarize(r.prompt, 80), strings.TrimSpace(answer))
 	if p != nil {
-		fmt.Fprintf(&doc, "\n## Proposed changes (%s)\n\n```diff\n%s```\n", p.id, p.diff())
+		fmt.Fprintf(&doc, "\n## Proposed changes (%s)\n\n```diff\n%s```\n", p.name(), p.diff())
 		if !caps.annotations {
-			fmt.Fprintf(&doc, "\nNothing is changed yet. Apply with the command `agent.applyProposal %s`, or discard with `agent.discardProposal %s`.\n", p.id, p.id)
+			fmt.Fprintf(&doc, "\nNothing is changed yet. Apply with the command `agent.applyProposal %s`, or discard with `agent.discardProposal %s`.\n", p.name(), p.name())
 		}
 	}
 	notes := s.notesNotice(r, p)
 	doc.WriteString(notes)
-	if _, shown := s.showFile(ctx, r.id+".md", doc.String(), false); !shown {
+	if _, shown := s.showFile(ctx, r.name()+".md", doc.String(), false); !shown {
 		msg := summarize(answer, 500)
 		if p != nil {
-			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: agent.showProposal to see the diff, agent.applyProposal to apply.", len(p.changes), p.id)
+			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: agent.showProposal to see the diff, agent.applyProposal to apply.", len(p.changes), p.name())
 		}
 		msg += notes
 		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
 	}
-	r.mu.Lock()
-	usage := r.usage
-	r.mu.Unlock()
+	usage := r.usageSoFar()
 	end := "Completed · " + usage.String()
 	if p != nil {
-		end = fmt.Sprintf("Completed: %d file(s) changed (%s) · %s", len(p.changes), p.id, usage)
+		end = fmt.Sprintf("Completed: %d file(s) changed (%s) · %s", len(p.changes), p.name(), usage)
 		if caps.annotations || autoApply {
 			// Annotated edits make the editor preview and confirm; autoApply
 			// is the user's explicit choice.
-			go s.sendProposal(context.Background(), p.id)
+			go s.sendProposal(context.Background(), p.name())
 		}
 	}
-	s.progressEnd(ctx, r, end)
+	r.progress.end(ctx, end)
 }
 
 // sendProposal sends workspace/applyEdit for a pending proposal; an
 // "applied: false" answer keeps it pending.
-func (s *Server) sendProposal(ctx context.Context, id string) (applied bool, reason string, err error) {
-	// The state moves to applying under the lock, so a second apply (or the
-	// automatic send racing a manual one) is refused instead of sent twice.
-	s.mu.Lock()
-	p, ok := s.proposals[id]
-	caps := s.caps
-	was := ""
-	if ok {
-		was = p.state
-		if was == proposalPending {
-			p.state = proposalApplying
-		}
-	}
-	s.mu.Unlock()
-	if !ok {
-		return false, "", fmt.Errorf("no proposal %q", id)
-	}
-	if was != proposalPending {
-		return false, "", fmt.Errorf("%s is already %s", id, was)
+func (s *Server) sendProposal(ctx context.Context, name string) (p *proposal, applied bool, reason string, err error) {
+	// Claimed before anything is sent: a second apply, or the automatic
+	// send racing a manual one, is refused instead of sent twice.
+	p, err = s.runs.move(name, proposalApplying)
+	if err != nil {
+		return nil, false, "", err
 	}
 	final := proposalPending // unless the client applies it
-	defer func() {
-		s.mu.Lock()
-		p.state = final
-		s.mu.Unlock()
-	}()
+	defer func() { s.runs.settle(p, final) }()
+	s.mu.Lock()
+	caps := s.caps
+	s.mu.Unlock()
 	edit, err := s.workspaceEdit(p, caps)
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s not applied: %v", id, err))
-		return false, "", err
+		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s not applied: %v", p.name(), err))
+		return p, false, "", err
 	}
 	label := "agent-lsp: " + summarize(p.prompt, 60)
-	var result protocol.ApplyWorkspaceEditResult
-	if _, err := s.conn.Call(ctx, "workspace/applyEdit", &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit}, &result); err != nil {
-		return false, "", err
+	result, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit})
+	if err != nil {
+		return p, false, "", err
 	}
-	if result.Applied {
+	if result != nil && result.Applied {
 		final = proposalApplied
-		s.keepRunNotes(ctx, p.runID) // applying the run's proposal accepts its notes too
-		return true, "", nil
+		s.keepRunNotes(ctx, p.run) // applying the run's proposal accepts its notes too
+		return p, true, "", nil
 	}
-	if result.FailureReason != nil {
+	if result != nil && result.FailureReason != nil {
 		reason = *result.FailureReason
 	}
-	return false, reason, nil
-}
-
-func (s *Server) cancelAllRuns() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range s.runs {
-		r.cancel()
-	}
+	return p, false, reason, nil
 }
 
 // logWriter turns the trace into window/logMessage lines.
@@ -285,11 +271,4 @@ type logWriter struct {
 func (w *logWriter) Write(p []byte) (int, error) {
 	w.s.logMessage(w.ctx, protocol.MessageTypeLog, w.prefix+strings.TrimRight(string(p), "\n"))
 	return len(p), nil
-}
-
-// usageSoFar is the run's token count.
-func (r *run) usageSoFar() llm.Usage {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.usage
 }

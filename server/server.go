@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
@@ -41,13 +42,26 @@ type Options struct {
 	FindModel func(ctx context.Context, s config.Settings) (config.Settings, error)
 }
 
-// Server is one language server connection. Its state is guarded by mu;
-// documents and inflight carry their own locks.
+// Server is one language server connection. Each concern has its own lock,
+// so a slow one never holds up another:
+//   - mu: the lifecycle and the configuration (below);
+//   - docs: the open buffers;
+//   - runs: the runs and proposals, and the proposals' states;
+//   - sessions: the conversations and the current one;
+//   - progress: the work-done progress tokens;
+//   - inflight: the requests $/cancelRequest can cancel.
+//
+// Locks are never held while calling the client. Where two are held, mu or
+// runs comes first, a run's own lock last.
 type Server struct {
 	opts     Options
 	log      *slog.Logger
 	conn     jsonrpc2.Conn
+	client   protocol.Client // requests and notifications to the editor
 	docs     *documents
+	runs     registry
+	sessions sessionSet
+	progress *progressTracker
 	inflight inflight
 	handlers map[string]handlerFunc
 
@@ -62,13 +76,7 @@ type Server struct {
 	configNotes  []string        // what loading the configuration ignored or failed on
 	caps         clientCaps
 	policy       *tools.Policy
-	sessions     map[string]*agent.History // loaded sessions by id
-	session      string                    // the current one
-	store        *agent.SessionStore
 	memory       *agent.Memory
-	runs         map[string]*run
-	proposals    map[string]*proposal
-	nextID       int
 }
 
 // New builds a server; Serve runs it on a connection.
@@ -88,23 +96,22 @@ func New(opts Options) *Server {
 	}
 	s := &Server{
 		opts: opts, log: opts.Logger, docs: newDocuments(), exitCode: 1, exited: make(chan struct{}),
-		sessions: map[string]*agent.History{},
-		runs:     map[string]*run{}, proposals: map[string]*proposal{},
+		progress: newProgressTracker(opts.Logger),
 	}
 	s.handlers = map[string]handlerFunc{
-		"initialize":                       s.initialize,
-		"initialized":                      s.initializedNote,
-		"shutdown":                         s.shutdown,
-		"exit":                             s.exit,
-		"workspace/didChangeConfiguration": s.didChangeConfiguration,
-		"textDocument/didOpen":             s.didOpen,
-		"textDocument/didChange":           s.didChange,
-		"textDocument/didClose":            s.didClose,
-		"textDocument/didSave":             ignore,
-		"textDocument/codeAction":          s.codeAction,
-		"codeAction/resolve":               s.codeActionResolve,
-		"workspace/executeCommand":         s.executeCommand,
-		"window/workDoneProgress/cancel":   s.workDoneProgressCancel,
+		protocol.MethodInitialize:                      s.initialize,
+		protocol.MethodInitialized:                     ignore,
+		protocol.MethodShutdown:                        s.shutdown,
+		protocol.MethodExit:                            s.exit,
+		protocol.MethodWorkspaceDidChangeConfiguration: s.didChangeConfiguration,
+		protocol.MethodTextDocumentDidOpen:             s.didOpen,
+		protocol.MethodTextDocumentDidChange:           s.didChange,
+		protocol.MethodTextDocumentDidClose:            s.didClose,
+		protocol.MethodTextDocumentDidSave:             ignore,
+		protocol.MethodTextDocumentCodeAction:          s.codeAction,
+		protocol.MethodCodeActionResolve:               s.codeActionResolve,
+		protocol.MethodWorkspaceExecuteCommand:         s.executeCommand,
+		protocol.MethodWindowWorkDoneProgressCancel:    s.workDoneProgressCancel,
 	}
 	return s
 }
@@ -118,6 +125,8 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.conn = jsonrpc2.NewConn(newTolerantStream(rwc, s.log), jsonrpc2.WithCodec(lspCodec{}), jsonrpc2.WithPreempter(s))
+	s.client = protocol.ClientDispatcher(s.conn)
+	s.progress.setClient(s.client)
 	s.conn.Go(ctx, s.handle)
 	select {
 	case <-s.exited:
@@ -125,7 +134,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		s.log.Info("client connection ended", "error", s.conn.Err())
 	case <-ctx.Done():
 	}
-	s.cancelAllRuns()
+	s.runs.cancelAll()
 	// Close waits for handlers to drain; don't let a stuck client hold the exit.
 	go s.conn.Close()
 	s.mu.Lock()
@@ -139,8 +148,9 @@ func (s *Server) initialized() bool {
 	return s.initDone
 }
 
-// newID returns a fresh id for runs, proposals and sessions.
-func (s *Server) newIDLocked() int {
-	s.nextID++
-	return s.nextID
+// clientCaps is what the client said it can do (fixed at initialize).
+func (s *Server) clientCaps() clientCaps {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
 }

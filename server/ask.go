@@ -1,0 +1,145 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/agent/config"
+)
+
+// askArgs are agent.ask's arguments.
+type askArgs struct {
+	Prompt string          `json:"prompt"`
+	URI    uri.URI         `json:"uri,omitempty"`
+	Range  *protocol.Range `json:"range,omitempty"`
+	Model  string          `json:"model,omitempty"`
+	// Strategy is react, plan or reflexion; empty takes the configured one.
+	Strategy string `json:"strategy,omitempty"`
+	Session  string `json:"session,omitempty"`
+	// Diagnostics are the ones a "Fix with agent" action was made for.
+	Diagnostics []diagnosticArg `json:"diagnostics,omitempty"`
+	// Wait makes the request last as long as the run; cancelling the request
+	// then cancels the run.
+	Wait bool `json:"wait,omitempty"`
+}
+
+type diagnosticArg struct {
+	Line    uint32 `json:"line"`
+	Message string `json:"message"`
+}
+
+// askResult is what agent.ask returns; with wait, the run's end too.
+type askResult struct {
+	RunID      string   `json:"runId"`
+	ProposalID string   `json:"proposalId"`
+	Session    string   `json:"session"`
+	State      runState `json:"state,omitempty"`
+	Answer     string   `json:"answer,omitempty"`
+	Diff       string   `json:"diff,omitempty"`
+	// Notes are what the agent wants to remember; agent.keepNotes keeps them.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ask is agent.ask: a run in the session asked for (or the current one),
+// started in the background.
+func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
+	if strings.TrimSpace(a.Prompt) == "" {
+		return askResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams,
+			"agent.ask needs a prompt: {\"prompt\": \"…\"}. In Helix, write an `AGENT: …` comment and pick its code action, or run :lsp-workspace-command agent.ask <prompt>")
+	}
+	s.mu.Lock()
+	settings := config.Merge(s.settingsLocked(), config.Settings{Model: a.Model, Strategy: a.Strategy})
+	root := s.root
+	s.mu.Unlock()
+	if root == "" {
+		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: no workspace folder is open; open the project's folder so the agent knows what it may read and change")
+	}
+	if s.opts.FindModel != nil {
+		var err error
+		if settings, err = s.opts.FindModel(context.Background(), settings); err != nil {
+			return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
+		}
+	}
+	if err := settings.Validate(); err != nil {
+		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
+	}
+	provider, err := s.opts.NewProvider(context.Background(), settings, nil)
+	if err != nil {
+		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
+	}
+	session, history, err := s.sessions.get(a.Session)
+	if err != nil {
+		return askResult{}, err
+	}
+	r := newRun(session, s.taskPrompt(a, root), settings, history)
+	s.runs.add(r, true)
+	s.startRun(r, provider)
+	result := askResult{RunID: r.name(), ProposalID: r.proposalName(), Session: session}
+	if !a.Wait {
+		return result, nil
+	}
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		r.cancel()
+		<-r.done
+		return askResult{}, ctx.Err()
+	}
+	var runErr error
+	result.State, result.Answer, runErr = r.result()
+	if runErr != nil {
+		result.Answer = runErr.Error()
+	}
+	result.Notes = r.pendingNotes()
+	if p := s.runs.proposalOf(r); p != nil {
+		result.Diff = p.diff()
+	}
+	return result, nil
+}
+
+// taskPrompt adds what the user was looking at: the file, the selection with
+// line numbers, and the diagnostics the action was made for.
+func (s *Server) taskPrompt(a askArgs, root string) string {
+	if a.URI == "" {
+		return a.Prompt
+	}
+	path, err := pathOf(a.URI)
+	if err != nil {
+		return a.Prompt
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = path
+	}
+	var b strings.Builder
+	b.WriteString(a.Prompt)
+	fmt.Fprintf(&b, "\n\nFile: %s", filepath.ToSlash(rel))
+	text, _, exists, _ := s.currentText(path)
+	if a.Range != nil && exists {
+		enc := s.clientCaps().encoding
+		start, end := enc.offset(text, a.Range.Start), enc.offset(text, a.Range.End)
+		first := a.Range.Start.Line + 1
+		if start < end {
+			fmt.Fprintf(&b, " (lines %d-%d selected)\n\n```\n", first, a.Range.End.Line+1)
+			for i, line := range strings.Split(strings.TrimRight(text[start:end], "\n"), "\n") {
+				fmt.Fprintf(&b, "%6d\t%s\n", int(first)+i, strings.TrimRight(line, "\r"))
+			}
+			b.WriteString("```")
+		} else {
+			fmt.Fprintf(&b, " (cursor on line %d)", first)
+		}
+	}
+	if len(a.Diagnostics) > 0 {
+		b.WriteString("\n\nDiagnostics:")
+		for _, d := range a.Diagnostics {
+			fmt.Fprintf(&b, "\n- line %d: %s", d.Line+1, d.Message)
+		}
+	}
+	return b.String()
+}

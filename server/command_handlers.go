@@ -1,0 +1,211 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// The handlers of the commands that manage proposals, runs, sessions and
+// notes, with their typed arguments and results (agent.ask has ask.go).
+
+// idArgs name a proposal or run; an empty ID means the latest one.
+type idArgs struct {
+	ID string `json:"id,omitempty"`
+}
+
+type applyResult struct {
+	ID      string `json:"id"`
+	Applied bool   `json:"applied"`
+	Reason  string `json:"reason"` // the client's, when it declined
+}
+
+func (s *Server) applyProposal(ctx context.Context, a idArgs) (applyResult, error) {
+	p, applied, reason, err := s.sendProposal(ctx, a.ID)
+	if p == nil {
+		return applyResult{}, err // no such proposal, or not pending
+	}
+	if err != nil {
+		return applyResult{}, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("%s not applied: %v", p.name(), err))
+	}
+	return applyResult{ID: p.name(), Applied: applied, Reason: reason}, nil
+}
+
+type discardResult struct {
+	ID    string        `json:"id"`
+	State proposalState `json:"state"`
+}
+
+func (s *Server) discardProposal(_ context.Context, a idArgs) (discardResult, error) {
+	p, err := s.runs.move(a.ID, proposalDiscarded)
+	if err != nil {
+		return discardResult{}, err
+	}
+	return discardResult{ID: p.name(), State: proposalDiscarded}, nil
+}
+
+type showResult struct {
+	ID    string  `json:"id"`
+	Diff  string  `json:"diff"`
+	URI   uri.URI `json:"uri"`
+	Shown bool    `json:"shown"` // false: the client cannot show documents
+}
+
+// showProposal opens the proposal's unified diff as a document and returns it,
+// so clients without showDocument can display it themselves.
+func (s *Server) showProposal(ctx context.Context, a idArgs) (showResult, error) {
+	p, err := s.runs.proposal(a.ID)
+	if err != nil {
+		return showResult{}, err
+	}
+	diff := p.diff()
+	u, shown := s.showFile(ctx, p.name()+".diff", diff, true)
+	return showResult{ID: p.name(), Diff: diff, URI: u, Shown: shown}, nil
+}
+
+type cancelResult struct {
+	Cancelled []string `json:"cancelled"`
+}
+
+func (s *Server) cancelRuns(_ context.Context, a idArgs) (cancelResult, error) {
+	cancelled, err := s.runs.cancel(a.ID)
+	return cancelResult{Cancelled: cancelled}, err
+}
+
+type sessionResult struct {
+	Session string `json:"session"`
+}
+
+func (s *Server) newSession(context.Context, noArgs) (sessionResult, error) {
+	return sessionResult{Session: s.sessions.startNew()}, nil
+}
+
+type sessionsResult struct {
+	Current  string              `json:"current"`
+	Sessions []agent.SessionInfo `json:"sessions"`
+}
+
+func (s *Server) listSessions(context.Context, noArgs) (sessionsResult, error) {
+	list, err := s.sessions.list()
+	if err != nil {
+		return sessionsResult{}, jsonrpc2.NewError(codeRequestFailed, err.Error())
+	}
+	return sessionsResult{Current: s.sessions.currentID(), Sessions: list}, nil
+}
+
+// sessionArgs name a session (agent.listSessions lists them).
+type sessionArgs struct {
+	ID string `json:"id"`
+}
+
+type switchResult struct {
+	Session  string `json:"session"`
+	Messages int    `json:"messages"`
+}
+
+// switchSession makes a session the current one, loading it from disk.
+func (s *Server) switchSession(_ context.Context, a sessionArgs) (switchResult, error) {
+	if a.ID == "" {
+		return switchResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agent.switchSession needs a session id: {\"id\": \"…\"} (agent.listSessions lists them)")
+	}
+	h, err := s.sessions.switchTo(a.ID)
+	if err != nil {
+		return switchResult{}, err
+	}
+	return switchResult{Session: a.ID, Messages: h.Len()}, nil
+}
+
+type forgetArgs struct {
+	Index int `json:"index,omitempty"`
+}
+
+type notesResult struct {
+	Forgotten int      `json:"forgotten"`
+	Notes     []string `json:"notes"` // what is left
+}
+
+func (s *Server) forget(_ context.Context, a forgetArgs) (notesResult, error) {
+	memory := s.workspaceMemory()
+	n, err := memory.Forget(a.Index)
+	if err != nil {
+		return notesResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	return notesResult{Forgotten: n, Notes: memory.Notes()}, nil
+}
+
+type keepNotesResult struct {
+	ID    string   `json:"id"`
+	Kept  int      `json:"kept"`
+	Notes []string `json:"notes"` // every note kept now
+}
+
+type runPlanResult struct {
+	ID      string `json:"id"`
+	Running bool   `json:"running"`
+}
+
+// statusResult is agent.status: what agent-lsp doctor and a curious user
+// want to know, without calling a model.
+type statusResult struct {
+	Notes            []string         `json:"notes"`
+	Breakers         []string         `json:"breakers"`
+	Session          string           `json:"session"`
+	Root             string           `json:"root"`
+	Settings         string           `json:"settings"`
+	PositionEncoding string           `json:"positionEncoding"`
+	Runs             []runStatus      `json:"runs"`
+	Proposals        []proposalStatus `json:"proposals"`
+	Sandbox          sandboxStatus    `json:"sandbox"`
+	ToolProtocol     string           `json:"toolProtocol"`
+	ConfigWarnings   []string         `json:"configWarnings"`
+}
+
+type runStatus struct {
+	ID     string   `json:"id"`
+	State  runState `json:"state"`
+	Prompt string   `json:"prompt"`
+	Error  string   `json:"error,omitempty"`
+	// PendingNotes wait for agent.keepNotes (or the proposal's apply).
+	PendingNotes []string  `json:"pendingNotes,omitempty"`
+	Usage        llm.Usage `json:"usage"`
+}
+
+type sandboxStatus struct {
+	Level  string `json:"level"`
+	Detail string `json:"detail"`
+}
+
+func (s *Server) status(context.Context, noArgs) (statusResult, error) {
+	runs := []runStatus{}
+	for _, r := range s.runs.all() {
+		state, _, err := r.result()
+		rs := runStatus{ID: r.name(), State: state, Prompt: summarize(r.prompt, 80), PendingNotes: r.pendingNotes(), Usage: r.usageSoFar()}
+		if err != nil {
+			rs.Error = err.Error()
+		}
+		runs = append(runs, rs)
+	}
+	var breakers []string
+	if s.opts.Breakers != nil {
+		breakers = s.opts.Breakers()
+	}
+	sb := tools.SandboxLevel()
+	st := statusResult{
+		Notes: s.workspaceMemory().Notes(), Breakers: breakers, Session: s.sessions.currentID(),
+		Runs: runs, Proposals: s.runs.proposalStatuses(),
+		Sandbox: sandboxStatus{Level: string(sb.Level), Detail: sb.String()},
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	settings := s.settingsLocked()
+	st.Root, st.Settings, st.PositionEncoding = s.root, settings.String(), string(s.caps.encoding.kind())
+	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), s.configNotes
+	return st, nil
+}

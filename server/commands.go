@@ -1,0 +1,149 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// Command names: every command the server offers, under the agent. prefix.
+const (
+	cmdAsk             = "agent.ask"
+	cmdApplyProposal   = "agent.applyProposal"
+	cmdDiscardProposal = "agent.discardProposal"
+	cmdShowProposal    = "agent.showProposal"
+	cmdCancel          = "agent.cancel"
+	cmdNewSession      = "agent.newSession"
+	cmdStatus          = "agent.status"
+	cmdListSessions    = "agent.listSessions"
+	cmdSwitchSession   = "agent.switchSession"
+	cmdForget          = "agent.forget"
+	cmdRunPlan         = "agent.runPlan"
+	cmdKeepNotes       = "agent.keepNotes"
+)
+
+// commands is the one list of workspace/executeCommand commands: it feeds
+// executeCommandProvider, the dispatch, and the README's command table
+// (checked by a test), and the editor plugins are checked against it.
+var commands = []command{
+	define(cmdAsk, (*Server).ask, func(a *askArgs, words string) error { a.Prompt = words; return nil },
+		"or the prompt as words",
+		"starts a run and returns at once (`wait: true` returns when it ends; cancelling that request cancels the run). "+
+			"In a session whose run is still going, the new run waits its turn (\"Queued behind run-N\"): both continue one conversation. "+
+			"`agent.newSession` first for a separate one"),
+	define(cmdApplyProposal, (*Server).applyProposal, idWords, "default: the newest pending",
+		"sends the proposal as `workspace/applyEdit`"),
+	define(cmdDiscardProposal, (*Server).discardProposal, idWords, "default: the newest pending", "drops it"),
+	define(cmdShowProposal, (*Server).showProposal, idWords, "default: the newest pending",
+		"opens its unified diff (`window/showDocument`) and returns it"),
+	define(cmdCancel, (*Server).cancelRuns, idWords, "default: every running run", "cancels a run, killing its commands"),
+	define(cmdNewSession, (*Server).newSession, nil, "",
+		"starts a fresh conversation (follow-ups in a session continue it)"),
+	define(cmdStatus, (*Server).status, nil, "",
+		"runs (with notes waiting), proposals, session, settings, notes, circuit breakers, the sandbox level"),
+	define(cmdListSessions, (*Server).listSessions, nil, "", "stored conversations of this workspace, newest first"),
+	define(cmdSwitchSession, (*Server).switchSession, func(a *sessionArgs, words string) error { a.ID = words; return nil },
+		"", "continue another conversation"),
+	define(cmdForget, (*Server).forget, func(a *forgetArgs, words string) error {
+		n, err := strconv.Atoi(words)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q is not a note number (agent.status lists the notes, from 1)", words)
+		}
+		a.Index = n
+		return nil
+	}, "1-based; without it, every note", "drops a remembered note"),
+	define(cmdRunPlan, (*Server).runPlan, idWords, "default: the plan waiting",
+		"runs a plan that waits for the user (the code action \"Run the agent's plan\" where the client can't ask)"),
+	define(cmdKeepNotes, (*Server).keepNotes, idWords, "a run or its proposal; default: the newest with notes waiting",
+		"keeps the notes the agent proposed"),
+}
+
+// command is one workspace/executeCommand command.
+type command struct {
+	name         string
+	args, result reflect.Type // args is nil for a command without arguments
+	argNote, doc string       // for the README
+	call         func(s *Server, ctx context.Context, args []protocol.LSPAny) (any, error)
+}
+
+// noArgs is the argument type of a command that takes none.
+type noArgs struct{}
+
+// define makes a command from a typed handler. words, when not nil, takes a
+// bare string argument instead of an object: Helix's :lsp-workspace-command
+// passes words.
+func define[A, R any](name string, handler func(*Server, context.Context, A) (R, error), words func(*A, string) error, argNote, doc string) command {
+	c := command{name: name, result: reflect.TypeFor[R](), argNote: argNote, doc: doc}
+	if t := reflect.TypeFor[A](); t != reflect.TypeFor[noArgs]() {
+		c.args = t
+	}
+	c.call = func(s *Server, ctx context.Context, raw []protocol.LSPAny) (any, error) {
+		var a A
+		if c.args != nil {
+			if err := decodeArgs(name, raw, &a, words); err != nil {
+				return nil, err
+			}
+		}
+		return handler(s, ctx, a)
+	}
+	return c
+}
+
+func idWords(a *idArgs, words string) error { a.ID = words; return nil }
+
+// decodeArgs decodes a command's first argument into v, or, when it is a
+// string and the command takes words, all its string arguments joined.
+func decodeArgs[A any](name string, args []protocol.LSPAny, v *A, words func(*A, string) error) error {
+	if len(args) == 0 {
+		return nil
+	}
+	var str string
+	if json.Unmarshal(args[0], &str) == nil && words != nil {
+		var all []string
+		for _, a := range args {
+			var w string
+			if json.Unmarshal(a, &w) == nil {
+				all = append(all, w)
+			}
+		}
+		if err := words(v, strings.Join(all, " ")); err != nil {
+			return jsonrpc2.NewError(jsonrpc2.InvalidParams, name+": "+err.Error())
+		}
+		return nil
+	}
+	if err := json.Unmarshal(args[0], v); err != nil {
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s: invalid arguments: %v", name, err))
+	}
+	return nil
+}
+
+// commandNames lists the commands for executeCommandProvider.
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}
+
+func (s *Server) executeCommand(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+	var params protocol.ExecuteCommandParams
+	if err := decode(raw, &params); err != nil {
+		return nil, err
+	}
+	for _, c := range commands {
+		if c.name == params.Command {
+			return c.call(s, ctx, params.Arguments)
+		}
+	}
+	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q; commands: %s", params.Command, strings.Join(commandNames(), ", ")))
+}
+
+// codeRequestFailed answers a valid request that failed.
+const codeRequestFailed = jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed)

@@ -1,0 +1,202 @@
+package server
+
+import (
+	"fmt"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// runState is where a run is: running, then one of the three ends.
+type runState string
+
+const (
+	runRunning   runState = "running"
+	runCompleted runState = "completed"
+	runFailed    runState = "failed"
+	runCancelled runState = "cancelled"
+)
+
+// proposalState is where a proposal is: pending until the user decides;
+// applying while the client has the edit (back to pending if it declines);
+// applied or discarded for good.
+type proposalState string
+
+const (
+	proposalPending   proposalState = "pending"
+	proposalApplying  proposalState = "applying"
+	proposalApplied   proposalState = "applied"
+	proposalDiscarded proposalState = "discarded"
+)
+
+// proposal is a finished run's changeset, waiting for the user. Its state is
+// guarded by the registry's lock; the rest never changes.
+type proposal struct {
+	id      int // the number of the run that made it
+	run     *run
+	prompt  string
+	changes []tools.Change
+	state   proposalState
+}
+
+func (p *proposal) name() string { return fmt.Sprintf("proposal-%d", p.id) }
+
+func (p *proposal) diff() string { return tools.Proposal{Changes: p.changes}.Diff() }
+
+// registry is the connection's runs and proposals, numbered in the order
+// they started: a run and its proposal share the number ("run-3",
+// "proposal-3"), the newest has the highest. mu guards the lists and every
+// proposal's state, so a state is checked and changed in one step. A run's
+// own fields have the run's lock, taken after mu when both are needed.
+type registry struct {
+	mu        sync.Mutex
+	lastID    int
+	runs      []*run      // ascending id
+	proposals []*proposal // ascending id
+}
+
+// add numbers r and lists it. With queue set, r waits for the newest run
+// still going in its session: both continue one conversation, so they take
+// turns on its history. Choosing and listing in one step keeps two asks at
+// once from both queueing behind the same run.
+func (g *registry) add(r *run, queue bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if queue {
+		for _, prev := range g.runs {
+			if prev.session == r.session && prev.state() == runRunning {
+				r.after = prev
+			}
+		}
+	}
+	g.lastID++
+	r.id = g.lastID
+	g.runs = append(g.runs, r)
+}
+
+// all is a copy of the runs, oldest first.
+func (g *registry) all() []*run {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]*run(nil), g.runs...)
+}
+
+// newest is the newest run that match accepts, or nil.
+func (g *registry) newest(match func(*run) bool) *run {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i := len(g.runs) - 1; i >= 0; i-- {
+		if match(g.runs[i]) {
+			return g.runs[i]
+		}
+	}
+	return nil
+}
+
+// cancel cancels the running run called name, or every running one for "".
+func (g *registry) cancel(name string) ([]string, error) {
+	var cancelled []string
+	for _, r := range g.all() {
+		if r.state() == runRunning && (name == "" || r.name() == name) {
+			r.cancel()
+			cancelled = append(cancelled, r.name())
+		}
+	}
+	if name != "" && len(cancelled) == 0 {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no running run %q", name))
+	}
+	return cancelled, nil
+}
+
+// cancelAll cancels every run, ended or not (cancelling an ended one is a no-op).
+func (g *registry) cancelAll() {
+	for _, r := range g.all() {
+		r.cancel()
+	}
+}
+
+// propose lists a pending proposal of r's changes.
+func (g *registry) propose(r *run, changes []tools.Change) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.proposals = append(g.proposals, &proposal{id: r.id, run: r, prompt: r.prompt, changes: changes, state: proposalPending})
+}
+
+// proposalOf is r's proposal, or nil when it changed nothing.
+func (g *registry) proposalOf(r *run) *proposal {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, p := range g.proposals {
+		if p.run == r {
+			return p
+		}
+	}
+	return nil
+}
+
+// proposal finds the proposal called name; "" is the newest pending one.
+func (g *registry) proposal(name string) (*proposal, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.proposalLocked(name)
+}
+
+func (g *registry) proposalLocked(name string) (*proposal, error) {
+	for i := len(g.proposals) - 1; i >= 0; i-- {
+		p := g.proposals[i]
+		if (name == "" && p.state == proposalPending) || (name != "" && p.name() == name) {
+			return p, nil
+		}
+	}
+	if name == "" {
+		return nil, jsonrpc2.NewError(codeRequestFailed, "there is no pending proposal")
+	}
+	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no proposal %q", name))
+}
+
+// move changes the state of the proposal called name from pending to state,
+// refusing when it is no longer pending: this is what keeps a proposal from
+// being sent twice.
+func (g *registry) move(name string, state proposalState) (*proposal, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p, err := g.proposalLocked(name)
+	if err != nil {
+		return nil, err
+	}
+	if p.state != proposalPending {
+		return nil, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("%s is already %s", p.name(), p.state))
+	}
+	p.state = state
+	return p, nil
+}
+
+// settle ends an apply: applied, or pending again when the client declined.
+func (g *registry) settle(p *proposal, state proposalState) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p.state = state
+}
+
+// proposalStatus is one proposal as agent.status lists it.
+type proposalStatus struct {
+	ID    string        `json:"id"`
+	State proposalState `json:"state"`
+	Files []string      `json:"files"`
+}
+
+func (g *registry) proposalStatuses() []proposalStatus {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := []proposalStatus{}
+	for _, p := range g.proposals {
+		ps := proposalStatus{ID: p.name(), State: p.state}
+		for _, c := range p.changes {
+			ps.Files = append(ps.Files, c.Path)
+		}
+		out = append(out, ps)
+	}
+	return out
+}
