@@ -90,10 +90,9 @@ type ToolSpec struct {
 // it may call and, when OnText is set, a callback receiving text deltas as they
 // stream. Streaming is an option of the same call, not a second API.
 type Request struct {
-	System    string
-	Messages  []Message
-	Tools     []ToolSpec
-	MaxTokens int
+	System   string
+	Messages []Message
+	Tools    []ToolSpec
 	// JSONOutput asks for a single JSON object where the provider supports it
 	// (used by the JSON text protocol for models without function calling).
 	JSONOutput bool

@@ -178,9 +178,6 @@ func (p *Provider) translate(req llm.Request) ([]*genai.Content, *genai.Generate
 	if req.System != "" {
 		config.SystemInstruction = genai.NewContentFromText(req.System, genai.RoleUser)
 	}
-	if req.MaxTokens > 0 {
-		config.MaxOutputTokens = int32(req.MaxTokens)
-	}
 	if req.JSONOutput {
 		config.ResponseMIMEType = "application/json"
 	}

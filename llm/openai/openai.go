@@ -232,9 +232,6 @@ func (p *Provider) params(req llm.Request) (sdk.ChatCompletionNewParams, error) 
 			Parameters:  shared.FunctionParameters(schema),
 		}))
 	}
-	if req.MaxTokens > 0 {
-		params.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))
-	}
 	if p.thinking != "" {
 		params.ReasoningEffort = shared.ReasoningEffort(p.thinking)
 	}

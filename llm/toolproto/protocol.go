@@ -59,7 +59,7 @@ type wrapped struct {
 func (w *wrapped) Name() string { return w.p.Name() + "+" + w.proto.Name() }
 
 func (w *wrapped) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	inner := llm.Request{MaxTokens: req.MaxTokens, OnText: req.OnText, OnReasoning: req.OnReasoning, JSONOutput: w.proto.JSONOutput()}
+	inner := llm.Request{OnText: req.OnText, OnReasoning: req.OnReasoning, JSONOutput: w.proto.JSONOutput()}
 	inner.System = req.System
 	if len(req.Tools) > 0 {
 		inner.System += "\n\n" + w.proto.Instructions(req.Tools)
