@@ -136,7 +136,7 @@ func (a *Agent) compact(ctx context.Context, h *History, task int, keep int) (bo
 		}
 		writeTranscript(&transcript, m)
 	}
-	summary, err := a.ask(ctx, summarizePrompt, transcript.String(), false)
+	summary, err := a.complete(ctx, summarizePrompt, transcript.String(), false)
 	if err != nil {
 		return false, fmt.Errorf("compacting the context: %w", err)
 	}

@@ -44,7 +44,7 @@ func (a *Agent) planAndExecute(ctx context.Context, t Task) (Outcome, error) {
 	}
 	a.emit(Event{Kind: EventStart, Text: t.Prompt})
 	var plan planAnswer
-	if err := a.askJSON(ctx, a.cfg.System+"\n\n"+plannerPrompt, "Task: "+t.Prompt, &plan); err != nil {
+	if err := a.completeJSON(ctx, a.cfg.System+"\n\n"+plannerPrompt, "Task: "+t.Prompt, &plan); err != nil {
 		return a.finish(Outcome{}, fmt.Errorf("planning failed: %w", err))
 	}
 	if len(plan.Steps) == 0 {
@@ -59,7 +59,7 @@ func (a *Agent) planAndExecute(ctx context.Context, t Task) (Outcome, error) {
 		}
 		if !run {
 			answer := "The plan was not run:\n\n" + formatPlan(steps, 0)
-			remember(t.History, t.Prompt, answer)
+			recordExchange(t.History, t.Prompt, answer)
 			return a.finish(Outcome{Answer: answer}, nil)
 		}
 	}
@@ -99,14 +99,14 @@ func (a *Agent) planAndExecute(ctx context.Context, t Task) (Outcome, error) {
 		var again planAnswer
 		user := fmt.Sprintf("Task: %s\n\nPlan:\n%s\nWhat happened:\n%s\nStep %q failed: %s",
 			t.Prompt, formatPlan(steps, 0), formatDone(done), res.step.Goal, res.report)
-		if err := a.askJSON(ctx, a.cfg.System+"\n\n"+replannerPrompt, user, &again); err != nil {
+		if err := a.completeJSON(ctx, a.cfg.System+"\n\n"+replannerPrompt, user, &again); err != nil {
 			return a.finish(total, fmt.Errorf("replanning failed: %w", err))
 		}
 		steps = append(steps[:i+1], clampSteps(again.Steps)...)
 		a.emit(Event{Kind: EventPlan, Text: fmt.Sprintf("Replanned after step %d failed (%d of %d replans):\n%s", len(done), replans, maxReplans, formatPlan(steps[i+1:], len(done)))})
 	}
 	total.Answer = summarizePlan(done, len(steps)-len(done))
-	remember(t.History, t.Prompt, total.Answer)
+	recordExchange(t.History, t.Prompt, total.Answer)
 	return a.finish(total, nil)
 }
 

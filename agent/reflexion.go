@@ -71,7 +71,7 @@ func (a *Agent) reflexion(ctx context.Context, t Task) (Outcome, error) {
 			if len(t.Checks) > 0 {
 				total.Answer += fmt.Sprintf("\n\nThe checks pass (trial %d of %d): %s", n, maxTrials, strings.Join(t.Checks, "; "))
 			}
-			remember(t.History, t.Prompt, total.Answer)
+			recordExchange(t.History, t.Prompt, total.Answer)
 			return a.finish(total, nil)
 		}
 		if best == nil || tr.failures < best.failures {
@@ -81,7 +81,7 @@ func (a *Agent) reflexion(ctx context.Context, t Task) (Outcome, error) {
 		if n == maxTrials {
 			break
 		}
-		lesson, err := a.ask(ctx, a.cfg.System+"\n\n"+reflectPrompt, fmt.Sprintf(
+		lesson, err := a.complete(ctx, a.cfg.System+"\n\n"+reflectPrompt, fmt.Sprintf(
 			"Task: %s\n\nYour answer:\n%s\n\nYour changes:\n%s\nWhat failed:\n%s", t.Prompt, tr.answer, tools.Proposal{Changes: tr.changes}.Diff(), tr.why), false)
 		if err != nil {
 			return a.finish(total, err)
@@ -93,7 +93,7 @@ func (a *Agent) reflexion(ctx context.Context, t Task) (Outcome, error) {
 	t.Workspace.Restore(best.changes)
 	total.Answer = fmt.Sprintf("After %d trials the checks still fail: %s\n\nThe best attempt is in the proposal:\n%s",
 		maxTrials, firstLine(best.why), strings.TrimSpace(best.answer))
-	remember(t.History, t.Prompt, total.Answer)
+	recordExchange(t.History, t.Prompt, total.Answer)
 	return a.finish(total, nil)
 }
 
@@ -105,7 +105,7 @@ func (a *Agent) evaluate(ctx context.Context, t Task, tr *trial) error {
 			Critique string `json:"critique"`
 		}
 		user := fmt.Sprintf("Task: %s\n\nAnswer:\n%s\n\nProposed changes:\n%s", t.Prompt, tr.answer, tools.Proposal{Changes: tr.changes}.Diff())
-		if err := a.askJSON(ctx, critiquePrompt, user, &verdict); err != nil {
+		if err := a.completeJSON(ctx, critiquePrompt, user, &verdict); err != nil {
 			return fmt.Errorf("critique failed: %w", err)
 		}
 		if !verdict.Pass {

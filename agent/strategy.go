@@ -80,9 +80,10 @@ func (a *Agent) scoped(scope string) *Agent {
 	return &b
 }
 
-// ask makes one tool-less call to the model for a strategy (a plan, a
-// critique, a lesson) and returns its text.
-func (a *Agent) ask(ctx context.Context, system, user string, jsonOutput bool) (string, error) {
+// complete makes one tool-less call to the model for a strategy (a plan, a
+// critique, a lesson) and returns its text. (An "ask" is a user's request to
+// the agent; this is the agent's own question to the model.)
+func (a *Agent) complete(ctx context.Context, system, user string, jsonOutput bool) (string, error) {
 	resp, err := a.cfg.Provider.Chat(ctx, llm.Request{
 		System:     system,
 		Messages:   []llm.Message{{Role: llm.RoleUser, Text: user}},
@@ -91,10 +92,10 @@ func (a *Agent) ask(ctx context.Context, system, user string, jsonOutput bool) (
 	return resp.Text, err
 }
 
-// askJSON asks for a JSON object and decodes it into v, giving the model one
+// completeJSON asks for a JSON object and decodes it into v, giving the model one
 // more chance when the answer does not parse.
-func (a *Agent) askJSON(ctx context.Context, system, user string, v any) error {
-	text, err := a.ask(ctx, system, user, true)
+func (a *Agent) completeJSON(ctx context.Context, system, user string, v any) error {
+	text, err := a.complete(ctx, system, user, true)
 	if err != nil {
 		return err
 	}
@@ -102,16 +103,17 @@ func (a *Agent) askJSON(ctx context.Context, system, user string, v any) error {
 		return nil
 	}
 	a.emit(Event{Kind: EventNotice, Text: "malformed JSON answer, asking again: " + err.Error()})
-	text, err2 := a.ask(ctx, system, user+"\n\nYour previous answer could not be parsed ("+err.Error()+"). Answer with the JSON object only.", true)
+	text, err2 := a.complete(ctx, system, user+"\n\nYour previous answer could not be parsed ("+err.Error()+"). Answer with the JSON object only.", true)
 	if err2 != nil {
 		return err2
 	}
 	return toolproto.DecodeObject(text, v)
 }
 
-// remember adds a strategy run to the session as one exchange, so a
-// follow-up knows what was done.
-func remember(h *History, prompt, answer string) {
+// recordExchange adds a strategy run to the session as one exchange, so a
+// follow-up knows what was done. (Not the remember tool: nothing goes to
+// the notes.)
+func recordExchange(h *History, prompt, answer string) {
 	if h == nil {
 		return
 	}

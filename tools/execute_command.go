@@ -80,7 +80,7 @@ func NewExecuteCommand(w *Workspace, policy *Policy, approver Approver, limits C
 			}
 			switch decision {
 			case AllowAlways:
-				policy.Remember(unapproved)
+				policy.AllowFromNow(unapproved)
 			case AllowOnce:
 			default:
 				return Errorf("the user did not allow this command (%s); do without it or ask the user to run it", strings.Join(reasons, "; ")), nil

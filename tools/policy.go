@@ -246,8 +246,9 @@ func (p *Policy) Check(command string) (reasons []string, unapproved []string, e
 	return c.reasons, c.unapproved, nil
 }
 
-// Remember allows these simple commands without asking from now on.
-func (p *Policy) Remember(simple []string) {
+// AllowFromNow allows these simple commands without asking from now on (the
+// user's "Always allow").
+func (p *Policy) AllowFromNow(simple []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, s := range simple {

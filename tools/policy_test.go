@@ -59,7 +59,7 @@ func TestPolicyRemembersAlwaysAllowed(t *testing.T) {
 	if len(reasons) != 2 || strings.Join(unapproved, ",") != "npm test,ls" {
 		t.Fatalf("reasons %v unapproved %v", reasons, unapproved)
 	}
-	p.Remember(unapproved)
+	p.AllowFromNow(unapproved)
 	if reasons, _, _ := p.Check("npm test && ls"); len(reasons) != 0 {
 		t.Fatalf("still asks after AllowAlways: %v", reasons)
 	}
@@ -127,7 +127,7 @@ func TestPolicyRemembersAssignmentsWithTheirCommand(t *testing.T) {
 	if strings.Join(unapproved, ",") != "GOFLAGS=-v go build" {
 		t.Fatalf("unapproved %q", unapproved)
 	}
-	p.Remember(unapproved)
+	p.AllowFromNow(unapproved)
 	if reasons, _, _ := p.Check("GOFLAGS=-v go build"); len(reasons) != 0 {
 		t.Fatalf("still asks after AllowAlways: %v", reasons)
 	}
@@ -277,7 +277,7 @@ func TestPolicyConcurrentUse(t *testing.T) {
 				case 2:
 					p.SetAllowlist(DefaultAllowlist)
 				case 3:
-					p.Remember(unapproved)
+					p.AllowFromNow(unapproved)
 				}
 			}
 		}()
