@@ -11,11 +11,14 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm"
 )
 
-// Breaker states.
+// BreakerState is where a circuit is: closed (calls go through), open
+// (calls fail fast) or half-open (one trial call goes through).
+type BreakerState string
+
 const (
-	Closed   = "closed"
-	Open     = "open"
-	HalfOpen = "half-open"
+	Closed   BreakerState = "closed"
+	Open     BreakerState = "open"
+	HalfOpen BreakerState = "half-open"
 )
 
 // BreakerOptions: Threshold consecutive failures open the circuit (default
@@ -34,7 +37,7 @@ type Breaker struct {
 
 	mu       sync.Mutex // guards the fields below
 	p        llm.Provider
-	state    string
+	state    BreakerState
 	failures int
 	openedAt time.Time
 	trial    bool // a half-open trial call is in flight
@@ -57,7 +60,7 @@ func NewBreaker(p llm.Provider, o BreakerOptions) *Breaker {
 func (b *Breaker) Name() string { return b.name }
 
 // State is closed, open or half-open.
-func (b *Breaker) State() string {
+func (b *Breaker) State() BreakerState {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.state == Open && b.o.Now().Sub(b.openedAt) >= b.o.Cooldown {
@@ -151,7 +154,7 @@ func (bs *Breakers) States() []string {
 	defer bs.mu.Unlock()
 	var out []string
 	for name, b := range bs.byName {
-		out = append(out, name+": "+b.State())
+		out = append(out, name+": "+string(b.State()))
 	}
 	sort.Strings(out)
 	return out
