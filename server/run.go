@@ -135,10 +135,9 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 	notes := s.runNotes(r)
 	defer ws.Close() // the sandbox, if commands needed one; made again if the run continues
 	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.name() + "] "}, provider.Name())
-	a, err := agent.Build(agent.Setup{
-		Provider: provider, Workspace: ws, Policy: policy, Approver: editorApprover{s}, Memory: notes,
-		Limits:        tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput},
-		MaxIterations: settings.MaxIterations, ContextWindow: settings.ContextWindow, Stream: true,
+	spec := agent.Run{
+		Settings: settings, Provider: provider, Workspace: ws, Policy: policy, Approver: editorApprover{s}, Memory: notes,
+		Stream: true,
 		OnEvent: func(e agent.Event) {
 			if e.Kind != agent.EventTextDelta && e.Kind != agent.EventReasoningDelta {
 				trace(e)
@@ -149,7 +148,12 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 			}
 			r.progress.event(ctx, e)
 		},
-	})
+		Prompt: r.prompt, History: r.history,
+	}
+	if settings.PlanConfirm == nil || *settings.PlanConfirm {
+		spec.ConfirmPlan = func(ctx context.Context, plan string) (bool, error) { return s.confirmPlan(ctx, r, plan) }
+	}
+	a, task, err := agent.Prepare(spec)
 	if err != nil {
 		return "", err
 	}
@@ -157,12 +161,6 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 	if r.continued {
 		out, err = a.Continue(ctx, r.history)
 	} else {
-		strategy, _ := agent.ParseStrategy(settings.Strategy) // Validate checked it
-		task := agent.Task{Prompt: r.prompt, Strategy: strategy, History: r.history, Workspace: ws,
-			Checks: settings.Checks, MaxTrials: settings.MaxTrials, MaxReplans: settings.MaxReplans}
-		if settings.PlanConfirm == nil || *settings.PlanConfirm {
-			task.ConfirmPlan = func(ctx context.Context, plan string) (bool, error) { return s.confirmPlan(ctx, r, plan) }
-		}
 		out, err = a.Do(ctx, task)
 	}
 	if p := ws.Proposal(); !p.Empty() && err == nil {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
@@ -64,7 +63,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
 		return exitUsage
 	}
-	provider, err := newProviders().New(ctx, settings, nil)
+	provider, err := newProviders().New(ctx, settings)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
 		return exitUsage
@@ -74,26 +73,22 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	ws.SetSandbox(tools.SandboxOptions{Dir: sandboxDir(env), Network: settings.SandboxNetwork.Allows(ws.Root(), env("HOME"))})
 	fmt.Fprintf(stderr, "[SANDBOX] commands run at level %s\n", tools.SandboxLevel())
 	memory := agent.NewMemory(agent.StateDir(env, ws.Root()))
-	a, err := agent.Build(agent.Setup{
-		Provider: provider, Workspace: ws,
-		Policy:        tools.NewPolicy(settings.EffectiveAllowlist(tools.DefaultAllowlist)),
-		Approver:      newTerminalApprover(stdin, stderr),
-		Limits:        tools.CommandLimits{Timeout: time.Duration(settings.CommandTimeoutS) * time.Second, MaxOutput: settings.MaxOutput},
-		Memory:        memory,
-		MaxIterations: settings.MaxIterations, ContextWindow: settings.ContextWindow,
+	var history agent.History
+	run := agent.Run{
+		Settings: settings, Provider: provider, Workspace: ws,
+		Policy:   tools.NewPolicy(settings.EffectiveAllowlist(tools.DefaultAllowlist)),
+		Approver: newTerminalApprover(stdin, stderr), Memory: memory,
 		OnEvent: agent.TraceWriter(stderr, provider.Name()),
-	})
+		Prompt:  prompt, History: &history,
+	}
+	if *planOnly {
+		run.Settings.Strategy = string(agent.StrategyPlan)
+		run.ConfirmPlan = func(context.Context, string) (bool, error) { return false, nil }
+	}
+	a, task, err := agent.Prepare(run)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
 		return exitFailed
-	}
-	strat, _ := agent.ParseStrategy(settings.Strategy) // Validate checked it
-	var history agent.History
-	task := agent.Task{Prompt: prompt, Strategy: strat, History: &history, Workspace: ws,
-		Checks: settings.Checks, MaxTrials: settings.MaxTrials, MaxReplans: settings.MaxReplans}
-	if *planOnly {
-		task.Strategy = agent.StrategyPlan
-		task.ConfirmPlan = func(context.Context, string) (bool, error) { return false, nil }
 	}
 	out, err := a.Do(ctx, task)
 	if err != nil {
