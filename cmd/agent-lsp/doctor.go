@@ -48,7 +48,7 @@ func resolve(ctx context.Context, dir string, env func(string) string, log io.Wr
 
 // listProviderModels asks the configured provider what it serves.
 func listProviderModels(ctx context.Context, s config.Settings) ([]string, error) {
-	p, err := baseProvider(ctx, config.Settings{Provider: s.Provider, Model: s.Model, BaseURL: s.BaseURL, OpenAIKey: s.OpenAIKey, GeminiKey: s.GeminiKey}, nil)
+	p, err := baseProvider(ctx, config.Settings{Provider: s.Provider, Model: s.Model, BaseURL: s.BaseURL, OpenAIKey: s.OpenAIKey, GeminiKey: s.GeminiKey})
 	if err != nil {
 		return nil, err
 	}

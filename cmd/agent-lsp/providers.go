@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
@@ -25,8 +24,8 @@ func newProviders() *providers {
 }
 
 // New builds the chain; settings must have passed Validate.
-func (ps *providers) New(ctx context.Context, s config.Settings, client *http.Client) (llm.Provider, error) {
-	primary, err := baseProvider(ctx, s, client)
+func (ps *providers) New(ctx context.Context, s config.Settings) (llm.Provider, error) {
+	primary, err := baseProvider(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +35,7 @@ func (ps *providers) New(ctx context.Context, s config.Settings, client *http.Cl
 		if err != nil {
 			return nil, err
 		}
-		p, err := baseProvider(ctx, s.For(m), client)
+		p, err := baseProvider(ctx, s.For(m))
 		if err != nil {
 			return nil, err
 		}
@@ -51,14 +50,14 @@ func (ps *providers) New(ctx context.Context, s config.Settings, client *http.Cl
 }
 
 // baseProvider is one model on its SDK, speaking its tool protocol.
-func baseProvider(ctx context.Context, s config.Settings, client *http.Client) (llm.Provider, error) {
+func baseProvider(ctx context.Context, s config.Settings) (llm.Provider, error) {
 	var p llm.Provider
 	var err error
 	switch s.Provider {
 	case config.ProviderGemini:
-		p, err = gemini.New(ctx, gemini.Config{Model: s.Model, APIKey: s.GeminiKey, BaseURL: s.BaseURL, HTTPClient: client, Thinking: s.Thinking})
+		p, err = gemini.New(ctx, gemini.Config{Model: s.Model, APIKey: s.GeminiKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
 	default:
-		p, err = openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, HTTPClient: client, Thinking: s.Thinking})
+		p, err = openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
 	}
 	if err != nil || s.ToolProtocol == "" || s.ToolProtocol == toolproto.Native {
 		return p, err
