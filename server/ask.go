@@ -69,7 +69,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	if err := settings.Validate(); err != nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
-	provider, err := s.opts.NewProvider(context.Background(), settings, nil)
+	provider, err := s.opts.NewProvider(context.Background(), settings)
 	if err != nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}

@@ -61,7 +61,7 @@ func (s *Server) escalate(r *run, cause error) {
 
 // continueRun starts a new run on prev's session, history and changeset.
 func (s *Server) continueRun(ctx context.Context, prev *run, settings config.Settings) {
-	provider, err := s.opts.NewProvider(ctx, settings, nil)
+	provider, err := s.opts.NewProvider(ctx, settings)
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeError, "agent-lsp: "+err.Error())
 		return

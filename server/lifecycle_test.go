@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,7 +125,7 @@ func readFrame(t *testing.T, r *bufio.Reader) map[string]any {
 
 func TestMalformedMessagesOnTheRawWire(t *testing.T) {
 	srv := server.New(server.Options{
-		NewProvider: func(context.Context, config.Settings, *http.Client) (llm.Provider, error) {
+		NewProvider: func(context.Context, config.Settings) (llm.Provider, error) {
 			return llmtest.NewScripted(), nil
 		},
 		Env: func(string) string { return "" }, CacheDir: t.TempDir(),

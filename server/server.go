@@ -9,7 +9,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -26,7 +25,7 @@ import (
 // Options wire the server to the rest of the program.
 type Options struct {
 	// NewProvider builds the model client for a run from the effective settings.
-	NewProvider func(ctx context.Context, s config.Settings, client *http.Client) (llm.Provider, error)
+	NewProvider func(ctx context.Context, s config.Settings) (llm.Provider, error)
 	// Env reads the environment (secrets and AGENT_LSP_* settings).
 	Env config.Env
 	// CacheDir receives answer documents and proposal diffs (never the

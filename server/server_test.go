@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,8 +51,8 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 	}
 	breakers := resilience.NewBreakers(resilience.BreakerOptions{})
 	srv := server.New(server.Options{
-		NewProvider: func(ctx context.Context, s config.Settings, client *http.Client) (llm.Provider, error) {
-			p, err := openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, HTTPClient: client})
+		NewProvider: func(ctx context.Context, s config.Settings) (llm.Provider, error) {
+			p, err := openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL})
 			if err != nil {
 				return nil, err
 			}
