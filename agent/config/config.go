@@ -77,11 +77,17 @@ type Settings struct {
 	GeminiKey string `toml:"-" json:"-"`
 }
 
-// Providers this build knows.
+// Providers this build knows. cmd/agent-lsp builds each on its SDK, from a
+// table keyed by these names (its test checks that every name has a
+// constructor).
 const (
 	ProviderOpenAI = "openai"
 	ProviderGemini = "gemini"
 )
+
+// Providers lists the provider names this build knows, in the order messages
+// give them.
+func Providers() []string { return []string{ProviderOpenAI, ProviderGemini} }
 
 // Env reads an environment variable; os.Getenv in production.
 type Env func(string) string
@@ -320,7 +326,7 @@ func (s Settings) validateOne() error {
 			return errors.New("no Gemini API key: set GEMINI_API_KEY")
 		}
 	default:
-		return fmt.Errorf("unknown provider %q: set AGENT_LSP_PROVIDER to %s or %s", s.Provider, ProviderOpenAI, ProviderGemini)
+		return fmt.Errorf("unknown provider %q: set AGENT_LSP_PROVIDER to %s", s.Provider, strings.Join(Providers(), " or "))
 	}
 	return nil
 }

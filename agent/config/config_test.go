@@ -88,7 +88,7 @@ func TestBadFilesAndMissingSettingsAreClear(t *testing.T) {
 		{Settings{Provider: "openai"}, "AGENT_LSP_MODEL"},
 		{Settings{Provider: "openai", Model: "gpt-4o"}, "OPENAI_API_KEY"},
 		{Settings{Provider: "gemini", Model: "gemini-2.5-flash"}, "GEMINI_API_KEY"},
-		{Settings{Provider: "claude", Model: "x"}, "AGENT_LSP_PROVIDER"},
+		{Settings{Provider: "claude", Model: "x"}, "AGENT_LSP_PROVIDER to openai or gemini"},
 	} {
 		if err := c.s.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want mention of %s", c.s, err, c.want)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
@@ -49,18 +51,29 @@ func (ps *providers) New(ctx context.Context, s config.Settings) (llm.Provider, 
 	return resilience.Chain(resilience.Options{Retry: retry, Breakers: ps.breakers}, tiers...), nil
 }
 
+// constructors builds one model on its SDK, keyed by the provider names of
+// config.Providers: adding a provider is one entry here (and its name there).
+var constructors = map[string]func(context.Context, config.Settings) (llm.Provider, error){
+	config.ProviderOpenAI: func(_ context.Context, s config.Settings) (llm.Provider, error) {
+		return openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
+	},
+	config.ProviderGemini: func(ctx context.Context, s config.Settings) (llm.Provider, error) {
+		return gemini.New(ctx, gemini.Config{Model: s.Model, APIKey: s.GeminiKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
+	},
+}
+
 // baseProvider is one model on its SDK, speaking its tool protocol.
 func baseProvider(ctx context.Context, s config.Settings) (llm.Provider, error) {
-	var p llm.Provider
-	var err error
-	switch s.Provider {
-	case config.ProviderGemini:
-		p, err = gemini.New(ctx, gemini.Config{Model: s.Model, APIKey: s.GeminiKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
-	default:
-		p, err = openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
+	newProvider, ok := constructors[s.Provider]
+	if !ok {
+		return nil, fmt.Errorf("unknown provider %q: known providers are %s", s.Provider, strings.Join(config.Providers(), ", "))
 	}
-	if err != nil || s.ToolProtocol == "" || s.ToolProtocol == toolproto.Native {
-		return p, err
+	p, err := newProvider(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if s.ToolProtocol == "" || s.ToolProtocol == toolproto.Native {
+		return p, nil
 	}
 	if s.ToolProtocol == toolproto.Auto {
 		return toolproto.AutoWrap(p), nil

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/agent/config"
+)
+
+func TestEveryConfiguredProviderHasAConstructor(t *testing.T) {
+	names := config.Providers()
+	for _, name := range names {
+		if constructors[name] == nil {
+			t.Errorf("config knows provider %q but there is no constructor for it", name)
+		}
+	}
+	for name := range constructors {
+		if !slices.Contains(names, name) {
+			t.Errorf("constructor for %q, a provider config.Providers does not list (Validate would refuse it)", name)
+		}
+	}
+}
+
+func TestUnknownProviderListsTheKnownOnes(t *testing.T) {
+	_, err := baseProvider(context.Background(), config.Settings{Provider: "claude", Model: "x"})
+	if err == nil {
+		t.Fatal("an unknown provider was built")
+	}
+	for _, want := range append([]string{`"claude"`}, config.Providers()...) {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: want mention of %s", err, want)
+		}
+	}
+}
