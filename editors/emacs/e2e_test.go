@@ -1,0 +1,167 @@
+// Package emacs_test runs agent-lsp.el in a headless Emacs (Debian's 28 with
+// elpa-eglot 1.9) against the real agent-lsp binary and a scripted
+// OpenAI-wire model server.
+package emacs_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/servertest"
+)
+
+// emacs returns the emacs binary, skipping the test where Emacs or eglot is
+// missing (CI installs both, so there it fails instead).
+func emacs(t *testing.T) string {
+	t.Helper()
+	missing := func(what string) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s missing: .ci/run must install Debian's emacs-nox and elpa-eglot", what)
+		}
+		t.Skipf("no %s (apt-get install -y emacs-nox elpa-eglot)", what)
+	}
+	bin, err := exec.LookPath("emacs")
+	if err != nil {
+		missing("emacs")
+	}
+	if err := exec.Command(bin, "--batch", "--eval", `(kill-emacs (if (locate-library "eglot") 0 1))`).Run(); err != nil {
+		missing("eglot")
+	}
+	return bin
+}
+
+// batch runs emacs --batch with args and stdin, in a private HOME, failing
+// the test after 30 seconds. No user init file is read, but the site start
+// files are: Debian puts its elpa packages on the load path there (emacs -Q
+// would not find eglot).
+func batch(t *testing.T, bin, stdin string, env []string, args ...string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--batch"}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), append([]string{"HOME=" + t.TempDir()}, env...)...)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("emacs did not finish in 30 s\n%s", out)
+	}
+	return out, err
+}
+
+func TestByteCompilesWithoutWarnings(t *testing.T) {
+	bin := emacs(t)
+	dir := t.TempDir()
+	src, err := os.ReadFile("agent-lsp.el")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agent-lsp.el"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := batch(t, bin, "", nil, "-L", dir, "--eval", "(setq byte-compile-error-on-warn t)",
+		"-f", "batch-byte-compile", filepath.Join(dir, "agent-lsp.el"))
+	if err != nil || strings.Contains(string(out), "Warning") {
+		t.Fatalf("byte-compile: %v\n%s", err, out)
+	}
+}
+
+func TestEglotAskApply(t *testing.T) {
+	askApply(t, emacs(t), "eglot")
+}
+
+// lsp-mode is optional (Debian's elpa-lsp-mode; CI does not install it).
+func TestLspModeAskApply(t *testing.T) {
+	bin := emacs(t)
+	if exec.Command(bin, "--batch", "--eval", `(kill-emacs (if (locate-library "lsp-mode") 0 1))`).Run() != nil {
+		t.Skip("no lsp-mode (apt-get install -y elpa-lsp-mode)")
+	}
+	askApply(t, bin, "lsp-mode")
+}
+
+// askApply runs test/e2e.el with client (eglot or lsp-mode): an unsaved
+// edit, agent-lsp-ask with the prompt typed in the minibuffer, the
+// proposal's diff, agent-lsp-apply. It checks what Emacs wrote, the disk and
+// what the model was sent.
+func askApply(t *testing.T, bin, client string) {
+	server := servertest.Binary(t)
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
+	onDisk := "def greet():\n    return \"🐍 Hello, World!\"\n"
+	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte(onDisk), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello, World!","new_string":"Hello, agent!"}`}}},
+		llmtest.Turn{Text: "Changed the greeting."},
+	)
+	out := t.TempDir()
+	plugin, _ := filepath.Abs(".")
+	// stdin: the prompt agent-lsp-ask reads, then "y" to eglot's "Server
+	// wants to edit" confirmation (lsp-mode applies without asking).
+	log, err := batch(t, bin, "change the greeting\ny\n", []string{
+		"CLIENT=" + client, "AGENT_LSP_BIN=" + server, "WORKSPACE=" + root, "OUT=" + out,
+		"AGENT_LSP_MODEL=gpt-test", "OPENAI_BASE_URL=" + model.URL + "/v1",
+		"XDG_CONFIG_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(),
+		"XDG_STATE_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(),
+	}, "-f", "package-activate-all", "-L", plugin, "--eval", "(setq load-prefer-newer t)", "-l", filepath.Join(plugin, "test", "e2e.el"))
+	read := func(name string) string {
+		data, _ := os.ReadFile(filepath.Join(out, name))
+		return string(data)
+	}
+	if err != nil || read("result") != "ok" {
+		t.Fatalf("e2e.el: %q (emacs: %v)\n%s", read("result"), err, log)
+	}
+
+	unsaved := "# 🐍 greetings, unsaved\n"
+	if got := read("before"); got != unsaved+onDisk {
+		t.Errorf("buffer changed before agent-lsp-apply:\n%s", got)
+	}
+	if diff := read("diff"); !strings.Contains(diff, "+    return \"🐍 Hello, agent!\"") {
+		t.Errorf("the diff buffer lacks the change:\n%s", diff)
+	}
+	if got, want := read("buffer"), unsaved+"def greet():\n    return \"🐍 Hello, agent!\"\n"; got != want {
+		t.Errorf("buffer after apply:\n%s\nwant:\n%s", got, want)
+	}
+	if read("modified") != "modified" {
+		t.Error("the buffer was saved; it should only be modified")
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "hello.py")); string(data) != onDisk {
+		t.Errorf("disk changed: %q", data)
+	}
+
+	reqs := model.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	if task := llmtest.FirstUserText(reqs[0]); !strings.Contains(task, "change the greeting") || !strings.Contains(task, "File: hello.py (cursor on line 2)") {
+		t.Errorf("the task does not name the prompt, the file and the cursor: %q", task)
+	}
+	if read := toolResults(reqs[1]); !strings.Contains(read, "# 🐍 greetings, unsaved") {
+		t.Errorf("read_file did not see the unsaved buffer: %q", read)
+	}
+	// The settings (eglot: eglot-workspace-configuration's :agent-lsp
+	// section; lsp-mode: agent-lsp-settings) reached the server.
+	if m := reqs[0]["model"]; m != "gpt-emacs" {
+		t.Errorf("model %v, want the editor's gpt-emacs", m)
+	}
+}
+
+// toolResults joins the tool messages of an OpenAI request body.
+func toolResults(body map[string]any) string {
+	var b strings.Builder
+	msgs, _ := body["messages"].([]any)
+	for _, m := range msgs {
+		if m, _ := m.(map[string]any); m["role"] == "tool" {
+			s, _ := m["content"].(string)
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}

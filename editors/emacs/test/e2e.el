@@ -1,0 +1,89 @@
+;;; e2e.el --- headless end-to-end run of agent-lsp.el  -*- lexical-binding: t; -*-
+
+;;; Commentary:
+
+;; Run by e2e_test.go with stdin holding the prompt and the answer to eglot's
+;; confirmation.  Starts eglot (M-x eglot) on $WORKSPACE/hello.py with the
+;; server $AGENT_LSP_BIN, edits the buffer without saving, asks through
+;; `agent-lsp-ask' (the prompt read from the minibuffer), waits for the run,
+;; shows the proposal again (`agent-lsp-show'), applies it and cancels
+;; (nothing runs by then).  It writes what it saw into $OUT: diff, before,
+;; buffer, modified, then result ("ok" or the error).  The Go test judges.
+
+;;; Code:
+
+(require 'agent-lsp)
+
+(defvar e2e-out (getenv "OUT"))
+
+(defun e2e-write (name text)
+  "Write TEXT to the file NAME in $OUT."
+  (let ((coding-system-for-write 'utf-8-unix))
+    (write-region text nil (expand-file-name name e2e-out) nil 'silent)))
+
+(defun e2e-wait (what pred)
+  "Process events until PRED holds; fail naming WHAT after 20 seconds."
+  (let ((deadline (+ (float-time) 20)))
+    (while (not (funcall pred))
+      (when (> (float-time) deadline)
+        (error "Timed out waiting for %s" what))
+      (accept-process-output nil 0.05))))
+
+(defun e2e-start-eglot (file)
+  "Visit FILE and start agent-lsp for it with M-x eglot."
+  (setq eglot-server-programs
+        `((python-mode . (,(getenv "AGENT_LSP_BIN") "serve"))))
+  (setq-default eglot-workspace-configuration '(:agent-lsp (:model "gpt-emacs")))
+  (find-file file)
+  (call-interactively #'eglot))
+
+(defvar lsp-auto-guess-root)
+(defvar lsp-enabled-clients)
+(defvar lsp-enable-file-watchers)
+(declare-function lsp "ext:lsp-mode" (&optional arg))
+
+(defun e2e-start-lsp-mode (file)
+  "Visit FILE and start lsp-mode with agent-lsp as its only (add-on) client."
+  (require 'lsp-mode)
+  (setq lsp-auto-guess-root t
+        lsp-enabled-clients '(agent-lsp)
+        lsp-enable-file-watchers nil
+        agent-lsp-program (list (getenv "AGENT_LSP_BIN") "serve")
+        agent-lsp-settings '(:model "gpt-emacs"))
+  (agent-lsp-register-lsp-mode-client)
+  (find-file file)
+  (lsp))
+
+(condition-case err
+    (let (finished)
+      (funcall (if (equal (getenv "CLIENT") "lsp-mode") #'e2e-start-lsp-mode #'e2e-start-eglot)
+               (expand-file-name "hello.py" (getenv "WORKSPACE")))
+      (e2e-wait "the client to attach agent-lsp to the buffer" #'agent-lsp--buffer-connection)
+      ;; An unsaved edit: the agent must see it.
+      (goto-char (point-min))
+      (insert "# 🐍 greetings, unsaved\n")
+      (add-hook 'agent-lsp-run-finished-functions (lambda (result) (setq finished result)))
+      (call-interactively #'agent-lsp-ask)
+      (e2e-wait "the run to finish" (lambda () finished))
+      ;; The diff opened; agent-lsp-show opens it again from the server.
+      (let ((diff (agent-lsp--proposal-buffer-name agent-lsp--proposal)))
+        (kill-buffer diff)
+        (agent-lsp-show)
+        (e2e-wait "agent-lsp-show's diff" (lambda () (get-buffer diff)))
+        (e2e-write "diff" (with-current-buffer diff (buffer-string))))
+      (e2e-write "before" (buffer-string))
+      (agent-lsp-apply)
+      (e2e-wait "the proposal to be applied" (lambda () (null agent-lsp--proposal)))
+      (e2e-write "buffer" (buffer-string))
+      (e2e-write "modified" (if (buffer-modified-p) "modified" "saved"))
+      (agent-lsp-cancel)
+      (e2e-wait "agent-lsp-cancel's answer"
+                (lambda () (with-current-buffer "*Messages*"
+                             (save-excursion
+                               (goto-char (point-max))
+                               (search-backward "agent-lsp: nothing was running" nil t)))))
+      (e2e-write "result" "ok"))
+  (error (e2e-write "result" (format "%S" err))))
+(kill-emacs 0)
+
+;;; e2e.el ends here
