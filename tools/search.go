@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -45,15 +47,9 @@ func NewSearch(w *Workspace) Tool {
 		if err != nil {
 			return Errorf("invalid pattern: %v (RE2 syntax; escape literal characters such as ( or [)", err), nil
 		}
-		var glob *regexp.Regexp
-		if p.Glob != "" {
-			expr := globToRegexp(strings.TrimPrefix(p.Glob, "/"))
-			if !strings.Contains(p.Glob, "/") {
-				expr = "(?:.*/)?" + expr
-			}
-			if glob, err = regexp.Compile("^" + expr + "$"); err != nil {
-				return Errorf("invalid glob %q: %v", p.Glob, err), nil
-			}
+		glob, err := newPathGlob(p.Glob)
+		if err != nil {
+			return Errorf("invalid glob %q: %v", p.Glob, err), nil
 		}
 		abs, rel, err := w.Resolve(p.Path)
 		if err != nil {
@@ -80,10 +76,41 @@ func NewSearch(w *Workspace) Tool {
 	})
 }
 
+// pathGlob is search's file filter, a doublestar glob: one without a slash
+// ("*.go") matches the base name at any depth, one with a slash
+// ("cmd/**/*.go") the path relative to the root. The zero value matches
+// every path.
+type pathGlob struct {
+	pattern string
+	byName  bool
+}
+
+func newPathGlob(glob string) (pathGlob, error) {
+	if glob == "" {
+		return pathGlob{}, nil
+	}
+	g := pathGlob{pattern: strings.TrimPrefix(glob, "/"), byName: !strings.Contains(glob, "/")}
+	if !doublestar.ValidatePattern(g.pattern) {
+		return pathGlob{}, doublestar.ErrBadPattern
+	}
+	return g, nil
+}
+
+func (g pathGlob) match(rel string) bool {
+	if g.pattern == "" {
+		return true
+	}
+	if g.byName {
+		rel = path.Base(rel)
+	}
+	ok, _ := doublestar.Match(g.pattern, rel)
+	return ok
+}
+
 // search lists candidate files in one goroutine and matches them in a pool of
 // workers; results are sorted by path and line. When more than the cap match,
 // which ones are kept depends on scheduling, and cut says so.
-func (w *Workspace) search(ctx context.Context, abs, rel string, re, glob *regexp.Regexp) ([]searchMatch, bool, error) {
+func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Regexp, glob pathGlob) ([]searchMatch, bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	files := make(chan walkEntry, 256)
@@ -115,7 +142,7 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re, glob *regex
 			}
 		})
 	}
-	accept := func(rel string) bool { return glob == nil || glob.MatchString(rel) }
+	accept := glob.match
 	seen := map[string]bool{}
 	var walkErr error
 	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {

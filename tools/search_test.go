@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -87,5 +88,40 @@ func TestListFilesSkipsSymlinkedDirectories(t *testing.T) {
 	r, _ := newTestRegistry(t, root)
 	if res := call(t, r, "list_files", nil); strings.Contains(res.Text, "secret") {
 		t.Fatalf("followed a symlink out of the workspace:\n%s", res.Text)
+	}
+}
+
+func TestSearchGlob(t *testing.T) {
+	root := t.TempDir()
+	files := []string{"a.go", "b.go", "c.go", "a_test.go", "cmd/x/main.go", "cmd/x/main_test.go",
+		"cmd/README.md", "pkg/b.go", "pkg/deep/d_test.go", "pkg/a.txt"}
+	tree := map[string]string{}
+	for _, f := range files {
+		tree[f] = "hit\n"
+	}
+	writeTree(t, root, tree)
+	r, _ := newTestRegistry(t, root)
+	for glob, want := range map[string][]string{
+		"*.go":           {"a.go", "a_test.go", "b.go", "c.go", "cmd/x/main.go", "cmd/x/main_test.go", "pkg/b.go", "pkg/deep/d_test.go"},
+		"**/*_test.go":   {"a_test.go", "cmd/x/main_test.go", "pkg/deep/d_test.go"},
+		"cmd/**":         {"cmd/README.md", "cmd/x/main.go", "cmd/x/main_test.go"},
+		"{a,b}.go":       {"a.go", "b.go", "pkg/b.go"},
+		"/pkg/*.go":      {"pkg/b.go"},
+		"pkg/*.go":       {"pkg/b.go"},
+		"*_test.go":      {"a_test.go", "cmd/x/main_test.go", "pkg/deep/d_test.go"},
+		"[ab].*":         {"a.go", "b.go", "pkg/a.txt", "pkg/b.go"},
+		"cmd/**/main.go": {"cmd/x/main.go"},
+	} {
+		res := call(t, r, "search", map[string]any{"pattern": "hit", "glob": glob})
+		var got []string
+		for _, m := range res.Data.([]searchMatch) {
+			got = append(got, m.Path)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("glob %q: %v, want %v", glob, got, want)
+		}
+	}
+	if res := call(t, r, "search", map[string]any{"pattern": "hit", "glob": "[a"}); !res.IsError || !strings.Contains(res.Text, "invalid glob") {
+		t.Errorf("unclosed bracket: %+v", res)
 	}
 }
