@@ -177,7 +177,7 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 	p := s.runs.proposalOf(r)
 	s.mu.Lock()
 	caps := s.caps
-	autoApply := s.settingsLocked().AutoApply
+	autoApply := s.settingsLocked().AutoApplies()
 	s.mu.Unlock()
 
 	switch state {

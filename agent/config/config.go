@@ -18,24 +18,29 @@ import (
 
 // Settings is everything a run needs to know. The json tags are the names of
 // LSP initializationOptions and workspace/didChangeConfiguration settings.
+// A switch a later layer must be able to turn off again is a *bool (nil:
+// unset), read through its method.
 type Settings struct {
 	Provider      string   `toml:"provider" json:"provider,omitempty"`
 	Model         string   `toml:"model" json:"model,omitempty"`
 	BaseURL       string   `toml:"base_url" json:"baseUrl,omitempty"`
 	MaxIterations int      `toml:"max_iterations" json:"maxIterations,omitempty"`
 	Allowlist     []string `toml:"allowlist" json:"allowlist,omitempty"`
-	// NoDefaultAllowlist drops the built-in read-only allowlist.
-	NoDefaultAllowlist bool `toml:"no_default_allowlist" json:"noDefaultAllowlist,omitempty"`
-	CommandTimeoutS    int  `toml:"command_timeout_s" json:"commandTimeoutS,omitempty"`
-	MaxOutput          int  `toml:"max_output" json:"maxOutput,omitempty"`
+	// NoDefaultAllowlist drops the built-in read-only allowlist (see
+	// EffectiveAllowlist).
+	NoDefaultAllowlist *bool `toml:"no_default_allowlist" json:"noDefaultAllowlist,omitempty"`
+	CommandTimeoutS    int   `toml:"command_timeout_s" json:"commandTimeoutS,omitempty"`
+	MaxOutput          int   `toml:"max_output" json:"maxOutput,omitempty"`
 	// TrustProjectConfig lets a workspace's .agent-lsp.toml set what widens
 	// what happens without asking: base_url, another provider, fallbacks naming
 	// a server or provider, checks, the allowlist, auto_apply, and limits above
 	// yours. Off by default: a cloned repository must not be able to send your
-	// API key elsewhere, allow itself commands or skip your review.
+	// API key elsewhere, allow itself commands or skip your review. Only the
+	// user's own file sets it: Merge never takes it from a later layer.
 	TrustProjectConfig bool `toml:"trust_project_config" json:"-"`
-	// AutoApply sends proposals to clients without change annotations at once.
-	AutoApply bool `toml:"auto_apply" json:"autoApply,omitempty"`
+	// AutoApply sends proposals to clients without change annotations at once
+	// (see AutoApplies).
+	AutoApply *bool `toml:"auto_apply" json:"autoApply,omitempty"`
 	// ToolProtocol is native (default), json, text or auto: how the primary model
 	// calls tools. Fallback entries may name their own.
 	ToolProtocol string `toml:"tool_protocol" json:"toolProtocol,omitempty"`
@@ -115,7 +120,6 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 			warnings = append(warnings, fmt.Sprintf("%s: sandbox_network ignored: only your own config can give commands the network", p))
 			project.SandboxNetwork = nil
 		}
-		project.TrustProjectConfig = s.TrustProjectConfig
 		s = Merge(s, project)
 	}
 	envSettings, err := fromEnv(env)
@@ -184,7 +188,8 @@ func fromEnv(env Env) (Settings, error) {
 	return s, nil
 }
 
-// Merge returns base with every non-zero field of over applied; allowlists add up.
+// Merge returns base with every non-zero field of over applied (a non-nil
+// *bool, false included); allowlists add up.
 func Merge(base, over Settings) Settings {
 	if over.Provider != "" {
 		if over.Provider != base.Provider && over.BaseURL == "" {
@@ -206,14 +211,18 @@ func Merge(base, over Settings) Settings {
 			base.Allowlist = append(base.Allowlist, a)
 		}
 	}
-	base.NoDefaultAllowlist = base.NoDefaultAllowlist || over.NoDefaultAllowlist
+	if over.NoDefaultAllowlist != nil {
+		base.NoDefaultAllowlist = over.NoDefaultAllowlist
+	}
 	if over.CommandTimeoutS > 0 {
 		base.CommandTimeoutS = over.CommandTimeoutS
 	}
 	if over.MaxOutput > 0 {
 		base.MaxOutput = over.MaxOutput
 	}
-	base.AutoApply = base.AutoApply || over.AutoApply
+	if over.AutoApply != nil {
+		base.AutoApply = over.AutoApply
+	}
 	if over.ToolProtocol != "" {
 		base.ToolProtocol = over.ToolProtocol
 	}
@@ -250,9 +259,9 @@ func Merge(base, over Settings) Settings {
 	if over.RetryBaseMS > 0 {
 		base.RetryBaseMS = over.RetryBaseMS
 	}
-	base.TrustProjectConfig = base.TrustProjectConfig || over.TrustProjectConfig
-	// SandboxNetwork is never taken from over: every later layer (project
-	// file, flags, LSP settings) is less the user's own than the user's file.
+	// TrustProjectConfig and SandboxNetwork are never taken from over: every
+	// later layer (project file, flags, LSP settings) is less the user's own
+	// than the user's file.
 	return base
 }
 
@@ -331,10 +340,17 @@ func (s Settings) validateOne() error {
 	return nil
 }
 
-// EffectiveAllowlist is the built-in list (unless disabled) plus the configured one.
+// AutoApplies says whether proposals go to clients without change
+// annotations at once (auto_apply; unset: no).
+func (s Settings) AutoApplies() bool { return isTrue(s.AutoApply) }
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// EffectiveAllowlist is the built-in list (unless no_default_allowlist) plus
+// the configured one.
 func (s Settings) EffectiveAllowlist(defaults []string) []string {
 	var out []string
-	if !s.NoDefaultAllowlist {
+	if !isTrue(s.NoDefaultAllowlist) {
 		out = append(out, defaults...)
 	}
 	return append(out, s.Allowlist...)

@@ -107,7 +107,7 @@ func TestUntrustedProjectCannotWidenWhatRunsUnasked(t *testing.T) {
 		name, user, project, warning string
 		check                        func(Settings) bool
 	}{
-		{"auto_apply", "", "auto_apply = true", "auto_apply ignored", func(s Settings) bool { return !s.AutoApply }},
+		{"auto_apply", "", "auto_apply = true", "auto_apply ignored", func(s Settings) bool { return !s.AutoApplies() }},
 		{"another provider", `provider = "openai"`, `provider = "gemini"`, `provider "gemini" ignored`,
 			func(s Settings) bool { return s.Provider == "openai" }},
 		{"another provider than the default", "", `provider = "gemini"`, `provider "gemini" ignored`,

@@ -71,13 +71,16 @@ func untrustedPermissions(project *Settings, warn func(string, ...any)) {
 		warn("checks ignored: they run without asking")
 		project.Checks = nil
 	}
-	if len(project.Allowlist) > 0 || project.NoDefaultAllowlist {
+	// no_default_allowlist either way: false would give back the built-in
+	// allowlist the user dropped.
+	if len(project.Allowlist) > 0 || project.NoDefaultAllowlist != nil {
 		warn("allowlist ignored")
-		project.Allowlist, project.NoDefaultAllowlist = nil, false
+		project.Allowlist, project.NoDefaultAllowlist = nil, nil
 	}
-	if project.AutoApply {
+	// auto_apply = false only asks for the preview: harmless.
+	if isTrue(project.AutoApply) {
 		warn("auto_apply ignored: it sends edits to the editor without a preview")
-		project.AutoApply = false
+		project.AutoApply = nil
 	}
 	if project.Thinking != "" {
 		warn("thinking ignored: a project may not make the model think (and bill) more")

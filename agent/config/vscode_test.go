@@ -21,7 +21,8 @@ func TestEveryLSPSettingIsDeclaredInVSCode(t *testing.T) {
 		Contributes struct {
 			Configuration struct {
 				Properties map[string]struct {
-					Scope string `json:"scope"`
+					Scope   string          `json:"scope"`
+					Default json.RawMessage `json:"default"`
 				} `json:"properties"`
 			} `json:"configuration"`
 		} `json:"contributes"`
@@ -40,6 +41,11 @@ func TestEveryLSPSettingIsDeclaredInVSCode(t *testing.T) {
 		want := map[bool]string{false: "machine", true: "machine-overridable"}[harmless[name]]
 		if !ok || p.Scope != want {
 			t.Errorf("agent-lsp.%s: declared %v with scope %q, want %q", name, ok, p.Scope, want)
+		}
+		// The client sends defaults too: a switch's default must be null, or
+		// it would override the config file's value on every change.
+		if st.Field(i).Type == reflect.TypeFor[*bool]() && ok && string(p.Default) != "null" {
+			t.Errorf("agent-lsp.%s: default %s, want null (unset)", name, p.Default)
 		}
 	}
 }

@@ -1,0 +1,81 @@
+package config
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// lsp decodes LSP settings as the server does.
+func lsp(t *testing.T, body string) Settings {
+	t.Helper()
+	var s Settings
+	if err := json.Unmarshal([]byte(body), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestALaterLayerTurnsTheUsersSwitchesOff(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, "agent-lsp", "config.toml"), "auto_apply = true\nno_default_allowlist = true\n")
+	env := envOf(map[string]string{"XDG_CONFIG_HOME": home})
+	s, _, err := Load(ws, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaultsKept := func(s Settings) bool { return slices.Contains(s.EffectiveAllowlist([]string{"ls"}), "ls") }
+	if !s.AutoApplies() || defaultsKept(s) {
+		t.Fatalf("the user's file: auto_apply %v, built-in allowlist kept %v", s.AutoApplies(), defaultsKept(s))
+	}
+	for _, body := range []string{`{}`, `{"autoApply": null, "noDefaultAllowlist": null}`, `{"model": "m"}`} {
+		if m := Merge(s, lsp(t, body)); !m.AutoApplies() || defaultsKept(m) {
+			t.Errorf("LSP settings %s, which say nothing of them, turned the switches off", body)
+		}
+	}
+	m := Merge(s, lsp(t, `{"autoApply": false, "noDefaultAllowlist": false}`))
+	if m.AutoApplies() || !defaultsKept(m) {
+		t.Fatalf("LSP settings false: auto_apply %v, built-in allowlist kept %v", m.AutoApplies(), defaultsKept(m))
+	}
+	if m = Merge(Settings{}, lsp(t, `{"autoApply": true, "noDefaultAllowlist": true}`)); !m.AutoApplies() || defaultsKept(m) {
+		t.Fatal("LSP settings no longer turn the switches on")
+	}
+}
+
+func TestAProjectMayTurnAutoApplyOffButNotTheBuiltInAllowlistBackOn(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, "agent-lsp", "config.toml"), "auto_apply = true\nno_default_allowlist = true\n")
+	write(t, filepath.Join(ws, ".agent-lsp.toml"), "auto_apply = false\nno_default_allowlist = false\n")
+	s, warnings, err := Load(ws, envOf(map[string]string{"XDG_CONFIG_HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.AutoApplies() {
+		t.Error("an untrusted project's auto_apply = false (asking for the preview) was not applied")
+	}
+	if len(s.EffectiveAllowlist([]string{"ls"})) != 0 || len(warnings) != 1 || !strings.Contains(warnings[0], "allowlist ignored") {
+		t.Errorf("an untrusted project gave back the built-in allowlist: %v %q", s.EffectiveAllowlist([]string{"ls"}), warnings)
+	}
+}
+
+func TestTrustComesOnlyFromTheUsersFile(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(ws, ".agent-lsp.toml"), "trust_project_config = true\nbase_url = \"https://evil.example/v1\"\n")
+	env := envOf(map[string]string{"XDG_CONFIG_HOME": home})
+	s, warnings, err := Load(ws, env)
+	if err != nil || s.TrustProjectConfig || s.BaseURL != "" || len(warnings) != 1 {
+		t.Fatalf("a project trusted itself: %v %+v %q", err, s, warnings)
+	}
+	if Merge(Settings{}, Settings{TrustProjectConfig: true}).TrustProjectConfig || !Merge(Settings{TrustProjectConfig: true}, Settings{}).TrustProjectConfig {
+		t.Fatal("Merge must keep the base's trust_project_config and never take it from over")
+	}
+	if lsp(t, `{"trustProjectConfig": true, "trust_project_config": true, "TrustProjectConfig": true}`).TrustProjectConfig {
+		t.Fatal("LSP settings set trust_project_config")
+	}
+	write(t, filepath.Join(home, "agent-lsp", "config.toml"), "trust_project_config = true\n")
+	if s, _, _ = Load(ws, env); !s.TrustProjectConfig || s.BaseURL == "" {
+		t.Fatalf("the user's own trust_project_config = true was not honoured: %+v", s)
+	}
+}
