@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,6 +121,14 @@ func askApply(t *testing.T, bin, client string) {
 		t.Fatalf("e2e.el: %q (emacs: %v)\n%s", read("result"), err, log)
 	}
 
+	if client == "eglot" {
+		offered := strings.Split(read("commands"), "\n")
+		for _, c := range packageCommands(t) {
+			if !slices.Contains(offered, c) {
+				t.Errorf("agent-lsp.el sends %s, which the server does not offer (%v)", c, offered)
+			}
+		}
+	}
 	unsaved := "# 🐍 greetings, unsaved\n"
 	if got := read("before"); got != unsaved+onDisk {
 		t.Errorf("buffer changed before agent-lsp-apply:\n%s", got)
@@ -151,6 +161,24 @@ func askApply(t *testing.T, bin, client string) {
 	if m := reqs[0]["model"]; m != "gpt-emacs" {
 		t.Errorf("model %v, want the editor's gpt-emacs", m)
 	}
+}
+
+// packageCommands are the agent.* commands agent-lsp.el sends.
+func packageCommands(t *testing.T) []string {
+	src, err := os.ReadFile("agent-lsp.el")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	for _, m := range regexp.MustCompile(`"(agent\.[a-zA-Z]+)"`).FindAllStringSubmatch(string(src), -1) {
+		if !slices.Contains(cmds, m[1]) {
+			cmds = append(cmds, m[1])
+		}
+	}
+	if len(cmds) < 5 {
+		t.Fatalf("agent-lsp.el sends only %v", cmds)
+	}
+	return cmds
 }
 
 // toolResults joins the tool messages of an OpenAI request body.

@@ -7,8 +7,9 @@
 ;; server $AGENT_LSP_BIN, edits the buffer without saving, asks through
 ;; `agent-lsp-ask' (the prompt read from the minibuffer), waits for the run,
 ;; shows the proposal again (`agent-lsp-show'), applies it and cancels
-;; (nothing runs by then).  It writes what it saw into $OUT: diff, before,
-;; buffer, modified, then result ("ok" or the error).  The Go test judges.
+;; (nothing runs by then).  It writes what it saw into $OUT: commands (the
+;; server's, with eglot), diff, before, buffer, modified, then result ("ok"
+;; or the error).  The Go test judges.
 
 ;;; Code:
 
@@ -59,6 +60,12 @@
       (funcall (if (equal (getenv "CLIENT") "lsp-mode") #'e2e-start-lsp-mode #'e2e-start-eglot)
                (expand-file-name "hello.py" (getenv "WORKSPACE")))
       (e2e-wait "the client to attach agent-lsp to the buffer" #'agent-lsp--buffer-connection)
+      (when-let ((server (agent-lsp--eglot-server)))
+        (e2e-write "commands" (mapconcat #'identity
+                                         (plist-get (plist-get (eglot--capabilities server)
+                                                               :executeCommandProvider)
+                                                    :commands)
+                                         "\n")))
       ;; An unsaved edit: the agent must see it.
       (goto-char (point-min))
       (insert "# 🐍 greetings, unsaved\n")
