@@ -6,6 +6,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // walkEntry is one file or directory met by walk.
@@ -20,11 +23,13 @@ type walkEntry struct {
 	Depth   int // 1 for entries directly in the start directory
 }
 
-// walk visits the tree under startRel in lexical order, skipping .git, what the
-// .gitignore files (root and nested) ignore, symlinks whose target is outside
-// the root (or missing), and symlinked directories (they may loop, and what
-// is inside is walked where it really is). maxDepth <= 0 means unlimited.
-// visit returning fs.SkipDir skips a directory; fs.SkipAll stops the walk.
+// walk visits the tree under startRel in lexical order, skipping .git, what
+// git would ignore (ignoreRules: the user's excludes file, info/exclude, the
+// .gitignore files, read as the walk descends), symlinks whose target is
+// outside the root (or missing), and symlinked directories (they may loop,
+// and what is inside is walked where it really is). maxDepth <= 0 means
+// unlimited. visit returning fs.SkipDir skips a directory; fs.SkipAll stops
+// the walk.
 func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, visit func(walkEntry) error) error {
 	rules := w.rulesAbove(startRel)
 	start := filepath.Join(w.root, filepath.FromSlash(startRel))
@@ -41,22 +46,25 @@ func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, vis
 		}
 		if p == start {
 			if d.IsDir() {
-				rules = append(rules, readGitignore(p, startRel)...)
+				rules.add(readGitignore(p, startRel))
 			}
 			return nil
 		}
 		r, _ := filepath.Rel(w.root, p)
 		rel := filepath.ToSlash(r)
 		isDir, abs, regular := d.IsDir(), p, d.Type().IsRegular()
+		if d.Name() == ".git" { // the repository, or a worktree's pointer to it
+			if isDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			target, fi, ok := w.linkTarget(p)
 			if !ok || fi.IsDir() {
 				return nil
 			}
 			abs, regular = target, fi.Mode().IsRegular()
-		}
-		if isDir && d.Name() == ".git" {
-			return fs.SkipDir
 		}
 		if rules.ignored(rel, isDir) {
 			if isDir {
@@ -72,7 +80,7 @@ func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, vis
 			if maxDepth > 0 && depth >= maxDepth {
 				return fs.SkipDir
 			}
-			rules = append(rules, readGitignore(p, rel)...)
+			rules.add(readGitignore(p, rel))
 		}
 		return nil
 	})
@@ -89,32 +97,32 @@ func (w *Workspace) linkTarget(link string) (string, fs.FileInfo, bool) {
 	return target, fi, err == nil
 }
 
-// rulesAbove gathers the .gitignore rules of the root and of every directory
-// between it and startRel, so a walk that starts deep still honours them.
-func (w *Workspace) rulesAbove(startRel string) ignoreRules {
-	var rules ignoreRules
+// rulesAbove gathers the patterns in force before the walk reads any
+// .gitignore: the repository's (see baseRules), then those of the root and of
+// every directory between it and startRel, so a walk that starts deep still
+// honours them.
+func (w *Workspace) rulesAbove(startRel string) *ignoreRules {
+	rules := baseRules(w.root)
 	if startRel == "." || startRel == "" {
 		return rules
 	}
 	dir := ""
-	rules = append(rules, readGitignore(w.root, "")...)
+	rules.add(readGitignore(w.root, ""))
 	for _, part := range splitPath(path.Dir(startRel)) {
 		dir = path.Join(dir, part)
-		rules = append(rules, readGitignore(filepath.Join(w.root, filepath.FromSlash(dir)), dir)...)
+		rules.add(readGitignore(filepath.Join(w.root, filepath.FromSlash(dir)), dir))
 	}
 	return rules
 }
 
-func readGitignore(dirAbs, dirRel string) ignoreRules {
-	// Not followed if a symlink, as git does; never blocking if a FIFO.
-	data, err := ReadRegular(filepath.Join(dirAbs, ".gitignore"))
-	if err != nil {
-		return nil
+// readGitignore reads the .gitignore of the directory dirAbs, whose path
+// relative to the root is dirRel.
+func readGitignore(dirAbs, dirRel string) []gitignore.Pattern {
+	var domain []string
+	if dirRel != "." && dirRel != "" {
+		domain = strings.Split(dirRel, "/")
 	}
-	if dirRel == "." {
-		dirRel = ""
-	}
-	return parseGitignore(dirRel, data)
+	return readIgnoreFile(filepath.Join(dirAbs, ".gitignore"), domain)
 }
 
 func depthOf(rel string) int {
