@@ -54,9 +54,9 @@ func untrustedServers(user Settings, project *Settings, warn func(string, ...any
 		m, err := ParseModelRef(ref)
 		return err == nil && m.Provider != user.Provider
 	}
-	for _, f := range append(slices.Clone(project.Fallback), project.Degraded) {
-		if f != "" && elsewhere(f) {
-			warn("fallback %q ignored: a project file may not name a server or another provider", f)
+	for _, b := range project.Backups() {
+		if elsewhere(b.Ref) {
+			warn("fallback %q ignored: a project file may not name a server or another provider", b.Ref)
 		}
 	}
 	project.Fallback = slices.DeleteFunc(project.Fallback, elsewhere)

@@ -220,7 +220,7 @@ func providerHint(err error, s config.Settings) string {
 		where = s.BaseURL
 	}
 	hint := where + " kept failing after retries"
-	if len(s.Fallback) == 0 {
+	if len(s.Backups()) == 0 {
 		hint += "; set AGENT_LSP_FALLBACK=provider:model (e.g. gemini:gemini-2.5-flash) to continue on another model"
 	}
 	return hint

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
 )
 
 func TestEveryConfiguredProviderHasAConstructor(t *testing.T) {
@@ -31,6 +32,23 @@ func TestUnknownProviderListsTheKnownOnes(t *testing.T) {
 	for _, want := range append([]string{`"claude"`}, config.Providers()...) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: want mention of %s", err, want)
+		}
+	}
+}
+
+func TestTheFallbackHintOnlyWhenNothingToContinueOn(t *testing.T) {
+	for _, c := range []struct {
+		s    config.Settings
+		hint bool
+	}{
+		{config.Settings{}, true},
+		{config.Settings{Fallback: []string{""}}, true},
+		{config.Settings{Fallback: []string{"gemini:g"}}, false},
+		{config.Settings{Degraded: "openai:cheap"}, false},
+	} {
+		got := providerHint(llm.ErrUnavailable, c.s)
+		if strings.Contains(got, "AGENT_LSP_FALLBACK") != c.hint {
+			t.Errorf("fallback %q, degraded %q: hint %q", c.s.Fallback, c.s.Degraded, got)
 		}
 	}
 }
