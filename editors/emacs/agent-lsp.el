@@ -48,6 +48,7 @@
 (declare-function lsp--client-server-id "ext:lsp-mode" (client) t)
 (declare-function lsp--workspace-proc "ext:lsp-mode" (workspace) t)
 (declare-function lsp--workspace-status "ext:lsp-mode" (workspace) t)
+(declare-function lsp--workspace-root "ext:lsp-mode" (workspace) t)
 (declare-function lsp--point-to-position "ext:lsp-mode" (point))
 (declare-function lsp-request-async "ext:lsp-mode" (method params callback &rest args))
 (declare-function lsp-register-client "ext:lsp-mode" (client))
@@ -226,6 +227,33 @@ No timeout: a run lasts as long as it needs (`agent-lsp-cancel')."
           (t (message "agent-lsp: done, no changes proposed")))
     (run-hook-with-args 'agent-lsp-run-finished-functions result)))
 
+(defun agent-lsp--root (conn)
+  "The workspace root of CONN's server."
+  (if (agent-lsp--eglot-p conn)
+      (project-root (eglot--project conn))
+    (lsp--workspace-root conn)))
+
+(defun agent-lsp--open-new-files (conn offered)
+  "Open the new files in OFFERED in buffers visiting their paths, unsaved.
+OFFERED is agent.applyProposal's list of files the client could not
+create: each has the path the agent meant (relative to CONN's root)
+and a document holding its content.  A path that exists meanwhile is
+left alone and its document shown instead.  Return the paths opened."
+  (let ((root (agent-lsp--root conn)) opened)
+    (dolist (file (append offered nil))
+      (let ((path (expand-file-name (agent-lsp--get file :path) root))
+            (doc (eglot--uri-to-path (agent-lsp--get file :document))))
+        (cond ((or (file-exists-p path) (get-file-buffer path))
+               (display-buffer (find-file-noselect doc)))
+              (t (with-current-buffer (find-file-noselect path)
+                   (insert-file-contents doc)
+                   ;; Read-only when its directory is missing; saving
+                   ;; offers to create it.
+                   (setq buffer-read-only nil)
+                   (display-buffer (current-buffer)))
+                 (push (agent-lsp--get file :path) opened)))))
+    (nreverse opened)))
+
 (defun agent-lsp--id-arg ()
   "The argument naming the pending proposal; nil means the server's newest."
   (and agent-lsp--proposal (list :id agent-lsp--proposal)))
@@ -268,16 +296,24 @@ ends, and nothing changes before `agent-lsp-apply'."
 (defun agent-lsp-apply ()
   "Apply the pending proposal to the buffers; nothing is saved.
 The server sends it as `workspace/applyEdit'.  It is refused, with the
-line, when you edited the same lines since the agent read them."
+line, when you edited the same lines since the agent read them.  New
+files the client cannot create through an edit (eglot) open in
+buffers visiting their paths: saving one creates it."
   (interactive)
-  (agent-lsp--execute (agent-lsp--connection) "agent.applyProposal" (agent-lsp--id-arg)
-                      (lambda (result)
-                        (let ((id (agent-lsp--get result :id)))
-                          (if (agent-lsp--get result :applied)
-                              (progn (agent-lsp--close-diff id)
-                                     (message "agent-lsp: %s applied to the buffers (nothing saved)" id))
-                            (message "agent-lsp: %s not applied: %s" id
-                                     (or (agent-lsp--get result :reason) "refused")))))))
+  (let ((conn (agent-lsp--connection)))
+    (agent-lsp--execute conn "agent.applyProposal" (agent-lsp--id-arg)
+                        (lambda (result)
+                          (let ((id (agent-lsp--get result :id))
+                                (new (agent-lsp--open-new-files
+                                      conn (agent-lsp--get result :offered))))
+                            (cond ((not (agent-lsp--get result :applied))
+                                   (message "agent-lsp: %s not applied: %s" id
+                                            (or (agent-lsp--get result :reason) "refused")))
+                                  (t (agent-lsp--close-diff id)
+                                     (message "agent-lsp: %s applied to the buffers (nothing saved)%s" id
+                                              (if new (format "; new files in unsaved buffers: %s"
+                                                              (string-join new ", "))
+                                                "")))))))))
 
 ;;;###autoload
 (defun agent-lsp-discard ()
