@@ -10,32 +10,76 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 )
 
 // Code actions only list: no model is called here or in codeAction/resolve
-// (editors time those out). Each action carries an agent.ask command that runs
-// when the user picks it.
+// (editors time those out). An action carries the command that runs when the
+// user picks it, or, for a prompt template, the edit that inserts it. The
+// code-action menu is the one UI every LSP client has, so everything the
+// user decides (apply, show, discard, cancel) is reachable from it too.
 
 // maxInstructionScanLines bounds the lines scanned for instruction comments.
 const maxInstructionScanLines = 500
 
-// Instruction comments: "AGENT: do this" after any comment marker, or a
-// comment ending with "AI!" (aider's convention). This is how a Helix user,
-// who has no input box, gives a prompt.
+// Instruction comments: "AGENT: do this" (or "AGENT PLAN: …" to plan first)
+// after any comment marker, or a comment ending with "AI!" (aider's
+// convention). This is how a user of an editor without an input box gives a
+// prompt.
 var (
-	agentComment  = regexp.MustCompile(`(?://+|#+|--+|;+|/\*+|<!--|%+|^\s*\*+|^\s*')\s*AGENT:\s*(.*?)\s*(?:\*/|-->)?\s*$`)
-	aiBangComment = regexp.MustCompile(`(?://+|#+|--+|;+|/\*+|<!--|%+)\s*(.*?)\s*AI!\s*(?:\*/|-->)?\s*$`)
+	agentComment  = regexp.MustCompile(`(?://+|#+|--+|;+|/\*+|<!--|%+|\(\*|^\s*\*+|^\s*'|^\s*")\s*AGENT( PLAN)?:\s*(.*?)\s*(?:\*/|-->|\*\))?\s*$`)
+	aiBangComment = regexp.MustCompile(`(?://+|#+|--+|;+|/\*+|<!--|%+|\(\*)\s*(.*?)\s*AI!\s*(?:\*/|-->|\*\))?\s*$`)
 )
 
-// instruction returns the instruction a line carries, if any.
-func instruction(line string) (string, bool) {
-	if m := agentComment.FindStringSubmatch(line); m != nil && strings.TrimSpace(m[1]) != "" {
-		return m[1], true
+// instruction returns the instruction a line carries, if any, and whether
+// it asks for a plan.
+func instruction(line string) (text string, plan, ok bool) {
+	// Most lines hold neither word: skip the regexps' backtracking for them.
+	if !strings.Contains(line, "AGENT") && !strings.Contains(line, "AI!") {
+		return "", false, false
+	}
+	if m := agentComment.FindStringSubmatch(line); m != nil && strings.TrimSpace(m[2]) != "" {
+		return m[2], m[1] != "", true
 	}
 	if m := aiBangComment.FindStringSubmatch(line); m != nil && strings.TrimSpace(m[1]) != "" {
-		return m[1], true
+		return m[1], false, true
 	}
-	return "", false
+	return "", false, false
+}
+
+// actionList collects the actions of the kinds the client asked for.
+type actionList struct {
+	only    []protocol.CodeActionKind
+	actions []protocol.CommandOrCodeAction
+}
+
+func (l *actionList) wanted(k protocol.CodeActionKind) bool {
+	if len(l.only) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(l.only, func(only protocol.CodeActionKind) bool {
+		return k == only || strings.HasPrefix(string(k), string(only)+".")
+	})
+}
+
+// command adds an action that runs command with arg (nil: none).
+func (l *actionList) command(title string, kind protocol.CodeActionKind, command string, arg any, diags []protocol.Diagnostic) {
+	if !l.wanted(kind) {
+		return
+	}
+	cmd := protocol.Command{Title: title, Command: command}
+	if arg != nil {
+		raw, _ := json.Marshal(arg)
+		cmd.Arguments = []protocol.LSPAny{raw}
+	}
+	l.actions = append(l.actions, &protocol.CodeAction{Title: title, Kind: &kind, Diagnostics: diags, Command: cmd})
+}
+
+// edit adds an action that applies edit.
+func (l *actionList) edit(title string, kind protocol.CodeActionKind, edit protocol.WorkspaceEdit) {
+	if l.wanted(kind) {
+		l.actions = append(l.actions, &protocol.CodeAction{Title: title, Kind: &kind, Edit: &edit})
+	}
 }
 
 func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
@@ -43,74 +87,122 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	u := params.TextDocument.URI
-	rng := params.Range
-	wanted := func(k protocol.CodeActionKind) bool {
-		if len(params.Context.Only) == 0 {
-			return true
-		}
-		return slices.ContainsFunc(params.Context.Only, func(only protocol.CodeActionKind) bool {
-			return k == only || strings.HasPrefix(string(k), string(only)+".")
-		})
-	}
-	var actions []protocol.CommandOrCodeAction
-	add := func(title string, kind protocol.CodeActionKind, args askArgs, diags []protocol.Diagnostic) {
-		if !wanted(kind) {
-			return
-		}
-		a := &protocol.CodeAction{Title: title, Kind: &kind, Diagnostics: diags, Command: askCommand(title, args)}
-		actions = append(actions, a)
-	}
+	u, rng := params.TextDocument.URI, params.Range
+	caps := s.clientCaps()
+	l := &actionList{only: params.Context.Only}
+	// What waits for the user comes first, in every file.
+	s.decisionActions(l)
 
+	doc, open := s.docs.get(u)
+	var cursorLine, cursorLineEnd int // byte offsets of the range's first line
+	if open {
+		cursorLine, cursorLineEnd = lineBounds(doc.text, rng.Start.Line)
+	}
 	// Instruction comments on the lines in range.
-	if doc, ok := s.docs.get(u); ok {
+	if open {
 		last := min(rng.End.Line, rng.Start.Line+maxInstructionScanLines)
-		start, _ := lineBounds(doc.text, rng.Start.Line)
-		text := doc.text[start:]
+		text := doc.text[cursorLine:]
 		for line := rng.Start.Line; line <= last && text != ""; line++ {
-			l := text
+			l1 := text
 			if nl := strings.IndexByte(text, '\n'); nl >= 0 {
-				l, text = text[:nl], text[nl+1:]
+				l1, text = text[:nl], text[nl+1:]
 			} else {
 				text = ""
 			}
-			if instr, ok := instruction(l); ok {
+			if instr, plan, ok := instruction(l1); ok {
 				lineRange := protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line + 1}}
-				add("Agent: "+summarize(instr, 70), protocol.CodeActionKindRefactorRewrite, askArgs{
+				args := askArgs{
 					Prompt: instr + fmt.Sprintf("\n\n(This instruction is the comment on line %d. Carry it out, then remove that instruction comment.)", line+1),
 					URI:    u, Range: &lineRange,
-				}, nil)
+				}
+				title := "Agent: " + summarize(instr, 70)
+				if plan {
+					args.Strategy, title = "plan", "Agent (plan first): "+summarize(instr, 60)
+				}
+				l.command(title, protocol.CodeActionKindRefactorRewrite, cmdAsk, args, nil)
 			}
 		}
 	}
 	for _, d := range params.Context.Diagnostics {
 		msg := diagnosticMessage(d)
-		add("Fix with agent: "+summarize(msg, 70), protocol.CodeActionKindQuickFix, askArgs{
+		l.command("Fix with agent: "+summarize(msg, 70), protocol.CodeActionKindQuickFix, cmdAsk, askArgs{
 			Prompt: "Fix this problem: " + msg, URI: u, Range: &d.Range,
 			Diagnostics: []diagnosticArg{{Line: d.Range.Start.Line, Message: msg}},
 		}, []protocol.Diagnostic{d})
 	}
 	r := rng
-	add("Ask agent…", protocol.CodeActionKindRefactorRewrite, askArgs{URI: u, Range: &r}, nil)
-	add("Plan with agent…", protocol.CodeActionKindRefactorRewrite, askArgs{URI: u, Range: &r, Strategy: "plan"}, nil)
-	add("Explain with agent", protocol.CodeActionKindRefactorRewrite, askArgs{Prompt: "Explain what this code does, and point out anything surprising.", URI: u, Range: &r}, nil)
-	add("Write tests with agent", protocol.CodeActionKindRefactorRewrite, askArgs{Prompt: "Write tests for this code, following the project's existing test conventions.", URI: u, Range: &r}, nil)
-	add("Document with agent", protocol.CodeActionKindRefactorRewrite, askArgs{Prompt: "Write documentation comments for this code in the language's usual style. Change no behaviour.", URI: u, Range: &r}, nil)
-	add("Review file with agent", protocol.CodeActionKindSource, askArgs{Prompt: "Review this file: list bugs, risks and unclear code, most important first. Change nothing.", URI: u}, nil)
-	// A plan waiting for the user where the client could not ask (Helix).
-	if r := s.planWaiting(""); r != nil && wanted(protocol.CodeActionKindSource) {
-		kind := protocol.CodeActionKindSource
-		title := "Run the agent's plan (" + r.name() + ")"
-		arg, _ := json.Marshal(idArgs{ID: r.name()})
-		actions = append(actions, &protocol.CodeAction{Title: title, Kind: &kind, Command: protocol.Command{Title: title, Command: cmdRunPlan, Arguments: []protocol.LSPAny{arg}}})
+	if caps.promptInput {
+		l.command("Ask agent…", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{URI: u, Range: &r}, nil)
+		l.command("Plan with agent…", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{URI: u, Range: &r, Strategy: "plan"}, nil)
+	} else if open {
+		// The client has no box to type a prompt in: the file is the box.
+		at := templateSpot{doc: doc, line: rng.Start.Line, start: cursorLine, end: cursorLineEnd}
+		l.edit("Ask agent… (inserts an AGENT: comment to write the request in)", protocol.CodeActionKindRefactorRewrite,
+			at.insert("AGENT: ", caps))
+		l.edit("Plan with agent… (inserts an AGENT PLAN: comment)", protocol.CodeActionKindRefactorRewrite,
+			at.insert("AGENT PLAN: ", caps))
 	}
-	// Notes the agent proposed wait for the user; Helix has no other way in.
-	if _, err := s.notesRun(""); err == nil && wanted(protocol.CodeActionKindSource) {
-		kind := protocol.CodeActionKindSource
-		title := "Keep the agent's notes"
-		actions = append(actions, &protocol.CodeAction{Title: title, Kind: &kind, Command: protocol.Command{Title: title, Command: cmdKeepNotes}})
+	l.command("Explain with agent", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{Prompt: "Explain what this code does, and point out anything surprising.", URI: u, Range: &r}, nil)
+	l.command("Write tests with agent", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{Prompt: "Write tests for this code, following the project's existing test conventions.", URI: u, Range: &r}, nil)
+	l.command("Document with agent", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{Prompt: "Write documentation comments for this code in the language's usual style. Change no behaviour.", URI: u, Range: &r}, nil)
+	l.command("Review file with agent", protocol.CodeActionKindSource, cmdAsk, askArgs{Prompt: "Review this file: list bugs, risks and unclear code, most important first. Change nothing.", URI: u}, nil)
+	// Notes the agent proposed wait for the user.
+	if _, err := s.notesRun(""); err == nil {
+		l.command("Keep the agent's notes", protocol.CodeActionKindSource, cmdKeepNotes, nil, nil)
 	}
-	return actions, nil
+	return l.actions, nil
+}
+
+// decisionActions offers what waits for the user: the newest pending
+// proposal (apply, show, discard), a plan waiting to run, and cancelling
+// the runs still going.
+func (s *Server) decisionActions(l *actionList) {
+	kind := protocol.CodeActionKindSource
+	if p, err := s.runs.proposal(""); err == nil {
+		id := idArgs{ID: p.name()}
+		l.command(fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(p.changes), p.name()), kind, cmdApplyProposal, id, nil)
+		l.command("Show agent proposal ("+p.name()+")", kind, cmdShowProposal, id, nil)
+		l.command("Discard agent proposal ("+p.name()+")", kind, cmdDiscardProposal, id, nil)
+	}
+	if r := s.planWaiting(""); r != nil {
+		l.command("Run the agent's plan ("+r.name()+")", kind, cmdRunPlan, idArgs{ID: r.name()}, nil)
+	}
+	if r := s.runs.newest(func(r *run) bool { return r.state() == runRunning }); r != nil {
+		l.command("Cancel agent run ("+r.name()+": "+summarize(r.prompt, 40)+")", kind, cmdCancel, idArgs{ID: r.name()}, nil)
+	}
+}
+
+// templateSpot is where an instruction template goes: above line, whose
+// bytes are doc.text[start:end].
+type templateSpot struct {
+	doc        document
+	line       uint32
+	start, end int
+}
+
+// insert is the edit that inserts an empty instruction comment above the
+// line, in the file's comment syntax and the line's indentation, for the
+// user to write the request in and then pick its "Agent: …" action.
+func (at templateSpot) insert(label string, caps clientCaps) protocol.WorkspaceEdit {
+	text := at.doc.text[at.start:at.end]
+	indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
+	open, close := commentSyntax(at.doc.language, at.doc.path)
+	comment := indent + open + " " + label
+	if close != "" {
+		comment += " " + close
+	}
+	pos := protocol.Position{Line: at.line}
+	edit := protocol.TextEdit{Range: protocol.Range{Start: pos, End: pos}, NewText: comment + "\n"}
+	if at.start == len(at.doc.text) && at.doc.text != "" && !strings.HasSuffix(at.doc.text, "\n") {
+		// Past the last line of a file without a final newline: start one.
+		pos = caps.encoding.position(at.doc.text, len(at.doc.text))
+		edit = protocol.TextEdit{Range: protocol.Range{Start: pos, End: pos}, NewText: "\n" + comment}
+	}
+	if caps.documentChanges {
+		version := at.doc.version
+		return protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{textDocumentEdit(at.doc.uri, &version, []protocol.TextEdit{edit}, "")}}
+	}
+	return protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{at.doc.uri: {edit}}}
 }
 
 // codeActionResolve returns the action as it is: actions are complete when listed.
@@ -120,11 +212,6 @@ func (s *Server) codeActionResolve(ctx context.Context, raw jsonrpc2.RawMessage)
 		return nil, err
 	}
 	return &action, nil
-}
-
-func askCommand(title string, args askArgs) protocol.Command {
-	raw, _ := json.Marshal(args)
-	return protocol.Command{Title: title, Command: cmdAsk, Arguments: []protocol.LSPAny{raw}}
 }
 
 func diagnosticMessage(d protocol.Diagnostic) string {

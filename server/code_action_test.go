@@ -26,7 +26,7 @@ func TestCodeActionsListWithoutCallingTheModel(t *testing.T) {
 		llmtest.Turn{Text: "done"},
 	)
 	f := newFixture(t, nil, srv, nil)
-	f.editor.Initialize(f.root, servertest.Caps{Progress: true, Annotations: true}, nil)
+	f.editor.Initialize(f.root, servertest.Caps{Progress: true, Annotations: true, PromptInput: true}, nil)
 	u := f.uri("a.py")
 	text := "def f():\n    # AGENT: make it return 42\n    pass  # handle the empty case AI!\n-- plain comment\n"
 	f.editor.Open(u, text)

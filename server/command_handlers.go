@@ -25,17 +25,20 @@ type applyResult struct {
 	ID      string `json:"id"`
 	Applied bool   `json:"applied"`
 	Reason  string `json:"reason"` // the client's, when it declined
+	// Offered are the new files the client could not create, offered as
+	// documents to save instead.
+	Offered []offeredFile `json:"offered,omitempty"`
 }
 
 func (s *Server) applyProposal(ctx context.Context, a idArgs) (applyResult, error) {
-	p, applied, reason, err := s.sendProposal(ctx, a.ID)
+	out, p, err := s.sendProposal(ctx, a.ID)
 	if p == nil {
 		return applyResult{}, err // no such proposal, or not pending
 	}
 	if err != nil {
 		return applyResult{}, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("%s not applied: %v", p.name(), err))
 	}
-	return applyResult{ID: p.name(), Applied: applied, Reason: reason}, nil
+	return out, nil
 }
 
 type discardResult struct {

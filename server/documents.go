@@ -14,12 +14,13 @@ import (
 // place, so typing in a large file does not copy the whole file per
 // keystroke; text is buf as a string, made when someone reads it.
 type document struct {
-	uri     uri.URI
-	path    string // absolute, symlinks resolved
-	version int32
-	buf     []byte
-	text    string
-	fresh   bool // text matches buf
+	uri      uri.URI
+	path     string // absolute, symlinks resolved
+	language string // the client's language id ("go", "python", …)
+	version  int32
+	buf      []byte
+	text     string
+	fresh    bool // text matches buf
 }
 
 // snapshot returns the document with text filled in. The caller holds the lock.
@@ -27,7 +28,7 @@ func (d *document) snapshot() document {
 	if !d.fresh {
 		d.text, d.fresh = string(d.buf), true
 	}
-	return document{uri: d.uri, path: d.path, version: d.version, text: d.text, fresh: true}
+	return document{uri: d.uri, path: d.path, language: d.language, version: d.version, text: d.text, fresh: true}
 }
 
 // splice replaces buf[start:end] with text, in place when capacity allows.
@@ -97,7 +98,7 @@ func (d *documents) open(item protocol.TextDocumentItem) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.byPath[p] = &document{uri: item.URI, path: p, buf: []byte(item.Text), text: item.Text, fresh: true, version: item.Version}
+	d.byPath[p] = &document{uri: item.URI, path: p, language: string(item.LanguageID), buf: []byte(item.Text), text: item.Text, fresh: true, version: item.Version}
 	return nil
 }
 

@@ -33,13 +33,14 @@ func providerFailure(err error) bool {
 func (s *Server) escalate(r *run, cause error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	actions := []protocol.MessageActionItem{{Title: escalateRetry}}
+	// Cancel first: clients preselect the first action, and the others spend
+	// money on another try.
+	actions := []protocol.MessageActionItem{{Title: escalateCancel}, {Title: escalateRetry}}
 	for _, b := range r.settings.Backups() {
-		if m, err := config.ParseModelRef(b.Ref); err == nil && len(actions) < 4 {
+		if m, err := config.ParseModelRef(b.Ref); err == nil && len(actions) < 5 {
 			actions = append(actions, protocol.MessageActionItem{Title: escalateUse + m.String()})
 		}
 	}
-	actions = append(actions, protocol.MessageActionItem{Title: escalateCancel})
 	msg := fmt.Sprintf("agent-lsp: %s stopped: %v\nThe changes made so far are kept. What now?", r.name(), cause)
 	choice, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeError, Message: msg, Actions: actions})
 	if err != nil || choice == nil || choice.Title == escalateCancel {

@@ -26,6 +26,9 @@ func TestWhenTheModelsFailTheUserIsAskedAndRetryContinues(t *testing.T) {
 	if q := f.editor.Asked()[0]; !strings.Contains(q, "run-1 stopped") || !strings.Contains(q, "key revoked") {
 		t.Fatalf("question: %q", q)
 	}
+	if actions := f.editor.AskedActions()[0]; actions[0] != "Cancel" {
+		t.Fatalf("the first answer, which clients preselect, must be the safe one: %q", actions)
+	}
 	if end := f.waitEnd("run-2"); !strings.HasPrefix(end, "Completed: 1 file(s) changed (proposal-2)") {
 		t.Fatalf("continued run: %q", end)
 	}

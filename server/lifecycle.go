@@ -24,6 +24,10 @@ type clientCaps struct {
 	createFiles     bool
 	progress        bool
 	showDocument    bool
+	// promptInput: the client asks for agent.ask's prompt itself (our VS Code
+	// and Neovim clients say so under experimental.agentLsp); others get an
+	// instruction-comment template instead.
+	promptInput bool
 }
 
 func readCaps(c protocol.ClientCapabilities) clientCaps {
@@ -39,6 +43,14 @@ func readCaps(c protocol.ClientCapabilities) clientCaps {
 	if w := c.Window; w != nil {
 		caps.progress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
 		caps.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
+	}
+	var experimental struct {
+		AgentLsp struct {
+			PromptInput bool `json:"promptInput"`
+		} `json:"agentLsp"`
+	}
+	if len(c.Experimental) > 0 && json.Unmarshal(c.Experimental, &experimental) == nil {
+		caps.promptInput = experimental.AgentLsp.PromptInput
 	}
 	return caps
 }

@@ -23,12 +23,17 @@ func (s *Server) showMessage(ctx context.Context, t protocol.MessageType, msg st
 	}
 }
 
-// showFile writes content under the cache dir (never the workspace) and asks
-// the client to open it. It reports whether the client showed it.
+// showFile writes content under the cache dir (never the workspace) as name,
+// a relative path, and asks the client to open it. It reports whether the
+// client showed it.
 func (s *Server) showFile(ctx context.Context, name, content string, focus bool) (uri.URI, bool) {
 	dir := filepath.Join(s.opts.CacheDir, "documents")
 	path := filepath.Join(dir, name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if rel, err := filepath.Rel(dir, path); err != nil || !filepath.IsLocal(rel) {
+		s.log.Warn("document name outside the documents dir", "name", name)
+		return "", false
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		s.log.Warn("cache dir", "error", err)
 		return "", false
 	}

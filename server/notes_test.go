@@ -50,8 +50,16 @@ func TestRememberedNoteWaitsUntilKept(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 	f.ask(map[string]any{"prompt": "before keeping", "wait": true})
-	f.editor.Wait("the answer", func() bool { return len(f.editor.Messages()) >= 1 })
-	if msg := f.editor.Messages()[0]; !strings.Contains(msg, "The agent wants to remember:\n- "+injected) || !strings.Contains(msg, "agent.keepNotes "+res.RunID) {
+	var msg string
+	f.editor.Wait("the answer", func() bool {
+		for _, m := range f.editor.Messages() {
+			if strings.Contains(m, "The agent wants to remember") {
+				msg = m
+			}
+		}
+		return msg != ""
+	})
+	if !strings.Contains(msg, "The agent wants to remember:\n- "+injected) || !strings.Contains(msg, "agent.keepNotes "+res.RunID) {
 		t.Fatalf("the answer does not show the note and how to keep it:\n%s", msg)
 	}
 	st := f.status()

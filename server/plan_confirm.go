@@ -22,7 +22,7 @@ func (s *Server) confirmPlan(ctx context.Context, r *run, plan string) (bool, er
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeInfo,
 		Message: fmt.Sprintf("agent-lsp: the plan for %q (%s):\n%s", summarize(r.prompt, 60), r.name(), plan),
-		Actions: []protocol.MessageActionItem{{Title: planRun}, {Title: planCancel}},
+		Actions: []protocol.MessageActionItem{{Title: planCancel}, {Title: planRun}}, // the safe answer first: clients preselect it
 	}
 	if choice, err := s.client.ShowMessageRequest(ctx, params); err == nil {
 		return choice != nil && choice.Title == planRun, nil

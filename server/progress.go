@@ -44,26 +44,30 @@ func (t *progressTracker) setSupported(supported bool) {
 	t.supported = supported
 }
 
-// start creates and begins a cancellable progress under token. It is
-// created even when ctx is already cancelled, so what was cancelled this
-// early still shows and ends, rather than never ending. A client without
-// work-done progress, or one that refuses the token, gets a workDone that
-// reports nothing.
-func (t *progressTracker) start(ctx context.Context, token, title, message string, cancel func()) *workDone {
-	wd := &workDone{tracker: t, key: token, cancel: cancel}
+// start creates and begins a cancellable progress for name ("run-3",
+// token "agent-lsp/run-3"). It is created even when ctx is already
+// cancelled, so what was cancelled this early still shows and ends, rather
+// than never ending. A client without work-done progress (or one that
+// refuses the token) gets a short message at the start and the end, and
+// the reports in its log.
+func (t *progressTracker) start(ctx context.Context, name, title, message string, cancel func()) *workDone {
+	token := "agent-lsp/" + name
+	wd := &workDone{tracker: t, name: name, key: token, cancel: cancel}
 	t.mu.Lock()
 	supported := t.supported
 	t.mu.Unlock()
-	if !supported {
-		wd.off = true
-		return wd
-	}
-	wd.token = protocol.String(token)
 	ctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer stop()
-	if err := t.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: wd.token}); err != nil {
-		t.log.Debug("progress create", "error", err)
-		wd.off = true
+	if supported {
+		wd.token = protocol.String(token)
+		if err := t.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: wd.token}); err != nil {
+			t.log.Debug("progress create", "error", err)
+			supported = false
+		}
+	}
+	if !supported {
+		wd.plain = true
+		wd.notify(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s started: %s (the code action \"Cancel agent run\" stops it)", name, message))
 		return wd
 	}
 	t.mu.Lock()
@@ -88,12 +92,14 @@ func (t *progressTracker) cancel(token string) {
 // "Iteration 2/10 · read_file hello.py", then the model's text after it.
 type workDone struct {
 	tracker *progressTracker
+	name    string
 	key     string
 	token   protocol.ProgressToken
 	cancel  func()
+	plain   bool // no progress: reports go to the log, start and end are messages
 
 	mu         sync.Mutex // guards the fields below
-	off        bool       // nothing to report to, or ended
+	off        bool       // ended
 	step       string
 	streamed   string // the model's text so far this iteration
 	reasoning  string // its streamed reasoning this iteration
@@ -102,6 +108,10 @@ type workDone struct {
 
 // report reports msg.
 func (wd *workDone) report(ctx context.Context, msg string) {
+	if wd.plain {
+		wd.log(ctx, msg)
+		return
+	}
 	wd.send(ctx, &protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})
 }
 
@@ -152,13 +162,37 @@ func (wd *workDone) event(ctx context.Context, e agent.Event) {
 
 // end ends the progress with msg; it reports nothing after.
 func (wd *workDone) end(ctx context.Context, msg string) {
-	wd.send(ctx, &protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
+	if wd.plain {
+		wd.notify(ctx, protocol.MessageTypeInfo, "agent-lsp: "+wd.name+": "+msg)
+	} else {
+		wd.send(ctx, &protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
+	}
 	wd.mu.Lock()
 	wd.off = true
 	wd.mu.Unlock()
 	wd.tracker.mu.Lock()
 	delete(wd.tracker.inProgress, wd.key)
 	wd.tracker.mu.Unlock()
+}
+
+// log writes a report to the log of a client without progress.
+func (wd *workDone) log(ctx context.Context, msg string) {
+	wd.mu.Lock()
+	off := wd.off
+	wd.mu.Unlock()
+	if off {
+		return
+	}
+	if err := wd.tracker.client.LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: "[" + wd.name + "] " + msg}); err != nil {
+		wd.tracker.log.Debug("logMessage", "error", err)
+	}
+}
+
+// notify shows a start or end message to a client without progress.
+func (wd *workDone) notify(ctx context.Context, t protocol.MessageType, msg string) {
+	if err := wd.tracker.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: t, Message: msg}); err != nil {
+		wd.tracker.log.Debug("showMessage", "error", err)
+	}
 }
 
 func (wd *workDone) send(ctx context.Context, value any) {

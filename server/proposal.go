@@ -31,24 +31,35 @@ var ErrStale = errors.New("the file changed where the agent wants to edit it")
 // client supports them. Where it does not, sensitive files are sent only if
 // the user says so (approvedChanges). A buffer changed since the agent read
 // it is rebased when the changes don't overlap and refused when they do.
-func (s *Server) workspaceEdit(p *proposal, caps clientCaps) (protocol.WorkspaceEdit, error) {
+// New files a client cannot create come back in newFiles, to be offered
+// another way.
+func (s *Server) workspaceEdit(p *proposal, caps clientCaps) (edit protocol.WorkspaceEdit, newFiles []tools.Change, err error) {
 	annotated := caps.annotations && caps.documentChanges
 	changes := p.changes
 	if !annotated {
-		var err error
 		if changes, err = s.approvedChanges(p); err != nil {
-			return protocol.WorkspaceEdit{}, err
+			return protocol.WorkspaceEdit{}, nil, err
 		}
 	}
-	var edit protocol.WorkspaceEdit
 	if !caps.documentChanges {
 		edit.Changes = map[uri.URI][]protocol.TextEdit{}
 	}
 	var sensitive []tools.Change
 	for _, c := range changes {
+		if !c.Existed && !(caps.documentChanges && caps.createFiles) {
+			_, _, exists, err := s.currentText(c.AbsPath)
+			if err != nil {
+				return edit, nil, err
+			}
+			if exists {
+				return edit, nil, fmt.Errorf("%s: %w (it was created after the agent started)", c.Path, ErrStale)
+			}
+			newFiles = append(newFiles, c)
+			continue
+		}
 		added, err := s.addChange(&edit, c, caps)
 		if err != nil {
-			return edit, err
+			return edit, nil, err
 		}
 		if _, ok := c.Sensitive(); ok && added {
 			sensitive = append(sensitive, c)
@@ -57,7 +68,12 @@ func (s *Server) workspaceEdit(p *proposal, caps clientCaps) (protocol.Workspace
 	if annotated {
 		edit.ChangeAnnotations = changeAnnotations(p.prompt, sensitive)
 	}
-	return edit, nil
+	return edit, newFiles, nil
+}
+
+// editsNothing reports whether edit changes no file.
+func editsNothing(edit protocol.WorkspaceEdit) bool {
+	return len(edit.DocumentChanges) == 0 && len(edit.Changes) == 0
 }
 
 // addChange adds one file's change to edit; added is false when the file
@@ -72,9 +88,6 @@ func (s *Server) addChange(edit *protocol.WorkspaceEdit, c tools.Change, caps cl
 	if !c.Existed {
 		if exists {
 			return false, fmt.Errorf("%s: %w (it was created after the agent started)", c.Path, ErrStale)
-		}
-		if !caps.documentChanges || !caps.createFiles {
-			return false, fmt.Errorf("%s is a new file and this editor cannot create files through a workspace edit; see agent.showProposal", c.Path)
 		}
 		create := &protocol.CreateFile{Kind: "create", URI: u}
 		create.AnnotationID = ann

@@ -85,7 +85,7 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 	go func() {
 		defer close(r.done)
 		defer r.cancel()
-		r.progress = s.progress.start(r.ctx, "agent-lsp/"+r.name(), "Agent", summarize(r.prompt, 80), r.cancel)
+		r.progress = s.progress.start(r.ctx, r.name(), "Agent", summarize(r.prompt, 80), r.cancel)
 		if r.after != nil {
 			r.progress.report(r.ctx, "Queued behind "+r.after.name()+" (same conversation)")
 			select {
@@ -172,6 +172,10 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 	return out.Answer, err
 }
 
+// answerMessageLimit bounds an answer shown as a message, for clients that
+// cannot open the answer document.
+const answerMessageLimit = 1500
+
 // finishRun shows the answer, offers or sends the proposal, and ends the progress.
 func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer string, err error) {
 	p := s.runs.proposalOf(r)
@@ -203,10 +207,14 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 	}
 	notes := s.notesNotice(r, p)
 	doc.WriteString(notes)
-	if _, shown := s.showFile(ctx, r.name()+".md", doc.String(), false); !shown {
-		msg := summarize(answer, 500)
+	if u, shown := s.showFile(ctx, r.name()+".md", doc.String(), false); !shown {
+		// As a message: its lines kept, cut where long, and where the whole is.
+		msg := "agent-lsp: " + r.name() + ":\n" + excerpt(strings.TrimSpace(answer), answerMessageLimit)
+		if u != "" {
+			msg += "\n\nThe full answer: " + u.FsPath()
+		}
 		if p != nil {
-			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: agent.showProposal to see the diff, agent.applyProposal to apply.", len(p.changes), p.name())
+			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: the code actions \"Show agent proposal\" and \"Apply agent proposal\" (or the commands agent.showProposal, agent.applyProposal).", len(p.changes), p.name())
 		}
 		msg += notes
 		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
@@ -225,38 +233,41 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 }
 
 // sendProposal sends workspace/applyEdit for a pending proposal; an
-// "applied: false" answer keeps it pending.
-func (s *Server) sendProposal(ctx context.Context, name string) (p *proposal, applied bool, reason string, err error) {
+// "applied: false" answer keeps it pending. New files the client cannot
+// create are offered once the rest is applied (offerNewFiles).
+func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult, p *proposal, err error) {
 	// Claimed before anything is sent: a second apply, or the automatic
 	// send racing a manual one, is refused instead of sent twice.
 	p, err = s.runs.move(name, proposalApplying)
 	if err != nil {
-		return nil, false, "", err
+		return out, nil, err
 	}
+	out.ID = p.name()
 	final := proposalPending // unless the client applies it
 	defer func() { s.runs.settle(p, final) }()
-	s.mu.Lock()
-	caps := s.caps
-	s.mu.Unlock()
-	edit, err := s.workspaceEdit(p, caps)
+	caps := s.clientCaps()
+	edit, newFiles, err := s.workspaceEdit(p, caps)
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s not applied: %v", p.name(), err))
-		return p, false, "", err
+		return out, p, err
 	}
-	label := "agent-lsp: " + summarize(p.prompt, 60)
-	result, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit})
-	if err != nil {
-		return p, false, "", err
+	if !editsNothing(edit) {
+		label := "agent-lsp: " + summarize(p.prompt, 60)
+		result, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit})
+		if err != nil {
+			return out, p, err
+		}
+		if result == nil || !result.Applied {
+			if result != nil && result.FailureReason != nil {
+				out.Reason = *result.FailureReason
+			}
+			return out, p, nil
+		}
 	}
-	if result != nil && result.Applied {
-		final = proposalApplied
-		s.keepRunNotes(ctx, p.run) // applying the run's proposal accepts its notes too
-		return p, true, "", nil
-	}
-	if result != nil && result.FailureReason != nil {
-		reason = *result.FailureReason
-	}
-	return p, false, reason, nil
+	final, out.Applied = proposalApplied, true
+	out.Offered = s.offerNewFiles(ctx, p, newFiles, len(p.changes)-len(newFiles))
+	s.keepRunNotes(ctx, p.run) // applying the run's proposal accepts its notes too
+	return out, p, nil
 }
 
 // logWriter turns the trace into window/logMessage lines.

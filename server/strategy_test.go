@@ -26,6 +26,9 @@ func TestPlanStrategyShowsThePlanAndProposesAllSteps(t *testing.T) {
 	if asked := f.editor.Asked(); len(asked) != 1 || !strings.Contains(asked[0], "1. add a header") {
 		t.Fatalf("the plan was not put to the user before its steps: %q", asked)
 	}
+	if actions := f.editor.AskedActions()[0]; actions[0] != "Cancel" {
+		t.Fatalf("the first answer, which clients preselect, must be the safe one: %q", actions)
+	}
 	var shownPlan bool
 	for _, u := range f.editor.Shown() {
 		shownPlan = shownPlan || strings.HasSuffix(string(u), res.RunID+"-plan.md")

@@ -33,6 +33,7 @@ func TestNeovimAskPreviewApply(t *testing.T) {
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello, World!","new_string":"Hello, agent!"}`}}},
 		llmtest.Turn{Text: "Changed the greeting."},
+		llmtest.Turn{Text: "It greets."},
 	)
 	plugin, _ := filepath.Abs(".")
 	result := filepath.Join(t.TempDir(), "result")
@@ -67,5 +68,8 @@ func TestNeovimAskPreviewApply(t *testing.T) {
 	task := srv.Requests()[1]["messages"].([]any)[3].(map[string]any)["content"].(string)
 	if !strings.Contains(task, "# 🐍 greetings, unsaved") {
 		t.Fatalf("the agent did not read the unsaved buffer: %q", task)
+	}
+	if asked := llmtest.LastUserText(srv.Requests()[3]); !strings.HasPrefix(asked, "explain the greeting") {
+		t.Fatalf("the code action's ask sent %q", asked)
 	}
 }

@@ -35,7 +35,19 @@ type Caps struct {
 	ShowDocument bool
 	// NoMessageRequest answers window/showMessageRequest with "Method not found" (Helix).
 	NoMessageRequest bool
+	// PromptInput says the client asks for agent.ask's prompt itself (our
+	// VS Code and Neovim clients).
+	PromptInput bool
+	// NoResourceOperations leaves out resourceOperations: the client cannot
+	// create files through a workspace edit.
+	NoResourceOperations bool
 }
+
+// Plain is a client that speaks only standard LSP and little of it, as
+// Emacs's eglot, Helix, Kakoune or Sublime LSP: no prompt box, no
+// showDocument, no resource operations, no work-done progress, no change
+// annotations.
+var Plain = Caps{NoResourceOperations: true}
 
 // Buffer is an open document in the fake editor.
 type Buffer struct {

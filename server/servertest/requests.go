@@ -24,6 +24,12 @@ func (e *Editor) Initialize(root string, caps Caps, initOptions map[string]any) 
 		},
 		"window": map[string]any{"workDoneProgress": caps.Progress, "showDocument": map[string]any{"support": caps.ShowDocument}},
 	}
+	if caps.NoResourceOperations {
+		delete(c["workspace"].(map[string]any)["workspaceEdit"].(map[string]any), "resourceOperations")
+	}
+	if caps.PromptInput {
+		c["experimental"] = map[string]any{"agentLsp": map[string]any{"promptInput": true}}
+	}
 	if caps.Annotations {
 		c["workspace"].(map[string]any)["workspaceEdit"].(map[string]any)["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": yes}
 	}
@@ -220,3 +226,7 @@ func Raw(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// ApplyEdit applies a workspace edit to the buffers as the editor does when
+// the user picks a code action that carries one.
+func (e *Editor) ApplyEdit(edit protocol.WorkspaceEdit) error { return e.apply(edit) }

@@ -1,6 +1,7 @@
 -- Headless end-to-end test, run by e2e_test.go: loads the plugin, edits a
 -- buffer without saving (an emoji line before the change), runs :AgentAsk,
--- waits for the diff preview, runs :AgentApply and checks the buffer. Writes
+-- waits for the diff preview, runs :AgentApply and checks the buffer; then
+-- runs the "Ask agent…" code action through the plugin's prompt. Writes
 -- "ok" or the failure to $RESULT, then quits.
 local result = os.getenv('RESULT')
 local function finish(msg)
@@ -39,5 +40,25 @@ local ok, err = pcall(function()
   -- With nothing pending, :AgentPreview finds nothing and changes nothing.
   vim.cmd('AgentPreview')
   assert(vim.fn.bufnr('agent-lsp://answer') ~= -1, 'no answer split')
+
+  -- The code-action menu's "Ask agent…": the plugin says it asks for the
+  -- prompt, so the action carries agent.ask (not a comment template), and
+  -- the plugin's handler asks and runs it.
+  vim.api.nvim_set_current_buf(buf)
+  local params = vim.lsp.util.make_range_params()
+  params.context = { diagnostics = {} }
+  local answers = vim.lsp.buf_request_sync(buf, 'textDocument/codeAction', params, 10000)
+  local ask
+  for _, answer in pairs(answers or {}) do
+    for _, action in ipairs(answer.result or {}) do
+      if action.title == 'Ask agent…' then
+        ask = action
+      end
+    end
+  end
+  assert(ask and ask.command and ask.command.command == 'agent.ask' and not ask.edit, 'Ask agent… is ' .. vim.inspect(ask))
+  vim.ui.input = function(_, on_confirm) on_confirm('explain the greeting') end
+  vim.lsp.commands['agent.ask'](ask.command, { bufnr = buf })
+  assert(vim.wait(20000, function() return agent.state.last_answer == 'It greets.' end, 20), 'the code action ask did not run: ' .. tostring(agent.state.last_answer))
 end)
 finish(ok and 'ok' or tostring(err))

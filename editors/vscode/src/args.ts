@@ -89,3 +89,13 @@ function firstLine(s: string): string {
   const line = s.trim().split('\n')[0] ?? '';
   return line.length > 120 ? line.slice(0, 119) + '…' : line;
 }
+
+/**
+ * withPromptInput adds the experimental capability that tells the server
+ * this client asks for agent.ask's prompt itself (the middleware's input
+ * box), so its "Ask agent…" actions carry a command, not a comment template.
+ */
+export function withPromptInput(caps: { experimental?: unknown }): void {
+  const experimental = (caps.experimental ?? {}) as Record<string, unknown>;
+  caps.experimental = { ...experimental, agentLsp: { ...((experimental.agentLsp ?? {}) as object), promptInput: true } };
+}

@@ -3,7 +3,7 @@
 // server's needsConfirmation annotations; all agent logic stays in the server.
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
-import { askArgs, AskResult, initializationOptions, summary } from './args';
+import { askArgs, AskResult, initializationOptions, summary, withPromptInput } from './args';
 
 let client: LanguageClient | undefined;
 let status: vscode.StatusBarItem;
@@ -29,6 +29,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
   };
   client = new LanguageClient('agent-lsp', 'agent-lsp', serverOptions, clientOptions);
+  // The middleware above asks for the prompt: say so, or the server sends
+  // "Ask agent…" as a comment template for clients without an input box.
+  client.registerFeature({
+    fillClientCapabilities: withPromptInput,
+    initialize: () => undefined,
+    getState: () => ({ kind: 'static' }),
+    clear: () => undefined,
+  });
 
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
   status.command = 'agent-lsp.cancel';

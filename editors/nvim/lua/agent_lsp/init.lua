@@ -55,6 +55,9 @@ local function capabilities()
   -- Our preview is the diff buffer; keep the server from sending edits that
   -- Neovim >= 0.12 would confirm on its own.
   caps.workspace.workspaceEdit.changeAnnotationSupport = nil
+  -- We ask for agent.ask's prompt ourselves (the agent.ask handler below),
+  -- so "Ask agent…" code actions carry a command, not a comment template.
+  caps.experimental = vim.tbl_extend('force', caps.experimental or {}, { agentLsp = { promptInput = true } })
   return caps
 end
 
@@ -157,10 +160,25 @@ end
 -- previews the result.
 function M.ask(prompt, line1, line2)
   local bufnr = vim.api.nvim_get_current_buf()
-  if not prompt or vim.trim(prompt) == '' then
+  local arg = { prompt = prompt }
+  if vim.api.nvim_buf_get_name(bufnr) ~= '' then
+    arg.uri = vim.uri_from_bufnr(bufnr)
+    if line1 and line2 then
+      arg.range = { start = { line = line1 - 1, character = 0 }, ['end'] = { line = line2, character = 0 } }
+    end
+  end
+  M.ask_with(arg, bufnr)
+end
+
+-- ask_with sends agent.ask with arg (the server's arguments: prompt, uri,
+-- range, strategy, diagnostics), asking for the prompt when it has none, as
+-- the "Ask agent…" code action's has not.
+function M.ask_with(arg, bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if not arg.prompt or vim.trim(arg.prompt) == '' then
     vim.ui.input({ prompt = 'Ask agent: ' }, function(input)
       if input and vim.trim(input) ~= '' then
-        M.ask(input, line1, line2)
+        M.ask_with(vim.tbl_extend('force', arg, { prompt = input }), bufnr)
       end
     end)
     return
@@ -170,13 +188,7 @@ function M.ask(prompt, line1, line2)
     return
   end
   client() -- attach before the request so the server has the buffer
-  local arg = { prompt = prompt, wait = true }
-  if vim.api.nvim_buf_get_name(bufnr) ~= '' then
-    arg.uri = vim.uri_from_bufnr(bufnr)
-    if line1 and line2 then
-      arg.range = { start = { line = line1 - 1, character = 0 }, ['end'] = { line = line2, character = 0 } }
-    end
-  end
+  arg = vim.tbl_extend('force', arg, { wait = true })
   M.state.running = true
   M.state.progress = 'starting'
   execute('agent.ask', arg, function(result)
@@ -263,6 +275,11 @@ end
 
 function M.setup(opts)
   config = vim.tbl_deep_extend('force', config, opts or {})
+  -- The server's code actions run agent.ask through here: the prompt box,
+  -- the answer and diff buffers, as :AgentAsk has them.
+  vim.lsp.commands['agent.ask'] = function(command, ctx)
+    M.ask_with(vim.deepcopy((command.arguments or {})[1] or {}), ctx and ctx.bufnr)
+  end
   local cmd = vim.api.nvim_create_user_command
   cmd('AgentAsk', function(o)
     if o.range > 0 then

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { askArgs, initializationOptions, summary } from '../args';
+import { askArgs, initializationOptions, summary, withPromptInput } from '../args';
 
 const sel = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
@@ -31,4 +31,13 @@ test('summary says how to keep the notes the agent wants to remember', () => {
   const diff = '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n';
   assert.match(summary({ runId: 'run-5', proposalId: 'proposal-5', state: 'completed', answer: 'ok', diff, notes: ['a', 'b'] }),
     /review them in the preview\. The agent wants to remember 2 notes \(see the answer\): applying the changes keeps them/);
+});
+
+test('withPromptInput declares the prompt box and keeps other experimental capabilities', () => {
+  const caps: { experimental?: unknown } = { experimental: { other: 1 } };
+  withPromptInput(caps);
+  assert.deepEqual(caps.experimental, { other: 1, agentLsp: { promptInput: true } });
+  const empty: { experimental?: unknown } = {};
+  withPromptInput(empty);
+  assert.deepEqual(empty.experimental, { agentLsp: { promptInput: true } });
 });
