@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
 // What the tools read of git besides the .gitignore files, read with
@@ -138,4 +140,45 @@ func resolveFrom(base, p string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(base, p)
+}
+
+// trackedFiles lists the files and links in the index of root's repository
+// (nil without one, or with an index go-git cannot read). A path that is not
+// local, or that passes through a .git, is dropped: the index is the
+// workspace's to write.
+func trackedFiles(root string) []string {
+	gitDir, _ := gitDirs(root)
+	if gitDir == "" {
+		return nil
+	}
+	f, err := openRegular(filepath.Join(gitDir, "index"))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var idx index.Index
+	if err := index.NewDecoder(f).Decode(&idx); err != nil && len(idx.Entries) == 0 {
+		return nil
+	}
+	var files []string
+	seen := map[string]bool{}
+	for _, e := range idx.Entries {
+		switch {
+		case seen[e.Name], !filepath.IsLocal(e.Name), inGitDir(e.Name):
+			continue
+		case e.Mode == filemode.Regular, e.Mode == filemode.Deprecated, e.Mode == filemode.Executable, e.Mode == filemode.Symlink:
+			seen[e.Name] = true // once, though a conflict has it in up to three stages
+			files = append(files, e.Name)
+		}
+	}
+	return files
+}
+
+func inGitDir(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if strings.EqualFold(part, ".git") {
+			return true
+		}
+	}
+	return false
 }

@@ -1,14 +1,13 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
+	"path"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -56,30 +55,47 @@ func NewSandbox(ctx context.Context, w *Workspace, changes []Change) (*Sandbox, 
 	return sb, nil
 }
 
-// sandboxFiles lists what a checkout would have: git's tracked and
-// untracked-not-ignored files when the root is a repository, else the walk
-// that honours .gitignore.
+// sandboxFiles lists what a checkout would have, as `git ls-files --cached
+// --others --exclude-standard` would, without running git (see gitrepo.go):
+// the walk's files, which git would not ignore, and the tracked files it
+// left out (ignored but committed), unless reached through a symlinked
+// directory.
 func sandboxFiles(ctx context.Context, w *Workspace) ([]string, error) {
-	if _, err := os.Stat(filepath.Join(w.root, ".git")); err == nil {
-		cmd := exec.CommandContext(ctx, "git", "-C", w.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-		if out, err := cmd.Output(); err == nil {
-			var files []string
-			for _, f := range bytes.Split(out, []byte{0}) {
-				if len(f) > 0 {
-					files = append(files, string(f))
-				}
-			}
-			return files, nil
-		}
-	}
 	var files []string
+	seen := map[string]bool{}
 	err := w.walk(ctx, ".", 0, func(e walkEntry) error {
 		if !e.IsDir {
+			seen[e.Rel] = true
 			files = append(files, e.Rel)
 		}
 		return nil
 	})
-	return files, err
+	if err != nil {
+		return nil, err
+	}
+	realDir := map[string]bool{"": true}
+	for _, rel := range trackedFiles(w.root) {
+		if !seen[rel] && w.underRealDirs(path.Dir(rel), realDir) {
+			files = append(files, rel)
+		}
+	}
+	return files, nil
+}
+
+// underRealDirs reports whether dir (relative to the root) is a directory
+// reached through directories only, no symlink on the way; known caches the
+// answers.
+func (w *Workspace) underRealDirs(dir string, known map[string]bool) bool {
+	if dir == "." {
+		dir = ""
+	}
+	if ok, done := known[dir]; done {
+		return ok
+	}
+	fi, err := os.Lstat(filepath.Join(w.root, filepath.FromSlash(dir)))
+	ok := err == nil && fi.IsDir() && w.underRealDirs(path.Dir(dir), known)
+	known[dir] = ok
+	return ok
 }
 
 func (sb *Sandbox) copyAll(ctx context.Context, files []string) error {

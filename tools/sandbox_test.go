@@ -86,6 +86,49 @@ func TestSandboxCopiesTrackedAndUntrackedNotIgnoredGitFiles(t *testing.T) {
 	}
 }
 
+// The copy is listed from the index and the ignore files, never by running
+// git: a hostile repository's core.fsmonitor would run on the host. Tracked
+// files stay in even when ignored; an index entry under a directory since
+// swapped for a symlink to elsewhere stays out.
+func TestSandboxListsFilesWithoutRunningGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root, outside := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{".gitignore": "*.gen\n", "vendored.gen": "tracked", "skip.gen": "ignored",
+		"main.go": "x", "d/secret": "mine"})
+	writeTree(t, outside, map[string]string{"secret": "the user's"})
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-f", "vendored.gen", "main.go", "d/secret"}} {
+		git(t, root, args...)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "d")); err != nil {
+		t.Fatal(err)
+	}
+	canary := filepath.Join(outside, "fsmonitor-ran")
+	git(t, root, "config", "core.fsmonitor", "touch "+canary+"; false")
+
+	w, _ := NewWorkspace(root, nil)
+	sb, err := NewSandbox(context.Background(), w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	if _, err := os.Stat(canary); err == nil {
+		t.Error("making the copy ran the repository's core.fsmonitor")
+	}
+	for name, want := range map[string]bool{"vendored.gen": true, "main.go": true, ".gitignore": true, "skip.gen": false} {
+		if _, err := os.Stat(filepath.Join(sb.Dir, name)); (err == nil) != want {
+			t.Errorf("%s in sandbox: %v, want %v", name, err == nil, want)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(sb.Dir, "d", "secret")); err == nil {
+		t.Errorf("copied through a symlinked directory: %q", data)
+	}
+}
+
 // BenchmarkSandbox5000Files measures creating a sandbox of a 5,000-file
 // workspace (about 4 KB each) and reports the bytes copied.
 func BenchmarkSandbox5000Files(b *testing.B) {
