@@ -75,7 +75,9 @@ func TestREADMECommandsExist(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if len(names) < 6 {
+	// The guide works from the code-action menu; the few commands it still
+	// names are the ones without an action.
+	if len(names) < 3 {
 		t.Fatalf("README mentions only %v", names)
 	}
 }
