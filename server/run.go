@@ -150,7 +150,7 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 		},
 		Prompt: r.prompt, History: r.history,
 	}
-	if settings.PlanConfirm == nil || *settings.PlanConfirm {
+	if settings.ConfirmsPlans() {
 		spec.ConfirmPlan = func(ctx context.Context, plan string) (bool, error) { return s.confirmPlan(ctx, r, plan) }
 	}
 	a, task, err := agent.Prepare(spec)

@@ -346,6 +346,10 @@ func (s Settings) AutoApplies() bool { return isTrue(s.AutoApply) }
 
 func isTrue(b *bool) bool { return b != nil && *b }
 
+// ConfirmsPlans reports whether a plan waits for the user before its steps
+// run: yes unless plan_confirm = false.
+func (s Settings) ConfirmsPlans() bool { return s.PlanConfirm == nil || *s.PlanConfirm }
+
 // EffectiveAllowlist is the built-in list (unless no_default_allowlist) plus
 // the configured one.
 func (s Settings) EffectiveAllowlist(defaults []string) []string {
