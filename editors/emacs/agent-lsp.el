@@ -31,6 +31,10 @@
 ;; client edits the buffers (eglot asks first when
 ;; `eglot-confirm-server-initiated-edits' says so).
 ;;
+;; The server's code actions that name these commands ("Ask agent…",
+;; "Apply agent proposal", …) run through the same functions, so the
+;; code-action menu reads prompts and shows answers and diffs as well.
+;;
 ;; See README.md beside this file for the set-up.
 
 ;;; Code:
@@ -94,14 +98,17 @@ Commands run outside a file buffer (from the answer or the diff) use it.")
   "Non-nil when COMMANDS (an executeCommandProvider list) hold agent.ask."
   (and (member "agent.ask" (append commands nil)) t))
 
+(defun agent-lsp--agent-server-p (server)
+  "Non-nil when the eglot SERVER is agent-lsp (or a multiplexer holding it)."
+  (and (jsonrpc-running-p server)
+       (agent-lsp--offers-agent-p
+        (plist-get (plist-get (eglot--capabilities server) :executeCommandProvider)
+                   :commands))))
+
 (defun agent-lsp--eglot-server ()
   "The current buffer's eglot server when it is agent-lsp."
   (when-let ((server (eglot-current-server)))
-    (and (jsonrpc-running-p server)
-         (agent-lsp--offers-agent-p
-          (plist-get (plist-get (eglot--capabilities server) :executeCommandProvider)
-                     :commands))
-         server)))
+    (and (agent-lsp--agent-server-p server) server)))
 
 (defun agent-lsp--lsp-workspace ()
   "The current buffer's initialized lsp-mode workspace of the agent-lsp client."
@@ -144,6 +151,14 @@ JSON false reads as nil."
              (plist-get obj key))))
     (unless (eq v :json-false) v)))
 
+(defun agent-lsp--put (obj key value)
+  "A copy of OBJ, a plist or hash table (or nil), with KEY set to VALUE."
+  (if (hash-table-p obj)
+      (let ((copy (copy-hash-table obj)))
+        (puthash (substring (symbol-name key) 1) value copy)
+        copy)
+    (plist-put (copy-sequence obj) key value)))
+
 (defun agent-lsp--error-handler (command)
   "An error handler reporting COMMAND's failure in the echo area."
   (lambda (err)
@@ -151,7 +166,7 @@ JSON false reads as nil."
              (or (agent-lsp--get err :message) err))))
 
 (defun agent-lsp--execute (conn command arg on-result)
-  "Send COMMAND with ARG (a plist, or nil for none) through CONN.
+  "Send COMMAND with ARG (a plist or hash table, or nil for none) through CONN.
 Return at once; ON-RESULT is called with the result when it comes.
 No timeout: a run lasts as long as it needs (`agent-lsp-cancel')."
   (let ((params (list :command command :arguments (if arg (vector arg) [])))
@@ -258,6 +273,79 @@ left alone and its document shown instead.  Return the paths opened."
   "The argument naming the pending proposal; nil means the server's newest."
   (and agent-lsp--proposal (list :id agent-lsp--proposal)))
 
+;;; The server's commands, run here
+
+(defun agent-lsp--ask (conn arg)
+  "Run agent.ask through CONN with ARG, reading the prompt when ARG has none.
+ARG holds the server's arguments (prompt, uri, range, strategy, …), from
+`agent-lsp-ask' or a code action such as \"Ask agent…\"."
+  (let ((prompt (agent-lsp--get arg :prompt)))
+    (when (or (null prompt) (string-empty-p (string-trim prompt)))
+      (setq prompt (read-string "Ask agent: "))
+      (when (string-empty-p (string-trim prompt))
+        (user-error "agent-lsp: the prompt is empty"))
+      (setq arg (agent-lsp--put arg :prompt prompt)))
+    (agent-lsp--execute conn "agent.ask" (agent-lsp--put arg :wait t) #'agent-lsp--ask-done)
+    (message "agent-lsp: asking… (M-x agent-lsp-cancel stops it)")))
+
+(defun agent-lsp--show-proposal (conn arg)
+  "Run agent.showProposal through CONN with ARG and show the diff."
+  (agent-lsp--execute conn "agent.showProposal" arg
+                      (lambda (result)
+                        (agent-lsp--show-diff (agent-lsp--get result :id)
+                                              (agent-lsp--get result :diff)))))
+
+(defun agent-lsp--apply (conn arg)
+  "Run agent.applyProposal through CONN with ARG; open the new files it hands back."
+  (agent-lsp--execute
+   conn "agent.applyProposal" arg
+   (lambda (result)
+     (let ((id (agent-lsp--get result :id))
+           (new (agent-lsp--open-new-files conn (agent-lsp--get result :offered))))
+       (cond ((not (agent-lsp--get result :applied))
+              (message "agent-lsp: %s not applied: %s" id
+                       (or (agent-lsp--get result :reason) "refused")))
+             (t (agent-lsp--close-diff id)
+                (message "agent-lsp: %s applied to the buffers (nothing saved)%s" id
+                         (if new
+                             (format "; new files in unsaved buffers: %s" (string-join new ", "))
+                           ""))))))))
+
+(defun agent-lsp--discard (conn arg)
+  "Run agent.discardProposal through CONN with ARG."
+  (agent-lsp--execute conn "agent.discardProposal" arg
+                      (lambda (result)
+                        (let ((id (agent-lsp--get result :id)))
+                          (agent-lsp--close-diff id)
+                          (message "agent-lsp: %s discarded" id)))))
+
+(defun agent-lsp--cancel (conn arg)
+  "Run agent.cancel through CONN with ARG."
+  (agent-lsp--execute conn "agent.cancel" arg
+                      (lambda (result)
+                        (let ((ids (append (agent-lsp--get result :cancelled) nil)))
+                          (message "agent-lsp: %s" (if ids (concat "cancelled " (string-join ids ", "))
+                                                     "nothing was running"))))))
+
+(defconst agent-lsp--commands
+  '(("agent.ask" . agent-lsp--ask)
+    ("agent.showProposal" . agent-lsp--show-proposal)
+    ("agent.applyProposal" . agent-lsp--apply)
+    ("agent.discardProposal" . agent-lsp--discard)
+    ("agent.cancel" . agent-lsp--cancel))
+  "The server's commands this package runs itself, by name.
+Code actions naming them come here too: the prompt is read when an
+action has none, runs end with the answer and diff buffers, and
+applies open the new files.")
+
+(defun agent-lsp--run-command (conn command arguments)
+  "Run COMMAND with ARGUMENTS (a code action's) through CONN if it is ours.
+Return nil when COMMAND is not one of `agent-lsp--commands'."
+  (when-let ((handler (cdr (assoc command agent-lsp--commands))))
+    (setq agent-lsp--connection conn)
+    (funcall handler conn (and (> (length arguments) 0) (elt arguments 0)))
+    t))
+
 ;;; Commands
 
 ;;;###autoload
@@ -273,24 +361,20 @@ ends, and nothing changes before `agent-lsp-apply'."
          (and (use-region-p) (region-end))))
   (when (string-empty-p (string-trim prompt))
     (user-error "agent-lsp: the prompt is empty"))
-  (let* ((conn (agent-lsp--connection))
-         (arg (list :prompt prompt :wait t)))
+  (let ((conn (agent-lsp--connection))
+        (arg (list :prompt prompt)))
     (when buffer-file-name
       (agent-lsp--flush-changes conn)
       (setq arg (append arg (list :uri (eglot--path-to-uri buffer-file-name)
                                   :range (list :start (agent-lsp--position conn (or beg (point)))
                                                :end (agent-lsp--position conn (or end (point))))))))
-    (agent-lsp--execute conn "agent.ask" arg #'agent-lsp--ask-done)
-    (message "agent-lsp: asking… (M-x agent-lsp-cancel stops it)")))
+    (agent-lsp--ask conn arg)))
 
 ;;;###autoload
 (defun agent-lsp-show ()
   "Show the pending proposal (the server's newest if none is shown) as a diff."
   (interactive)
-  (agent-lsp--execute (agent-lsp--connection) "agent.showProposal" (agent-lsp--id-arg)
-                      (lambda (result)
-                        (agent-lsp--show-diff (agent-lsp--get result :id)
-                                              (agent-lsp--get result :diff)))))
+  (agent-lsp--show-proposal (agent-lsp--connection) (agent-lsp--id-arg)))
 
 ;;;###autoload
 (defun agent-lsp-apply ()
@@ -300,40 +384,19 @@ line, when you edited the same lines since the agent read them.  New
 files the client cannot create through an edit (eglot) open in
 buffers visiting their paths: saving one creates it."
   (interactive)
-  (let ((conn (agent-lsp--connection)))
-    (agent-lsp--execute conn "agent.applyProposal" (agent-lsp--id-arg)
-                        (lambda (result)
-                          (let ((id (agent-lsp--get result :id))
-                                (new (agent-lsp--open-new-files
-                                      conn (agent-lsp--get result :offered))))
-                            (cond ((not (agent-lsp--get result :applied))
-                                   (message "agent-lsp: %s not applied: %s" id
-                                            (or (agent-lsp--get result :reason) "refused")))
-                                  (t (agent-lsp--close-diff id)
-                                     (message "agent-lsp: %s applied to the buffers (nothing saved)%s" id
-                                              (if new (format "; new files in unsaved buffers: %s"
-                                                              (string-join new ", "))
-                                                "")))))))))
+  (agent-lsp--apply (agent-lsp--connection) (agent-lsp--id-arg)))
 
 ;;;###autoload
 (defun agent-lsp-discard ()
   "Discard the pending proposal."
   (interactive)
-  (agent-lsp--execute (agent-lsp--connection) "agent.discardProposal" (agent-lsp--id-arg)
-                      (lambda (result)
-                        (let ((id (agent-lsp--get result :id)))
-                          (agent-lsp--close-diff id)
-                          (message "agent-lsp: %s discarded" id)))))
+  (agent-lsp--discard (agent-lsp--connection) (agent-lsp--id-arg)))
 
 ;;;###autoload
 (defun agent-lsp-cancel ()
   "Cancel the running runs and the commands they started."
   (interactive)
-  (agent-lsp--execute (agent-lsp--connection) "agent.cancel" nil
-                      (lambda (result)
-                        (let ((ids (append (agent-lsp--get result :cancelled) nil)))
-                          (message "agent-lsp: %s" (if ids (concat "cancelled " (string-join ids ", "))
-                                                     "nothing was running"))))))
+  (agent-lsp--cancel (agent-lsp--connection) nil))
 
 ;;;###autoload
 (defun agent-lsp-eglot ()
@@ -356,6 +419,31 @@ there, it is shut down (after asking) until you start it again with
     (let ((eglot-server-programs `(((,major-mode) . ,agent-lsp-program))))
       (apply #'eglot (eglot--guess-contact)))))
 
+;;; eglot: code actions and capabilities
+
+(defconst agent-lsp--experimental '(:promptInput t)
+  "What this package tells the server under experimental.agentLsp.
+promptInput: the client reads agent.ask's prompt itself, so the
+\"Ask agent…\" code actions carry the command instead of inserting an
+AGENT: comment template.")
+
+(cl-defmethod eglot-execute-command :around ((server eglot-lsp-server) command arguments)
+  "Run agent-lsp's COMMAND with ARGUMENTS here when SERVER is agent-lsp.
+eglot calls this for the command of a code action it runs."
+  (unless (and (agent-lsp--agent-server-p server)
+               (agent-lsp--run-command server (format "%s" command) arguments))
+    (cl-call-next-method)))
+
+(cl-defmethod eglot-client-capabilities :around ((_server eglot-lsp-server))
+  "Add experimental.agentLsp to eglot's capabilities.
+Other servers ignore the key; agent-lsp reads promptInput there."
+  (let* ((caps (cl-call-next-method))
+         (experimental (plist-get caps :experimental)))
+    (if (or (null experimental)
+            (and (hash-table-p experimental) (hash-table-empty-p experimental)))
+        (plist-put caps :experimental (list :agentLsp agent-lsp--experimental))
+      caps)))
+
 ;;; lsp-mode
 
 (defun agent-lsp-lsp-mode-activate-p (file-name _mode)
@@ -367,14 +455,23 @@ there, it is shut down (after asking) until you start it again with
   "Register agent-lsp with lsp-mode as an add-on client.
 It then starts beside each buffer's language server, and the commands
 of this package go to it.  Call it after lsp-mode is loaded."
-  (lsp-register-client
-   (make-lsp-client :new-connection (lsp-stdio-connection (lambda () agent-lsp-program))
-                    :activation-fn (lambda (file mode)
-                                     (funcall agent-lsp-lsp-mode-activation file mode))
-                    :add-on? t
-                    :priority -2
-                    :server-id 'agent-lsp
-                    :initialization-options (lambda () (or agent-lsp-settings (make-hash-table))))))
+  (let ((handlers (make-hash-table :test #'equal)))
+    (dolist (command agent-lsp--commands)
+      (puthash (car command)
+               (lambda (action)
+                 (agent-lsp--run-command (agent-lsp--connection) (car command)
+                                         (agent-lsp--get action :arguments)))
+               handlers))
+    (lsp-register-client
+     (make-lsp-client :new-connection (lsp-stdio-connection (lambda () agent-lsp-program))
+                      :activation-fn (lambda (file mode)
+                                       (funcall agent-lsp-lsp-mode-activation file mode))
+                      :add-on? t
+                      :priority -2
+                      :server-id 'agent-lsp
+                      :initialization-options (lambda () (or agent-lsp-settings (make-hash-table)))
+                      :custom-capabilities `((experimental (agentLsp ,@agent-lsp--experimental)))
+                      :action-handlers handlers))))
 
 (provide 'agent-lsp)
 ;;; agent-lsp.el ends here

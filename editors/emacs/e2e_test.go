@@ -74,23 +74,43 @@ func TestByteCompilesWithoutWarnings(t *testing.T) {
 }
 
 func TestEglotAskApply(t *testing.T) {
-	askApply(t, emacs(t), "eglot")
+	t.Parallel()
+	askApply(t, emacs(t), "eglot", "commands")
+}
+
+// The same through the code-action menu: "Ask agent…" (the package reads the
+// prompt, as it tells the server under experimental.agentLsp.promptInput),
+// then "Apply agent proposal".
+func TestEglotCodeActions(t *testing.T) {
+	t.Parallel()
+	askApply(t, emacs(t), "eglot", "code-actions")
 }
 
 // lsp-mode is optional (Debian's elpa-lsp-mode; CI does not install it).
-func TestLspModeAskApply(t *testing.T) {
+func lspMode(t *testing.T) string {
 	bin := emacs(t)
 	if exec.Command(bin, "--batch", "--eval", `(kill-emacs (if (locate-library "lsp-mode") 0 1))`).Run() != nil {
 		t.Skip("no lsp-mode (apt-get install -y elpa-lsp-mode)")
 	}
-	askApply(t, bin, "lsp-mode")
+	return bin
 }
 
-// askApply runs test/e2e.el with client (eglot or lsp-mode): an unsaved
-// edit, agent-lsp-ask with the prompt typed in the minibuffer, the
-// proposal's diff, agent-lsp-apply. It checks what Emacs wrote, the disk and
-// what the model was sent.
-func askApply(t *testing.T, bin, client string) {
+func TestLspModeAskApply(t *testing.T) {
+	t.Parallel()
+	askApply(t, lspMode(t), "lsp-mode", "commands")
+}
+
+func TestLspModeCodeActions(t *testing.T) {
+	t.Parallel()
+	askApply(t, lspMode(t), "lsp-mode", "code-actions")
+}
+
+// askApply runs test/e2e.el with client (eglot or lsp-mode) and flow
+// (commands or code-actions): an unsaved edit, a prompt typed in the
+// minibuffer, the proposal's diff, the apply. It checks what Emacs wrote, the
+// disk and what the model was sent. With eglot, which can't create files
+// through an edit, the agent also writes a new file: it must open unsaved.
+func askApply(t *testing.T, bin, client, flow string) {
 	server := servertest.Binary(t)
 	root := t.TempDir()
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
@@ -98,17 +118,21 @@ func askApply(t *testing.T, bin, client string) {
 	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte(onDisk), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	edits := []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello, World!","new_string":"Hello, agent!"}`}}
+	if client == "eglot" {
+		edits = append(edits, llmtest.Call{Name: "write_file", Args: `{"path":"new/greeting.txt","content":"Hello, agent!\n"}`})
+	}
 	model := llmtest.NewOpenAIServer(t,
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
-		llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello, World!","new_string":"Hello, agent!"}`}}},
+		llmtest.Turn{Calls: edits},
 		llmtest.Turn{Text: "Changed the greeting."},
 	)
 	out := t.TempDir()
 	plugin, _ := filepath.Abs(".")
-	// stdin: the prompt agent-lsp-ask reads, then "y" to eglot's "Server
-	// wants to edit" confirmation (lsp-mode applies without asking).
+	// stdin: the prompt, then "y" to eglot's "Server wants to edit"
+	// confirmation (lsp-mode applies without asking).
 	log, err := batch(t, bin, "change the greeting\ny\n", []string{
-		"CLIENT=" + client, "AGENT_LSP_BIN=" + server, "WORKSPACE=" + root, "OUT=" + out,
+		"CLIENT=" + client, "FLOW=" + flow, "AGENT_LSP_BIN=" + server, "WORKSPACE=" + root, "OUT=" + out,
 		"AGENT_LSP_MODEL=gpt-test", "OPENAI_BASE_URL=" + model.URL + "/v1",
 		"XDG_CONFIG_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(),
 		"XDG_STATE_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(),
@@ -128,10 +152,16 @@ func askApply(t *testing.T, bin, client string) {
 				t.Errorf("agent-lsp.el sends %s, which the server does not offer (%v)", c, offered)
 			}
 		}
+		if got := read("new"); got != "Hello, agent!\n|t|nil" {
+			t.Errorf("new file's buffer (text|modified|read-only): %q, want it unsaved and writable", got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "new")); !os.IsNotExist(err) {
+		t.Errorf("the new file's directory was created on disk (%v)", err)
 	}
 	unsaved := "# 🐍 greetings, unsaved\n"
 	if got := read("before"); got != unsaved+onDisk {
-		t.Errorf("buffer changed before agent-lsp-apply:\n%s", got)
+		t.Errorf("buffer changed before the apply:\n%s", got)
 	}
 	if diff := read("diff"); !strings.Contains(diff, "+    return \"🐍 Hello, agent!\"") {
 		t.Errorf("the diff buffer lacks the change:\n%s", diff)
@@ -150,8 +180,8 @@ func askApply(t *testing.T, bin, client string) {
 	if len(reqs) != 3 {
 		t.Fatalf("%d model requests, want 3", len(reqs))
 	}
-	if task := llmtest.FirstUserText(reqs[0]); !strings.Contains(task, "change the greeting") || !strings.Contains(task, "File: hello.py (cursor on line 2)") {
-		t.Errorf("the task does not name the prompt, the file and the cursor: %q", task)
+	if task := llmtest.FirstUserText(reqs[0]); !strings.Contains(task, "change the greeting") || !strings.Contains(task, "File: hello.py") {
+		t.Errorf("the task does not name the prompt and the file: %q", task)
 	}
 	if read := toolResults(reqs[1]); !strings.Contains(read, "# 🐍 greetings, unsaved") {
 		t.Errorf("read_file did not see the unsaved buffer: %q", read)

@@ -3,17 +3,21 @@
 ;;; Commentary:
 
 ;; Run by e2e_test.go with stdin holding the prompt and the answer to eglot's
-;; confirmation.  Starts eglot (M-x eglot) on $WORKSPACE/hello.py with the
-;; server $AGENT_LSP_BIN, edits the buffer without saving, asks through
-;; `agent-lsp-ask' (the prompt read from the minibuffer), waits for the run,
-;; shows the proposal again (`agent-lsp-show'), applies it and cancels
-;; (nothing runs by then).  It writes what it saw into $OUT: commands (the
-;; server's, with eglot), diff, before, buffer, modified, then result ("ok"
-;; or the error).  The Go test judges.
+;; confirmation.  Starts $CLIENT (eglot through M-x eglot, or lsp-mode) on
+;; $WORKSPACE/hello.py with the server $AGENT_LSP_BIN, edits the buffer
+;; without saving, asks (the prompt read from the minibuffer by
+;; `agent-lsp-ask' or, with $FLOW code-actions, by the "Ask agent…" code
+;; action), waits for the run, shows the proposal again (`agent-lsp-show'),
+;; applies it (`agent-lsp-apply' or the "Apply agent proposal" code action)
+;; and cancels (nothing runs by then).  It writes what it saw into $OUT:
+;; commands (the server's, with eglot), diff, before, buffer, modified, new
+;; (the new file's buffer), then result ("ok" or the error).  The Go test
+;; judges.
 
 ;;; Code:
 
 (require 'agent-lsp)
+(require 'seq)
 
 (defvar e2e-out (getenv "OUT"))
 
@@ -55,6 +59,31 @@
   (find-file file)
   (lsp))
 
+(declare-function lsp-execute-code-action "ext:lsp-mode" (action))
+
+(defun e2e-code-action (title-regexp)
+  "Pick the code action at point whose title matches TITLE-REGEXP from the menu."
+  (let ((completing-read-function
+         (lambda (_prompt collection &rest _)
+           (let ((titles (all-completions "" collection)))
+             (or (seq-find (lambda (title) (string-match-p title-regexp title)) titles)
+                 (error "No code action %s among %S" title-regexp titles)))))
+        ;; A keyboard event: eglot pops up a mouse menu after a click.
+        (last-nonmenu-event ?\r))
+    (call-interactively (if (agent-lsp--eglot-server) #'eglot-code-actions #'lsp-execute-code-action))))
+
+(defun e2e-ask ()
+  "Ask as $FLOW says: M-x agent-lsp-ask, or the code action \"Ask agent…\"."
+  (if (equal (getenv "FLOW") "code-actions")
+      (e2e-code-action "\\`Ask agent…\\'")
+    (call-interactively #'agent-lsp-ask)))
+
+(defun e2e-apply ()
+  "Apply as $FLOW says: M-x agent-lsp-apply, or the code action."
+  (if (equal (getenv "FLOW") "code-actions")
+      (e2e-code-action "^Apply agent proposal")
+    (agent-lsp-apply)))
+
 (condition-case err
     (let (finished)
       (funcall (if (equal (getenv "CLIENT") "lsp-mode") #'e2e-start-lsp-mode #'e2e-start-eglot)
@@ -70,7 +99,7 @@
       (goto-char (point-min))
       (insert "# 🐍 greetings, unsaved\n")
       (add-hook 'agent-lsp-run-finished-functions (lambda (result) (setq finished result)))
-      (call-interactively #'agent-lsp-ask)
+      (e2e-ask)
       (e2e-wait "the run to finish" (lambda () finished))
       ;; The diff opened; agent-lsp-show opens it again from the server.
       (let ((diff (agent-lsp--proposal-buffer-name agent-lsp--proposal)))
@@ -79,10 +108,15 @@
         (e2e-wait "agent-lsp-show's diff" (lambda () (get-buffer diff)))
         (e2e-write "diff" (with-current-buffer diff (buffer-string))))
       (e2e-write "before" (buffer-string))
-      (agent-lsp-apply)
+      (e2e-apply)
       (e2e-wait "the proposal to be applied" (lambda () (null agent-lsp--proposal)))
       (e2e-write "buffer" (buffer-string))
       (e2e-write "modified" (if (buffer-modified-p) "modified" "saved"))
+      (let ((new (get-file-buffer (expand-file-name "new/greeting.txt" (getenv "WORKSPACE")))))
+        (e2e-write "new" (if new
+                             (with-current-buffer new
+                               (format "%s|%s|%s" (buffer-string) (buffer-modified-p) buffer-read-only))
+                           "no buffer")))
       (agent-lsp-cancel)
       (e2e-wait "agent-lsp-cancel's answer"
                 (lambda () (with-current-buffer "*Messages*"
