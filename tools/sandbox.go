@@ -61,11 +61,14 @@ func NewSandbox(ctx context.Context, w *Workspace, changes []Change) (*Sandbox, 
 // left out (ignored but committed), unless reached through a symlinked
 // directory.
 func sandboxFiles(ctx context.Context, w *Workspace) ([]string, error) {
+	tracked := trackedFiles(w.root)
 	var files []string
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(tracked)) // walked files, when there are tracked ones to check
 	err := w.walk(ctx, ".", 0, func(e walkEntry) error {
 		if !e.IsDir {
-			seen[e.Rel] = true
+			if len(tracked) > 0 {
+				seen[e.Rel] = true
+			}
 			files = append(files, e.Rel)
 		}
 		return nil
@@ -74,7 +77,7 @@ func sandboxFiles(ctx context.Context, w *Workspace) ([]string, error) {
 		return nil, err
 	}
 	realDir := map[string]bool{"": true}
-	for _, rel := range trackedFiles(w.root) {
+	for _, rel := range tracked {
 		if !seen[rel] && w.underRealDirs(path.Dir(rel), realDir) {
 			files = append(files, rel)
 		}
