@@ -434,6 +434,18 @@ eglot calls this for the command of a code action it runs."
                (agent-lsp--run-command server (format "%s" command) arguments))
     (cl-call-next-method)))
 
+;; eglot 1.16 and later (Emacs 30) run code actions through `eglot-execute'
+;; instead, with a Command or ExecuteCommandParams (a CodeAction recurses
+;; into its Command).
+(when (fboundp 'eglot-execute)
+  (cl-defmethod eglot-execute :around ((server eglot-lsp-server) action)
+    "Run agent-lsp's command in ACTION here when SERVER is agent-lsp."
+    (let ((command (plist-get action :command)))
+      (unless (and (stringp command)
+                   (agent-lsp--agent-server-p server)
+                   (agent-lsp--run-command server command (plist-get action :arguments)))
+        (cl-call-next-method)))))
+
 (cl-defmethod eglot-client-capabilities :around ((_server eglot-lsp-server))
   "Add experimental.agentLsp to eglot's capabilities.
 Other servers ignore the key; agent-lsp reads promptInput there."
