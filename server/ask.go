@@ -77,7 +77,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	if err != nil {
 		return askResult{}, err
 	}
-	r := newRun(session, s.taskPrompt(a, root), settings, history)
+	r := newRun(session, a.Prompt, s.taskPrompt(a, root), settings, history)
 	s.runs.add(r, true)
 	s.startRun(r, provider)
 	result := askResult{RunID: r.name(), ProposalID: r.proposalName(), Session: session}

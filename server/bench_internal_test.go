@@ -30,11 +30,11 @@ func BenchmarkCodeAction10kLines(b *testing.B) {
 		fmt.Fprintf(&text, "\tx%d := compute(%d) // a typical line of code\n", i, i)
 	}
 	s.docs.byPath["/tmp/agent-lsp-bench/big.go"] = &document{uri: u, path: "/tmp/agent-lsp-bench/big.go", buf: []byte(text.String()), version: 1}
-	done := newRun("s", "rename x", config.Settings{}, nil)
+	done := newRun("s", "rename x", "rename x", config.Settings{}, nil)
 	s.runs.add(done, false)
 	done.st = runCompleted
 	s.runs.propose(done, []tools.Change{{Path: "big.go", AbsPath: "/tmp/agent-lsp-bench/big.go", Existed: true}})
-	s.runs.add(newRun("s", "still going", config.Settings{}, nil), false)
+	s.runs.add(newRun("s", "still going", "still going", config.Settings{}, nil), false)
 	params, _ := json.Marshal(map[string]any{
 		"textDocument": map[string]any{"uri": u},
 		"range":        map[string]any{"start": map[string]any{"line": 5000, "character": 0}, "end": map[string]any{"line": 5020, "character": 0}},

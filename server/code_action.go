@@ -168,7 +168,7 @@ func (s *Server) decisionActions(l *actionList) {
 		l.command("Run the agent's plan ("+r.name()+")", kind, cmdRunPlan, idArgs{ID: r.name()}, nil)
 	}
 	if r := s.runs.newest(func(r *run) bool { return r.state() == runRunning }); r != nil {
-		l.command("Cancel agent run ("+r.name()+": "+summarize(r.prompt, 40)+")", kind, cmdCancel, idArgs{ID: r.name()}, nil)
+		l.command("Cancel agent run ("+r.name()+": "+summarize(r.request, 40)+")", kind, cmdCancel, idArgs{ID: r.name()}, nil)
 	}
 }
 

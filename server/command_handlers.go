@@ -162,6 +162,7 @@ type statusResult struct {
 	Session          string           `json:"session"`
 	Root             string           `json:"root"`
 	Settings         string           `json:"settings"`
+	Allowlist        []string         `json:"allowlist"` // configured, beside the built-in list
 	PositionEncoding string           `json:"positionEncoding"`
 	Runs             []runStatus      `json:"runs"`
 	Proposals        []proposalStatus `json:"proposals"`
@@ -189,7 +190,7 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 	runs := []runStatus{}
 	for _, r := range s.runs.all() {
 		state, _, err := r.result()
-		rs := runStatus{ID: r.name(), State: state, Prompt: summarize(r.prompt, 80), PendingNotes: r.pendingNotes(), Usage: r.usageSoFar()}
+		rs := runStatus{ID: r.name(), State: state, Prompt: summarize(r.request, 80), PendingNotes: r.pendingNotes(), Usage: r.usageSoFar()}
 		if err != nil {
 			rs.Error = err.Error()
 		}
@@ -208,7 +209,7 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	settings := s.settingsLocked()
-	st.Root, st.Settings, st.PositionEncoding = s.root, settings.String(), string(s.caps.encoding.kind())
+	st.Root, st.Settings, st.Allowlist, st.PositionEncoding = s.root, settings.String(), settings.Allowlist, string(s.caps.encoding.kind())
 	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), s.configNotes
 	return st, nil
 }

@@ -70,7 +70,7 @@ func (s *Server) continueRun(ctx context.Context, prev *run, settings config.Set
 	prev.mu.Lock()
 	ws, notes := prev.ws, prev.notes
 	prev.mu.Unlock()
-	r := newRun(prev.session, prev.prompt, settings, prev.history)
+	r := newRun(prev.session, prev.request, prev.task, settings, prev.history)
 	// The history says which notes were proposed: they go on waiting with the run.
 	r.ws, r.notes, r.continued = ws, notes, true
 	s.runs.add(r, false)

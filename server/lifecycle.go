@@ -74,9 +74,9 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		// runs report it when they start.
 		warnings = append(warnings, err.Error())
 	}
-	var userSettings config.Settings
+	var initSettings config.Settings
 	if len(params.InitializationOptions) > 0 {
-		if err := json.Unmarshal(params.InitializationOptions, &userSettings); err != nil {
+		if err := json.Unmarshal(params.InitializationOptions, &initSettings); err != nil {
 			warnings = append(warnings, fmt.Sprintf("initializationOptions: %v", err))
 		}
 	}
@@ -87,7 +87,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	s.mu.Lock()
 	s.initDone, s.root, s.caps = true, root, caps
 	s.memory = agent.NewMemory(stateDir)
-	s.fileSettings, s.userSettings, s.configNotes = fileSettings, userSettings, warnings
+	s.fileSettings, s.initSettings, s.configNotes = fileSettings, initSettings, warnings
 	s.policy = tools.NewPolicy(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
 	s.mu.Unlock()
 	if root == "" {
@@ -189,7 +189,7 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw jsonrpc2.RawMes
 		return nil, nil
 	}
 	s.mu.Lock()
-	s.userSettings = user
+	s.pushedSettings = user
 	// The allowlist may change; what the user allowed "always" stays allowed.
 	s.policy.SetAllowlist(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
 	s.mu.Unlock()
@@ -197,9 +197,16 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw jsonrpc2.RawMes
 }
 
 // settingsLocked is the effective configuration: files and environment, then
-// the editor's settings. Secrets always come from the environment.
+// the editor's settings (initializationOptions, then the latest
+// didChangeConfiguration). Secrets always come from the environment.
 func (s *Server) settingsLocked() config.Settings {
-	return config.Merge(s.fileSettings, s.userSettings)
+	editor := config.Merge(s.initSettings, s.pushedSettings)
+	if s.pushedSettings.Allowlist != nil {
+		// A pushed allowlist is the whole list now: an entry the user removed
+		// must stop being allowed, not live on from initialize.
+		editor.Allowlist = s.pushedSettings.Allowlist
+	}
+	return config.Merge(s.fileSettings, editor)
 }
 
 func (s *Server) didOpen(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {

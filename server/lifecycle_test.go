@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -204,10 +205,25 @@ func TestClientThatVanishesEndsTheServer(t *testing.T) {
 func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T) {
 	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "one"}, llmtest.Turn{Text: "two"})
 	f := newFixture(t, nil, srv, nil)
-	f.editor.Initialize(f.root, servertest.Caps{}, map[string]any{"model": "from-init-options"})
+	f.editor.Initialize(f.root, servertest.Caps{}, map[string]any{"model": "from-init-options", "allowlist": []string{"make lint", "make test"}})
+	// eglot pushes an empty section right after initialize: that must not
+	// wipe what initializationOptions set.
+	f.editor.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{}})
 	var res askResult
 	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "hi", "wait": true}, &res); err != nil {
 		t.Fatal(err)
+	}
+	var status struct {
+		Allowlist []string `json:"allowlist"`
+	}
+	if err := f.editor.Command("agent.status", nil, &status); err != nil || !slices.Contains(status.Allowlist, "make test") {
+		t.Fatalf("the allowlist from initializationOptions is gone: %q %v", status.Allowlist, err)
+	}
+	// A pushed allowlist is the whole list: what the user removed is not allowed any more.
+	f.editor.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"allowlist": []string{"make lint"}}})
+	status.Allowlist = nil
+	if err := f.editor.Command("agent.status", nil, &status); err != nil || !slices.Equal(status.Allowlist, []string{"make lint"}) {
+		t.Fatalf("after the push: %q %v", status.Allowlist, err)
 	}
 	f.editor.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"agent-lsp": map[string]any{"model": "from-did-change"}}})
 	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "hi again", "wait": true}, &res); err != nil {

@@ -21,7 +21,7 @@ const (
 func (s *Server) confirmPlan(ctx context.Context, r *run, plan string) (bool, error) {
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeInfo,
-		Message: fmt.Sprintf("agent-lsp: the plan for %q (%s):\n%s", summarize(r.prompt, 60), r.name(), plan),
+		Message: fmt.Sprintf("agent-lsp: the plan for %q (%s):\n%s", summarize(r.request, 60), r.name(), plan),
 		Actions: []protocol.MessageActionItem{{Title: planCancel}, {Title: planRun}}, // the safe answer first: clients preselect it
 	}
 	if choice, err := s.client.ShowMessageRequest(ctx, params); err == nil {

@@ -66,7 +66,7 @@ func (s *Server) workspaceEdit(p *proposal, caps clientCaps) (edit protocol.Work
 		}
 	}
 	if annotated {
-		edit.ChangeAnnotations = changeAnnotations(p.prompt, sensitive)
+		edit.ChangeAnnotations = changeAnnotations(p.request, sensitive)
 	}
 	return edit, newFiles, nil
 }

@@ -36,7 +36,7 @@ const (
 type proposal struct {
 	id      int // the number of the run that made it
 	run     *run
-	prompt  string
+	request string // the user's words, for labels
 	changes []tools.Change
 	state   proposalState
 }
@@ -121,7 +121,7 @@ func (g *registry) cancelAll() {
 func (g *registry) propose(r *run, changes []tools.Change) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.proposals = append(g.proposals, &proposal{id: r.id, run: r, prompt: r.prompt, changes: changes, state: proposalPending})
+	g.proposals = append(g.proposals, &proposal{id: r.id, run: r, request: r.request, changes: changes, state: proposalPending})
 }
 
 // proposalOf is r's proposal, or nil when it changed nothing.

@@ -21,7 +21,8 @@ import (
 type run struct {
 	id      int // given by registry.add
 	session string
-	prompt  string
+	request string // the user's words, for titles and messages
+	task    string // what the model is given: request plus the file, selection and diagnostics
 	// ctx and cancel are made with the run, before anyone can find it in
 	// the registry, so cancel is never nil and never written while read.
 	ctx      context.Context
@@ -48,8 +49,8 @@ type run struct {
 }
 
 // newRun makes a run that is not listed yet: registry.add numbers it.
-func newRun(session, prompt string, settings config.Settings, history *agent.History) *run {
-	r := &run{session: session, prompt: prompt, done: make(chan struct{}), settings: settings, history: history, st: runRunning}
+func newRun(session, request, task string, settings config.Settings, history *agent.History) *run {
+	r := &run{session: session, request: request, task: task, done: make(chan struct{}), settings: settings, history: history, st: runRunning}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r
 }
@@ -85,7 +86,7 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 	go func() {
 		defer close(r.done)
 		defer r.cancel()
-		r.progress = s.progress.start(r.ctx, r.name(), "Agent", summarize(r.prompt, 80), r.cancel)
+		r.progress = s.progress.start(r.ctx, r.name(), "Agent", summarize(r.request, 80), r.cancel)
 		if r.after != nil {
 			r.progress.report(r.ctx, "Queued behind "+r.after.name()+" (same conversation)")
 			select {
@@ -144,11 +145,11 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 			}
 			if e.Kind == agent.EventPlan {
 				// The plan is shown before it runs, where the answer will be.
-				go s.showFile(context.WithoutCancel(ctx), r.name()+"-plan.md", "# Plan: "+summarize(r.prompt, 80)+"\n\n"+e.Text, false)
+				go s.showFile(context.WithoutCancel(ctx), r.name()+"-plan.md", "# Plan: "+summarize(r.request, 80)+"\n\n"+e.Text, false)
 			}
 			r.progress.event(ctx, e)
 		},
-		Prompt: r.prompt, History: r.history,
+		Prompt: r.task, History: r.history,
 	}
 	if settings.ConfirmsPlans() {
 		spec.ConfirmPlan = func(ctx context.Context, plan string) (bool, error) { return s.confirmPlan(ctx, r, plan) }
@@ -198,7 +199,7 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 		return
 	}
 	var doc strings.Builder
-	fmt.Fprintf(&doc, "# Agent: %s\n\n%s\n", summarize(r.prompt, 80), strings.TrimSpace(answer))
+	fmt.Fprintf(&doc, "# Agent: %s\n\n%s\n", summarize(r.request, 80), strings.TrimSpace(answer))
 	if p != nil {
 		fmt.Fprintf(&doc, "\n## Proposed changes (%s)\n\n```diff\n%s```\n", p.name(), p.diff())
 		if !caps.annotations {
@@ -252,7 +253,7 @@ func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult
 		return out, p, err
 	}
 	if !editsNothing(edit) {
-		label := "agent-lsp: " + summarize(p.prompt, 60)
+		label := "agent-lsp: " + summarize(p.request, 60)
 		result, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit})
 		if err != nil {
 			return out, p, err

@@ -71,7 +71,11 @@ type Server struct {
 	exited       chan struct{}
 	root         string
 	fileSettings config.Settings // files and environment
-	userSettings config.Settings // initializationOptions and didChangeConfiguration
+	initSettings config.Settings // initializationOptions
+	// pushedSettings are the latest didChangeConfiguration's, on top of
+	// initSettings: a client that pushes an empty section (eglot does, right
+	// after initialize) must not wipe what it sent at initialize.
+	pushedSettings config.Settings
 	configNotes  []string        // what loading the configuration ignored or failed on
 	caps         clientCaps
 	policy       *tools.Policy
