@@ -76,10 +76,10 @@ type Server struct {
 	// initSettings: a client that pushes an empty section (eglot does, right
 	// after initialize) must not wipe what it sent at initialize.
 	pushedSettings config.Settings
-	configNotes  []string        // what loading the configuration ignored or failed on
-	caps         clientCaps
-	policy       *tools.Policy
-	memory       *agent.Memory
+	configNotes    []string // what loading the configuration ignored or failed on
+	caps           clientCaps
+	policy         *tools.Policy
+	memory         *agent.Memory
 }
 
 // New builds a server; Serve runs it on a connection.
