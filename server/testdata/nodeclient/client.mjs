@@ -53,7 +53,10 @@ const actions = await conn.sendRequest(lsp.CodeActionRequest.type, {
   textDocument: { uri }, range: { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } }, context: { diagnostics: [] },
 });
 const titles = actions.map((a) => a.title);
-assert.ok(titles.includes('Ask agent…') && titles.includes('Explain with agent'), titles.join(', '));
+assert.ok(titles.includes('Explain with agent'), titles.join(', '));
+// This client declares no prompt box: "Ask agent…" inserts an instruction comment.
+const askAction = actions.find((a) => a.title.startsWith('Ask agent…'));
+assert.equal(askAction.edit.documentChanges[0].edits[0].newText, '# AGENT: \n');
 
 const started = await conn.sendRequest(lsp.ExecuteCommandRequest.type, { command: 'agent.ask', arguments: [{ prompt: 'change the greeting', uri }] });
 assert.equal(started.runId, 'run-1');
