@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,7 +10,8 @@ import (
 )
 
 // NewOpenAIServer speaks the Chat Completions wire format at /v1/chat/completions,
-// non-streaming and streaming (SSE). Use URL+"/v1" as the base URL.
+// non-streaming and streaming (SSE), and the completions format at
+// /v1/completions (fill-in-the-middle). Use URL+"/v1" as the base URL.
 func NewOpenAIServer(t testing.TB, turns ...Turn) *Server {
 	return newOpenAIServer(t, turns, nil)
 }
@@ -22,10 +24,20 @@ func NewOpenAIResponder(t testing.TB, respond func(body map[string]any) Turn) *S
 
 func newOpenAIServer(t testing.TB, turns []Turn, respond func(map[string]any) Turn) *Server {
 	return newServer(t, turns, respond, func(w http.ResponseWriter, r *http.Request, body map[string]any, turn Turn) {
+		model, _ := body["model"].(string)
+		if r.URL.Path == "/v1/completions" {
+			// The legacy completions endpoint, which coder models serve for
+			// fill-in-the-middle.
+			writeJSON(w, map[string]any{
+				"id": "cmpl-test", "object": "text_completion", "created": 1, "model": model,
+				"choices": []any{map[string]any{"index": 0, "text": turn.Text, "finish_reason": cmp.Or(turn.Finish, "stop"), "logprobs": nil}},
+				"usage":   map[string]any{"prompt_tokens": len(toJSON(body["prompt"])) / 4, "completion_tokens": 5, "total_tokens": 5},
+			})
+			return
+		}
 		if r.URL.Path != "/v1/chat/completions" {
 			t.Errorf("llmtest: unexpected path %s", r.URL.Path)
 		}
-		model, _ := body["model"].(string)
 		finish := "stop"
 		if len(turn.Calls) > 0 {
 			finish = "tool_calls"

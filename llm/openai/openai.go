@@ -30,11 +30,15 @@ type Config struct {
 	// Thinking is reasoning_effort ("minimal", "low", "medium", "high") for
 	// reasoning models; "" sends none (servers that don't know it may refuse it).
 	Thinking string
+	// FIM is how Infill asks /v1/completions: "suffix" (the suffix
+	// parameter), a template name (FIMTemplates), or ""/"auto" (by model name).
+	FIM string
 }
 
 // Provider implements llm.Provider. It is safe for concurrent use.
 type Provider struct {
 	thinking string
+	fim      string
 	client   sdk.Client
 	model    string
 }
@@ -58,7 +62,7 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
-	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, thinking: cfg.Thinking}, nil
+	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, thinking: cfg.Thinking, fim: cfg.FIM}, nil
 }
 
 // Name implements llm.Provider.
