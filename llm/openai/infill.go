@@ -15,7 +15,9 @@ var fimTemplates = map[string]func(prefix, suffix string) string{
 	"qwen":      func(p, s string) string { return "<|fim_prefix|>" + p + "<|fim_suffix|>" + s + "<|fim_middle|>" },
 	"starcoder": func(p, s string) string { return "<fim_prefix>" + p + "<fim_suffix>" + s + "<fim_middle>" },
 	"codellama": func(p, s string) string { return "<PRE> " + p + " <SUF>" + s + " <MID>" },
-	"deepseek":  func(p, s string) string { return "<｜fim▁begin｜>" + p + "<｜fim▁hole｜>" + s + "<｜fim▁end｜>" },
+	"deepseek": func(p, s string) string {
+		return "<｜fim▁begin｜>" + p + "<｜fim▁hole｜>" + s + "<｜fim▁end｜>"
+	},
 	"codestral": func(p, s string) string { return "[SUFFIX]" + s + "[PREFIX]" + p },
 }
 
