@@ -76,6 +76,8 @@ type Settings struct {
 	// Neovim's exrc), so a cloned repository could reach the network from a
 	// command it got allowed.
 	SandboxNetwork NetworkOptIn `toml:"sandbox_network" json:"-"`
+	// Completion is code completion as you type, on its own model.
+	Completion Completion `toml:"completion" json:"completion,omitzero"`
 
 	// Secrets, from the environment only.
 	OpenAIKey string `toml:"-" json:"-"`
@@ -166,7 +168,8 @@ func readFile(path string, s *Settings) error {
 
 func fromEnv(env Env) (Settings, error) {
 	s := Settings{Provider: env("AGENT_LSP_PROVIDER"), Model: env("AGENT_LSP_MODEL"), Strategy: env("AGENT_LSP_STRATEGY"), Thinking: env("AGENT_LSP_THINKING"),
-		ToolProtocol: env("AGENT_LSP_TOOL_PROTOCOL"), Degraded: env("AGENT_LSP_DEGRADED")}
+		ToolProtocol: env("AGENT_LSP_TOOL_PROTOCOL"), Degraded: env("AGENT_LSP_DEGRADED"),
+		Completion: Completion{Model: env("AGENT_LSP_COMPLETION_MODEL")}}
 	for _, f := range strings.Split(env("AGENT_LSP_FALLBACK"), ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			s.Fallback = append(s.Fallback, f)
@@ -259,6 +262,7 @@ func Merge(base, over Settings) Settings {
 	if over.RetryBaseMS > 0 {
 		base.RetryBaseMS = over.RetryBaseMS
 	}
+	base.Completion = mergeCompletion(base.Completion, over.Completion)
 	// TrustProjectConfig and SandboxNetwork are never taken from over: every
 	// later layer (project file, flags, LSP settings) is less the user's own
 	// than the user's file.
@@ -304,6 +308,9 @@ func (s Settings) Validate() error {
 }
 
 func (s Settings) validateOne() error {
+	if err := s.Completion.validate(); err != nil {
+		return err
+	}
 	switch s.Strategy {
 	case "", "react", "plan", "reflexion":
 	default:

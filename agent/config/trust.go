@@ -32,6 +32,7 @@ func untrusted(path string, user Settings, project *Settings) []string {
 	untrustedServers(user, project, warn)
 	untrustedPermissions(project, warn)
 	untrustedLimits(user, project, warn)
+	untrustedCompletion(project, warn)
 	return warnings
 }
 

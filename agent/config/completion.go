@@ -1,0 +1,98 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Completion configures code completion as you type (inline ghost text, and
+// optionally completion items), on its own model: small and fast, and never
+// the agent's. Off while Model is empty.
+type Completion struct {
+	Model string `toml:"model" json:"model,omitempty"`
+	// Provider and BaseURL default to the agent's when empty.
+	Provider string `toml:"provider" json:"provider,omitempty"`
+	BaseURL  string `toml:"base_url" json:"baseUrl,omitempty"`
+	// FIM is how the model is asked: "auto" (default: fill-in-the-middle on
+	// /v1/completions for OpenAI-compatible local servers, a chat prompt for
+	// OpenAI and Gemini), "suffix", a FIM token template (qwen, starcoder,
+	// codellama, deepseek, codestral) or "chat".
+	FIM string `toml:"fim" json:"fim,omitempty"`
+	// Items also answers textDocument/completion, for clients without inline
+	// completion (Helix, Emacs, Neovim before 0.12). Off by default.
+	Items      *bool `toml:"items" json:"items,omitempty"`
+	DebounceMS int   `toml:"debounce_ms" json:"debounceMs,omitempty"` // default 75
+	MaxLines   int   `toml:"max_lines" json:"maxLines,omitempty"`     // default 8
+}
+
+// FIMModes are the values Completion.FIM takes.
+var FIMModes = []string{"", "auto", "suffix", "chat", "qwen", "starcoder", "codellama", "deepseek", "codestral"}
+
+// Enabled says whether completion is on.
+func (c Completion) Enabled() bool { return c.Model != "" }
+
+// ItemsOn says whether textDocument/completion is answered too.
+func (c Completion) ItemsOn() bool { return isTrue(c.Items) }
+
+func mergeCompletion(base, over Completion) Completion {
+	if over.Model != "" {
+		base.Model = over.Model
+	}
+	if over.Provider != "" {
+		if over.Provider != base.Provider && over.BaseURL == "" {
+			base.BaseURL = "" // a base URL belongs to the provider it was set for
+		}
+		base.Provider = over.Provider
+	}
+	if over.BaseURL != "" {
+		base.BaseURL = over.BaseURL
+	}
+	if over.FIM != "" {
+		base.FIM = over.FIM
+	}
+	if over.Items != nil {
+		base.Items = over.Items
+	}
+	if over.DebounceMS > 0 {
+		base.DebounceMS = over.DebounceMS
+	}
+	if over.MaxLines > 0 {
+		base.MaxLines = over.MaxLines
+	}
+	return base
+}
+
+// CompletionTarget is s aimed at the completion model: its provider, model
+// and server (the agent's where it names none), the same keys.
+func (s Settings) CompletionTarget() Settings {
+	c := s.Completion
+	t := s.For(ModelRef{Provider: s.Provider, Model: c.Model, BaseURL: s.BaseURL})
+	if c.Provider != "" && c.Provider != s.Provider {
+		t.Provider, t.BaseURL = c.Provider, ""
+	}
+	if c.BaseURL != "" {
+		t.BaseURL = c.BaseURL
+	}
+	t.ToolProtocol, t.Thinking = "", ""
+	return t
+}
+
+func (c Completion) validate() error {
+	if !slices.Contains(FIMModes, c.FIM) {
+		return fmt.Errorf("completion: unknown fim %q: use auto, suffix, chat, qwen, starcoder, codellama, deepseek or codestral", c.FIM)
+	}
+	if c.Provider != "" && !slices.Contains(Providers(), c.Provider) {
+		return fmt.Errorf("completion: unknown provider %q", c.Provider)
+	}
+	return nil
+}
+
+// untrustedCompletion drops an untrusted project's [completion]: it would
+// send the code you type, as you type, to a model it chose, or turn on what
+// bills per keystroke.
+func untrustedCompletion(project *Settings, warn func(string, ...any)) {
+	if project.Completion != (Completion{}) {
+		warn("[completion] ignored: it sends what you type to a model as you type")
+		project.Completion = Completion{}
+	}
+}
