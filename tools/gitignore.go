@@ -21,6 +21,7 @@ import (
 type ignoreRules struct {
 	patterns []gitignore.Pattern
 	matcher  gitignore.Matcher // over patterns; nil while there are none
+	segments []string          // ignored's scratch: rules serve one walk, one goroutine
 }
 
 func (r *ignoreRules) add(ps []gitignore.Pattern) {
@@ -35,7 +36,14 @@ func (r *ignoreRules) add(ps []gitignore.Pattern) {
 // ignored. Its parent directories are not looked at: a walk never enters an
 // ignored directory, and git never re-includes what is inside one.
 func (r *ignoreRules) ignored(rel string, isDir bool) bool {
-	return r.matcher != nil && r.matcher.Match(strings.Split(rel, "/"), isDir)
+	if r.matcher == nil {
+		return false
+	}
+	r.segments = r.segments[:0]
+	for s := range strings.SplitSeq(rel, "/") {
+		r.segments = append(r.segments, s)
+	}
+	return r.matcher.Match(r.segments, isDir)
 }
 
 // readIgnoreFile reads a file of patterns relative to domain (the directory
