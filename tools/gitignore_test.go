@@ -205,3 +205,41 @@ func listFiles(t *testing.T, root string, depth int) []string {
 	}
 	return res.Data.([]string)
 }
+
+// A linked worktree's .git is a file pointing at its git dir: its index is
+// there, and info/exclude in the main repository's.
+func TestLinkedWorktreeFindsItsIndexAndExclude(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH: nothing to compare with")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	main, wt := filepath.Join(home, "main"), filepath.Join(home, "wt")
+	writeTree(t, main, map[string]string{".gitignore": "*.gen\n", "vendored.gen": "tracked though ignored"})
+	git(t, main, "init", "-q")
+	git(t, main, "add", "-f", ".gitignore", "vendored.gen")
+	git(t, main, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "x")
+	git(t, main, "worktree", "add", "-q", wt)
+	writeTree(t, main, map[string]string{".git/info/exclude": "by-info\n"})
+	writeTree(t, wt, map[string]string{"by-info": "x", "other": "x", "local.gen": "x"})
+
+	if got, want := listFiles(t, wt, 0), []string{".gitignore", "other"}; !slices.Equal(got, want) {
+		t.Errorf("list_files in the worktree: %q, want %q", got, want)
+	}
+	if out := string(git(t, wt, "ls-files", "--others", "--exclude-standard")); out != "other\n" {
+		t.Errorf("git sees %q untracked", out)
+	}
+	w, _ := NewWorkspace(wt, nil)
+	sb, err := NewSandbox(context.Background(), w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	for name, want := range map[string]bool{"vendored.gen": true, "other": true, "by-info": false, "local.gen": false} {
+		if _, err := os.Stat(filepath.Join(sb.Dir, name)); (err == nil) != want {
+			t.Errorf("%s in the copy: %v, want %v", name, err == nil, want)
+		}
+	}
+}
