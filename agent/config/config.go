@@ -33,9 +33,10 @@ type Settings struct {
 	MaxOutput          int   `toml:"max_output" json:"maxOutput,omitempty"`
 	// TrustProjectConfig lets a workspace's .agent-lsp.toml set what widens
 	// what happens without asking: base_url, another provider, fallbacks naming
-	// a server or provider, checks, the allowlist, auto_apply, and limits above
-	// yours. Off by default: a cloned repository must not be able to send your
-	// API key elsewhere, allow itself commands or skip your review. Only the
+	// a server or provider, checks, the allowlist, auto_apply, limits above
+	// yours, and MCP servers ([mcp.servers], .mcp.json). Off by default: a
+	// cloned repository must not be able to send your API key elsewhere,
+	// allow itself commands or programs, or skip your review. Only the
 	// user's own file sets it: Merge never takes it from a later layer.
 	TrustProjectConfig bool `toml:"trust_project_config" json:"-"`
 	// AutoApply sends proposals to clients without change annotations at once
@@ -78,6 +79,8 @@ type Settings struct {
 	SandboxNetwork NetworkOptIn `toml:"sandbox_network" json:"-"`
 	// Completion is code completion as you type, on its own model.
 	Completion Completion `toml:"completion" json:"completion,omitzero"`
+	// MCP is the MCP servers whose tools the agent may use (see mcp.go).
+	MCP MCP `toml:"mcp" json:"mcp,omitzero"`
 
 	// Secrets, from the environment only.
 	OpenAIKey string `toml:"-" json:"-"`
@@ -108,6 +111,10 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 		if err := readFile(p, &s); err != nil {
 			return s, nil, err
 		}
+		for name, m := range s.MCP.Servers {
+			m.Origin = MCPFromUser
+			s.MCP.Servers[name] = m
+		}
 	}
 	if workspace != "" {
 		var project Settings
@@ -118,6 +125,11 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 		if !s.TrustProjectConfig {
 			warnings = append(warnings, untrusted(p, s, &project)...)
 		}
+		w, err := loadProjectMCP(workspace, s, &project, p)
+		if err != nil {
+			return s, nil, err
+		}
+		warnings = append(warnings, w...)
 		if len(project.SandboxNetwork) > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: sandbox_network ignored: only your own config can give commands the network", p))
 			project.SandboxNetwork = nil
@@ -129,6 +141,7 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 		return s, warnings, err
 	}
 	s = Merge(s, envSettings)
+	warnings = append(warnings, mcpWarnings(s.MCP)...)
 	s.OpenAIKey, s.GeminiKey = env("OPENAI_API_KEY"), env("GEMINI_API_KEY")
 	if s.GeminiKey == "" {
 		s.GeminiKey = env("GOOGLE_API_KEY")
@@ -263,6 +276,7 @@ func Merge(base, over Settings) Settings {
 		base.RetryBaseMS = over.RetryBaseMS
 	}
 	base.Completion = mergeCompletion(base.Completion, over.Completion)
+	base.MCP = mergeMCP(base.MCP, over.MCP)
 	// TrustProjectConfig and SandboxNetwork are never taken from over: every
 	// later layer (project file, flags, LSP settings) is less the user's own
 	// than the user's file.
