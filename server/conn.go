@@ -141,7 +141,12 @@ func (s *Server) Preempt(ctx context.Context, req *jsonrpc2.Request) (any, error
 }
 
 // asyncMethods run concurrently with the messages after them.
-var asyncMethods = map[string]bool{protocol.MethodWorkspaceExecuteCommand: true}
+// Completion waits (debounce, model) without holding up didChange.
+var asyncMethods = map[string]bool{
+	protocol.MethodWorkspaceExecuteCommand:      true,
+	protocol.MethodTextDocumentInlineCompletion: true,
+	protocol.MethodTextDocumentCompletion:       true,
+}
 
 // handlerFunc handles one method with its raw params.
 type handlerFunc func(ctx context.Context, params jsonrpc2.RawMessage) (any, error)

@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -152,6 +154,20 @@ func (d *documents) get(u uri.URI) (document, bool) {
 		return document{}, false
 	}
 	return d.getPath(p)
+}
+
+// sameLanguage is the other open documents of doc's language, by path.
+func (d *documents) sameLanguage(doc document) []document {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []document
+	for p, other := range d.byPath {
+		if p != doc.path && other.language == doc.language && doc.language != "" {
+			out = append(out, other.snapshot())
+		}
+	}
+	slices.SortFunc(out, func(a, b document) int { return strings.Compare(a.path, b.path) })
+	return out
 }
 
 func (d *documents) getPath(p string) (document, bool) {

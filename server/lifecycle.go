@@ -28,6 +28,8 @@ type clientCaps struct {
 	// and Neovim clients say so under experimental.agentLsp); others get an
 	// instruction-comment template instead.
 	promptInput bool
+	// inlineCompletion: textDocument/inlineCompletion (LSP 3.18).
+	inlineCompletion bool
 }
 
 func readCaps(c protocol.ClientCapabilities) clientCaps {
@@ -44,6 +46,7 @@ func readCaps(c protocol.ClientCapabilities) clientCaps {
 		caps.progress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
 		caps.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
 	}
+	caps.inlineCompletion = c.TextDocument != nil && c.TextDocument.InlineCompletion != nil
 	var experimental struct {
 		AgentLsp struct {
 			PromptInput bool `json:"promptInput"`
@@ -105,7 +108,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	openClose, change := true, protocol.TextDocumentSyncKindIncremental
 	kinds := []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite, protocol.CodeActionKindSource}
 	version := s.opts.Version
-	return &protocol.InitializeResult{
+	result := &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			PositionEncoding:       caps.encoding.kind(),
 			TextDocumentSync:       &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change},
@@ -113,7 +116,17 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: commandNames()},
 		},
 		ServerInfo: protocol.ServerInfo{Name: "agent-lsp", Version: protocol.NewOptional(version)},
-	}, nil
+	}
+	// Completion is offered where the client has inline completion, and as
+	// completion items only where the user turned those on (they would
+	// otherwise join every client's completion list).
+	if caps.inlineCompletion {
+		result.Capabilities.InlineCompletionProvider = protocol.Boolean(true)
+	}
+	if s.settings().Completion.ItemsOn() {
+		result.Capabilities.CompletionProvider = &protocol.CompletionOptions{}
+	}
+	return result, nil
 }
 
 // workspaceRoot picks the first workspace folder, then rootUri, then rootPath,

@@ -26,6 +26,9 @@ import (
 type Options struct {
 	// NewProvider builds the model client for a run from the effective settings.
 	NewProvider func(ctx context.Context, s config.Settings) (llm.Provider, error)
+	// NewInfiller builds the completion model's client from the effective
+	// settings (s.Completion); nil leaves completion off.
+	NewInfiller func(ctx context.Context, s config.Settings) (llm.Infiller, error)
 	// Env reads the environment (secrets and AGENT_LSP_* settings).
 	Env config.Env
 	// CacheDir receives answer documents and proposal diffs (never the
@@ -48,21 +51,23 @@ type Options struct {
 //   - runs: the runs and proposals, and the proposals' states;
 //   - sessions: the conversations and the current one;
 //   - progress: the work-done progress tokens;
+//   - completer: completion's model client, cache and newest requests;
 //   - inflight: the requests $/cancelRequest can cancel.
 //
 // Locks are never held while calling the client. Where two are held, mu or
 // runs comes first, a run's own lock last.
 type Server struct {
-	opts     Options
-	log      *slog.Logger
-	conn     jsonrpc2.Conn
-	client   protocol.Client // requests and notifications to the editor
-	docs     *documents
-	runs     registry
-	sessions sessionSet
-	progress *progressTracker
-	inflight inflight
-	handlers map[string]handlerFunc
+	opts      Options
+	log       *slog.Logger
+	conn      jsonrpc2.Conn
+	client    protocol.Client // requests and notifications to the editor
+	docs      *documents
+	runs      registry
+	sessions  sessionSet
+	progress  *progressTracker
+	completer *completer
+	inflight  inflight
+	handlers  map[string]handlerFunc
 
 	mu           sync.Mutex // guards everything below
 	initDone     bool
@@ -101,6 +106,7 @@ func New(opts Options) *Server {
 		opts: opts, log: opts.Logger, docs: newDocuments(), exitCode: 1, exited: make(chan struct{}),
 		progress: newProgressTracker(opts.Logger),
 	}
+	s.completer = newCompleter(s)
 	s.handlers = map[string]handlerFunc{
 		protocol.MethodInitialize:                      s.initialize,
 		protocol.MethodInitialized:                     ignore,
@@ -115,6 +121,8 @@ func New(opts Options) *Server {
 		protocol.MethodCodeActionResolve:               s.codeActionResolve,
 		protocol.MethodWorkspaceExecuteCommand:         s.executeCommand,
 		protocol.MethodWindowWorkDoneProgressCancel:    s.workDoneProgressCancel,
+		protocol.MethodTextDocumentInlineCompletion:    s.inlineCompletion,
+		protocol.MethodTextDocumentCompletion:          s.completion,
 	}
 	return s
 }

@@ -59,6 +59,10 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 			return resilience.Chain(resilience.Options{Breakers: breakers, Retry: resilience.RetryOptions{Base: time.Millisecond}},
 				resilience.Tier{Provider: p}), nil
 		},
+		NewInfiller: func(ctx context.Context, s config.Settings) (llm.Infiller, error) {
+			t := s.CompletionTarget()
+			return openai.New(openai.Config{Model: t.Model, BaseURL: t.BaseURL, FIM: s.Completion.FIM})
+		},
 		Breakers: breakers.States,
 		Env:      func(k string) string { return env[k] },
 		CacheDir: t.TempDir(),

@@ -84,3 +84,21 @@ func baseProvider(ctx context.Context, s config.Settings) (llm.Provider, error) 
 	}
 	return toolproto.Wrap(p, proto), nil
 }
+
+// NewInfiller builds the completion model's client (settings.Completion):
+// fill-in-the-middle on /v1/completions where an OpenAI-compatible server
+// has it, a chat prompt for OpenAI's own API (no FIM for its chat models)
+// and Gemini, or as configured. No retries: a late suggestion is a useless one.
+func (ps *providers) NewInfiller(ctx context.Context, s config.Settings) (llm.Infiller, error) {
+	t := s.CompletionTarget()
+	fim := s.Completion.FIM
+	chat := fim == "chat" || t.Provider != config.ProviderOpenAI || ((fim == "" || fim == "auto") && t.BaseURL == "")
+	if !chat {
+		return openai.New(openai.Config{Model: t.Model, APIKey: t.OpenAIKey, BaseURL: t.BaseURL, FIM: fim})
+	}
+	p, err := baseProvider(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return llm.ChatInfiller(p), nil
+}

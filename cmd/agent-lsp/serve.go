@@ -38,6 +38,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			return detectModel(ctx, s, logWriter{logger})
 		},
 		NewProvider: ps.New,
+		NewInfiller: ps.NewInfiller,
 		Breakers:    ps.breakers.States,
 		Env:         env,
 		CacheDir:    cacheDir,

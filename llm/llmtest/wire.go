@@ -18,7 +18,7 @@ type Server struct {
 	*httptest.Server
 	t testing.TB
 
-	mu    sync.Mutex // guards turns, bodies, models and refusedKey
+	mu    sync.Mutex // guards turns, bodies, models, refusedKey and abandoned
 	turns []Turn
 	// respond, when set, picks the turn for each request instead of the script
 	// (for concurrent conversations whose order is not fixed).
@@ -27,6 +27,7 @@ type Server struct {
 	raw        [][]byte
 	models     []string // what a GET of the models list answers (SetModels)
 	refusedKey string   // a key it answers 401 to
+	abandoned  int      // requests the client gave up on while a Delay held them
 }
 
 // SetModels sets the models list the server answers and a key it refuses
@@ -69,6 +70,9 @@ func newServer(t testing.TB, turns []Turn, respond func(map[string]any) Turn, an
 			select {
 			case <-time.After(turn.Delay):
 			case <-r.Context().Done():
+				s.mu.Lock()
+				s.abandoned++
+				s.mu.Unlock()
 				return
 			}
 		}
@@ -122,6 +126,14 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, map[string]any{"models": items})
+}
+
+// Abandoned counts the requests whose client went away (a cancelled
+// context closes the connection) while a Delay held the answer.
+func (s *Server) Abandoned() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.abandoned
 }
 
 // Requests returns the decoded JSON bodies received so far.

@@ -41,6 +41,8 @@ type Caps struct {
 	// NoResourceOperations leaves out resourceOperations: the client cannot
 	// create files through a workspace edit.
 	NoResourceOperations bool
+	// InlineCompletion declares textDocument.inlineCompletion (LSP 3.18).
+	InlineCompletion bool
 }
 
 // Plain is a client that speaks only standard LSP and little of it, as

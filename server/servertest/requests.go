@@ -27,6 +27,9 @@ func (e *Editor) Initialize(root string, caps Caps, initOptions map[string]any) 
 	if caps.NoResourceOperations {
 		delete(c["workspace"].(map[string]any)["workspaceEdit"].(map[string]any), "resourceOperations")
 	}
+	if caps.InlineCompletion {
+		c["textDocument"] = map[string]any{"inlineCompletion": map[string]any{}}
+	}
 	if caps.PromptInput {
 		c["experimental"] = map[string]any{"agentLsp": map[string]any{"promptInput": true}}
 	}
