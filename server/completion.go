@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -219,29 +220,39 @@ func (c *completer) modelCalls() int {
 // comments before the prefix: names and shapes the suggestion may use.
 func (s *Server) neighbours(doc document) string {
 	open, close := commentSyntax(doc.language, doc.path)
+	comment := func(text string) string {
+		if close != "" {
+			return open + " " + text + " " + close + "\n"
+		}
+		return strings.TrimRight(open+" "+text, " ") + "\n"
+	}
+	s.mu.Lock()
+	root := s.root
+	s.mu.Unlock()
 	var b strings.Builder
 	for _, other := range s.docs.sameLanguage(doc) {
 		if b.Len() >= neighbourBytes {
 			break
 		}
-		snippet := head(other.text, 0) // whole lines only
-		if len(other.text) > neighbourBytes/2 {
-			snippet = other.text[:strings.LastIndexByte(other.text[:neighbourBytes/2], '\n')+1]
+		snippet := other.text
+		if len(snippet) > neighbourBytes/2 {
+			snippet = snippet[:strings.LastIndexByte(snippet[:neighbourBytes/2], '\n')+1]
 		}
-		fmt.Fprintf(&b, "%s Path: %s %s\n", open, other.path, close)
-		for _, line := range strings.SplitAfter(snippet, "\n") {
-			if line != "" {
-				b.WriteString(open + " " + strings.TrimRight(line, "\n") + " " + close + "\n")
-			}
+		name := other.path
+		if rel, err := filepath.Rel(root, other.path); err == nil && filepath.IsLocal(rel) {
+			name = filepath.ToSlash(rel)
+		}
+		b.WriteString(comment("Path: " + name))
+		for _, line := range strings.Split(strings.TrimRight(snippet, "\n"), "\n") {
+			b.WriteString(comment(line))
 		}
 	}
 	return b.String()
 }
 
-// head is the last n bytes of text before the cursor, from a line start (n
-// 0: all of it).
+// head is the last n bytes of text before the cursor, from a line start.
 func head(text string, n int) string {
-	if n == 0 || len(text) <= n {
+	if len(text) <= n {
 		return text
 	}
 	cut := text[len(text)-n:]

@@ -1,6 +1,6 @@
 // Drives the real agent-lsp binary with vscode-languageserver-protocol, as VS
 // Code's client would: VS Code's capabilities, a code action, agent.ask on an
-// unsaved buffer, the annotated workspace/applyEdit, a cancelled request
+// unsaved buffer, the annotated workspace/applyEdit, an inline completion, a cancelled request
 // (-32800), then shutdown and exit 0. Run by server's TestNodeClient, which
 // provides the binary and a scripted model server through the environment.
 import { spawn } from 'node:child_process';
@@ -38,6 +38,7 @@ const init = await conn.sendRequest(lsp.InitializeRequest.type, {
       workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'], changeAnnotationSupport: { groupsOnLabel: true } },
     },
     window: { workDoneProgress: true, showDocument: { support: true } },
+    textDocument: { inlineCompletion: { dynamicRegistration: false } },
   },
 });
 assert.equal(init.capabilities.positionEncoding, 'utf-16');
@@ -68,6 +69,16 @@ assert.equal(change.edits[0].annotationId, 'agent-lsp');
 assert.deepEqual(change.edits[0].range, { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } });
 assert.equal(change.edits[0].newText, '    return "Hello from the agent"  # 🐍\n');
 assert.equal(edit.edit.changeAnnotations['agent-lsp'].needsConfirmation, true);
+
+// Inline completion (LSP 3.18, proposed in this library): ghost text after
+// "    ret" in an unsaved buffer, at the cursor.
+assert.equal(init.capabilities.inlineCompletionProvider, true);
+const draftUri = pathToFileURL(path.join(root, 'draft.py')).href;
+await conn.sendNotification(lsp.DidOpenTextDocumentNotification.type, { textDocument: { uri: draftUri, languageId: 'python', version: 1, text: 'def total(xs):\n    ret\n' } });
+const inline = await conn.sendRequest(lsp.InlineCompletionRequest.type, {
+  textDocument: { uri: draftUri }, position: { line: 1, character: 7 }, context: { triggerKind: lsp.InlineCompletionTriggerKind.Automatic },
+});
+assert.deepEqual(inline.items, [{ insertText: 'urn sum(xs)', range: { start: { line: 1, character: 7 }, end: { line: 1, character: 7 } } }]);
 
 // A request cancelled by the client answers RequestCancelled (-32800).
 const source = new lsp.CancellationTokenSource();
