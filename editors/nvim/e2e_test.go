@@ -34,13 +34,14 @@ func TestNeovimAskPreviewApply(t *testing.T) {
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello, World!","new_string":"Hello, agent!"}`}}},
 		llmtest.Turn{Text: "Changed the greeting."},
 		llmtest.Turn{Text: "It greets."},
+		llmtest.Turn{Text: "nt(greet())\n"}, // the completion
 	)
 	plugin, _ := filepath.Abs(".")
 	result := filepath.Join(t.TempDir(), "result")
 	cmd := exec.Command(nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n",
 		"--cmd", "set rtp^="+plugin, "-c", "luafile "+filepath.Join(plugin, "test", "e2e.lua"))
 	cmd.Env = append(os.Environ(), "AGENT_LSP_BIN="+bin, "WORKSPACE="+root, "RESULT="+result,
-		"AGENT_LSP_MODEL=gpt-test", "OPENAI_BASE_URL="+srv.URL+"/v1",
+		"AGENT_LSP_MODEL=gpt-test", "AGENT_LSP_COMPLETION_MODEL=coder-1b", "OPENAI_BASE_URL="+srv.URL+"/v1",
 		"XDG_CONFIG_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
 	done := make(chan error, 1)
 	var out []byte
@@ -71,5 +72,8 @@ func TestNeovimAskPreviewApply(t *testing.T) {
 	}
 	if asked := llmtest.LastUserText(srv.Requests()[3]); !strings.HasPrefix(asked, "explain the greeting") {
 		t.Fatalf("the code action's ask sent %q", asked)
+	}
+	if fim := srv.Requests()[4]; fim["model"] != "coder-1b" || !strings.HasSuffix(fim["prompt"].(string), "Hello, agent!\"\npri") {
+		t.Fatalf("the completion request: %v", fim)
 	}
 }

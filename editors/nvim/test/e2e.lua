@@ -13,7 +13,11 @@ end
 
 local ok, err = pcall(function()
   local agent = require('agent_lsp')
-  agent.setup({ cmd = { os.getenv('AGENT_LSP_BIN') } })
+  agent.setup({
+    cmd = { os.getenv('AGENT_LSP_BIN') },
+    -- Completion items: Neovim 0.7 has no inline completion.
+    settings = { completion = { items = true, fim = 'suffix', debounceMs = 1 } },
+  })
   vim.cmd('edit ' .. os.getenv('WORKSPACE') .. '/hello.py')
   local buf = vim.api.nvim_get_current_buf()
   assert(vim.wait(10000, function() return #vim.lsp.buf_get_clients(buf) > 0 end, 20), 'the client did not attach')
@@ -60,5 +64,18 @@ local ok, err = pcall(function()
   vim.ui.input = function(_, on_confirm) on_confirm('explain the greeting') end
   vim.lsp.commands['agent.ask'](ask.command, { bufnr = buf })
   assert(vim.wait(20000, function() return agent.state.last_answer == 'It greets.' end, 20), 'the code action ask did not run: ' .. tostring(agent.state.last_answer))
+
+  -- Completion as items: a suggestion for the line being typed.
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { 'pri' })
+  local pos = { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = 3, character = 3 } }
+  local completion = vim.lsp.buf_request_sync(buf, 'textDocument/completion', pos, 10000)
+  local item
+  for _, answer in pairs(completion or {}) do
+    for _, it in ipairs((answer.result or {}).items or {}) do
+      item = it
+    end
+  end
+  assert(item and item.textEdit and item.textEdit.newText == 'print(greet())', 'completion: ' .. vim.inspect(completion))
+  assert(item.textEdit.range.start.character == 0 and item.textEdit.range['end'].character == 3, 'range ' .. vim.inspect(item.textEdit.range))
 end)
 finish(ok and 'ok' or tostring(err))

@@ -31,6 +31,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   client = new LanguageClient('agent-lsp', 'agent-lsp', serverOptions, clientOptions);
   // The middleware above asks for the prompt: say so, or the server sends
   // "Ask agent…" as a comment template for clients without an input box.
+  // Inline completion (LSP 3.18) is a proposed feature in this client.
+  client.registerProposedFeatures();
   client.registerFeature({
     fillClientCapabilities: withPromptInput,
     initialize: () => undefined,

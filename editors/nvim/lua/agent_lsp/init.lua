@@ -101,6 +101,11 @@ function M.start(bufnr)
       notify('could not start ' .. table.concat(config.cmd, ' '), vim.log.levels.ERROR)
       return nil
     end
+    -- Ghost text where Neovim has inline completion (0.12+); the server
+    -- answers only when a completion model is configured.
+    if vim.lsp.inline_completion and vim.lsp.inline_completion.enable then
+      pcall(vim.lsp.inline_completion.enable, true, { client_id = M.state.client_id })
+    end
   end
   if vim.api.nvim_buf_get_name(bufnr) ~= '' and vim.bo[bufnr].buftype == '' then
     vim.lsp.buf_attach_client(bufnr, M.state.client_id)
