@@ -169,6 +169,7 @@ type statusResult struct {
 	Sandbox          sandboxStatus    `json:"sandbox"`
 	ToolProtocol     string           `json:"toolProtocol"`
 	ConfigWarnings   []string         `json:"configWarnings"`
+	Completion       completionStatus `json:"completion"`
 }
 
 type runStatus struct {
@@ -206,6 +207,7 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 		Runs: runs, Proposals: s.runs.proposalStatuses(),
 		Sandbox: sandboxStatus{Level: string(sb.Level), Detail: sb.String()},
 	}
+	st.Completion = s.completer.status(s.settings())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	settings := s.settingsLocked()

@@ -209,11 +209,24 @@ func (c *completer) settle(err error, ctx context.Context) {
 	}
 }
 
-// modelCalls is how many times the model was asked.
-func (c *completer) modelCalls() int {
+// completionStatus is completion in agent.status.
+type completionStatus struct {
+	Model  string    `json:"model,omitempty"` // "": off
+	Calls  int       `json:"calls"`           // model calls so far
+	Paused time.Time `json:"pausedUntil,omitzero"`
+}
+
+func (c *completer) status(settings config.Settings) completionStatus {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.calls
+	st := completionStatus{Calls: c.calls}
+	if settings.Completion.Enabled() {
+		st.Model = settings.CompletionTarget().String()
+	}
+	if time.Now().Before(c.paused) {
+		st.Paused = c.paused
+	}
+	return st
 }
 
 // neighbours is a little of the other open buffers of doc's language, as

@@ -114,6 +114,15 @@ func TestTypingThroughASuggestionIsAnsweredFromTheCache(t *testing.T) {
 	if n := len(srv.Requests()); n != 1 {
 		t.Fatalf("typing what was suggested called the model again (%d calls)", n)
 	}
+	var status struct {
+		Completion struct {
+			Model string `json:"model"`
+			Calls int    `json:"calls"`
+		} `json:"completion"`
+	}
+	if err := f.editor.Command("agent.status", nil, &status); err != nil || status.Completion.Calls != 1 || !strings.Contains(status.Completion.Model, "coder-1b") {
+		t.Fatalf("status %+v %v", status.Completion, err)
+	}
 }
 
 func TestSuggestionDoesNotRepeatTheTextAfterTheCursor(t *testing.T) {
