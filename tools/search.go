@@ -201,7 +201,9 @@ func (w *Workspace) searchFile(rel, abs string, re *regexp.Regexp, buf *[]byte) 
 	return matchLines(rel, string(data), re)
 }
 
-// unsavedText is the staged or open-buffer text of a file, when it has one.
+// unsavedText is the staged or open-buffer text of a file, when it has one
+// (of a KnownOverlay, only the buffers it holds: a search must not ask the
+// editor for every file).
 func (w *Workspace) unsavedText(abs, rel string) (string, bool) {
 	w.mu.Lock()
 	c, staged := w.changes[rel]
@@ -210,9 +212,7 @@ func (w *Workspace) unsavedText(abs, rel string) (string, bool) {
 		return c.New, true
 	}
 	if w.overlay != nil {
-		if text, _, ok := w.overlay.Buffer(abs); ok {
-			return text, true
-		}
+		return scanBuffer(w.overlay, abs)
 	}
 	return "", false
 }
