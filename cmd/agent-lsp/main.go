@@ -26,6 +26,7 @@ const usage = `agent-lsp: a coding agent in your editor, speaking LSP.
 
 Usage:
   agent-lsp [serve]            run the language server on stdio
+  agent-lsp acp                run as an Agent Client Protocol agent on stdio (Zed, JetBrains, …)
   agent-lsp ask [flags] PROMPT run the agent once, print its answer and the proposed diff
   agent-lsp models             list the configured provider's models (* marks the one in use)
   agent-lsp doctor             check the configuration end to end: files, provider, model, sandbox
@@ -60,6 +61,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ask(ctx, args, stdin, stdout, stderr, env)
 	case "serve":
 		return serve(ctx, args, stdin, stdout, stderr, env)
+	case "acp":
+		return acpServe(ctx, args, stdin, stdout, stderr, env)
 	case "models":
 		return models(ctx, args, stdout, stderr, env)
 	case "doctor":

@@ -1,0 +1,167 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// ProtocolVersion is the ACP version this agent speaks (the SDK's).
+const ProtocolVersion = sdk.ProtocolVersion(sdk.ProtocolVersionNumber)
+
+// Options wire the agent to the process: the CLI passes the real provider
+// chain and model detection, tests scripted ones.
+type Options struct {
+	// NewProvider builds the model client of a turn from the effective settings.
+	NewProvider func(ctx context.Context, s config.Settings) (llm.Provider, error)
+	// FindModel fills in the model when none is configured (a key's default,
+	// a local server's model); nil leaves the settings as they are.
+	FindModel func(ctx context.Context, s config.Settings) (config.Settings, error)
+	// Env reads the environment (secrets, AGENT_LSP_*, XDG_* dirs).
+	Env config.Env
+	// SandboxDir keeps the sandbox's private homes and build caches; "" is
+	// the user's cache dir.
+	SandboxDir string
+	Logger     *slog.Logger
+	// Version is reported as agentInfo.version.
+	Version string
+}
+
+// Agent is one ACP connection's agent: the client's capabilities and the
+// sessions opened on it. It implements the SDK's Agent and AgentLoader.
+type Agent struct {
+	opts Options
+	log  *slog.Logger
+	conn *sdk.AgentSideConnection // set before the first message is read
+
+	mu       sync.Mutex // guards the fields below
+	client   sdk.ClientCapabilities
+	sessions map[sdk.SessionId]*session
+	// policies hold each workspace's command policy, so "always allow"
+	// lasts for every session of the workspace while the process runs.
+	policies map[string]*tools.Policy
+}
+
+// Serve speaks ACP on in and out until the client closes in or ctx ends,
+// then cancels every run. Malformed input is answered, never fatal.
+func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
+	a := newAgent(opts)
+	w := &lockedWriter{w: out}
+	filtered, start := filterInput(in, w, a.log)
+	a.conn = sdk.NewAgentSideConnection(a, w, filtered)
+	a.conn.SetLogger(a.log)
+	start()
+	select {
+	case <-a.conn.Done():
+	case <-ctx.Done():
+	}
+	a.closeAll()
+	return nil
+}
+
+func newAgent(opts Options) *Agent {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Env == nil {
+		opts.Env = os.Getenv
+	}
+	return &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{}}
+}
+
+// Initialize negotiates the version (we speak 1 and answer 1 to any other,
+// as the protocol asks) and states what we offer.
+func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (resp sdk.InitializeResponse, err error) {
+	defer guard(a.log, "initialize", &err)
+	a.mu.Lock()
+	a.client = p.ClientCapabilities
+	a.mu.Unlock()
+	title := "agent-lsp"
+	return sdk.InitializeResponse{
+		ProtocolVersion: ProtocolVersion,
+		AgentInfo:       &sdk.Implementation{Name: "agent-lsp", Title: &title, Version: a.opts.Version},
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession: true,
+			// Text and resource links are every agent's; embedded context
+			// (the client's buffers and selections) is read as text.
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			SessionCapabilities: sdk.SessionCapabilities{
+				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
+			},
+			McpCapabilities: mcpCapabilities(),
+		},
+		// No login: API keys come from the environment (see Authenticate).
+		AuthMethods: []sdk.AuthMethod{},
+	}, nil
+}
+
+// Authenticate is never needed: agent-lsp offers no authentication methods,
+// since model keys come only from its environment (OPENAI_API_KEY,
+// GEMINI_API_KEY) and local servers need none.
+func (a *Agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, sdk.NewInvalidParams(map[string]any{
+		"error": "agent-lsp needs no authentication and offers no methods: model API keys come from its environment (OPENAI_API_KEY, GEMINI_API_KEY); local servers need none"})
+}
+
+// clientCaps is what the client said it can do.
+func (a *Agent) clientCaps() sdk.ClientCapabilities {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.client
+}
+
+// policy is root's command policy, made from settings the first time.
+func (a *Agent) policy(root string, s config.Settings) *tools.Policy {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p, ok := a.policies[root]
+	if !ok {
+		p = tools.NewPolicy(s.EffectiveAllowlist(tools.DefaultAllowlist))
+		a.policies[root] = p
+	}
+	return p
+}
+
+// session returns the open session called id.
+func (a *Agent) session(id sdk.SessionId) (*session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[id]
+	if !ok {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": "unknown session " + string(id) + " (session/new or session/load first)"})
+	}
+	return s, nil
+}
+
+// closeAll cancels every session's run: the connection is gone.
+func (a *Agent) closeAll() {
+	a.mu.Lock()
+	all := make([]*session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		all = append(all, s)
+	}
+	a.sessions = map[sdk.SessionId]*session{}
+	a.mu.Unlock()
+	for _, s := range all {
+		s.close()
+	}
+}
+
+// requestError is a JSON-RPC error with our message, for failures the user
+// must read (no model, a broken config file).
+func requestError(err error) error {
+	var re *sdk.RequestError
+	if errors.As(err, &re) {
+		return re
+	}
+	return &sdk.RequestError{Code: -32603, Message: "agent-lsp: " + err.Error()}
+}

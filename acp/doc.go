@@ -1,0 +1,29 @@
+// Package acp is agent-lsp's Agent Client Protocol surface (ACP v1,
+// JSON-RPC over stdio, newline-delimited, on github.com/coder/acp-go-sdk):
+// the way Zed, JetBrains IDEs, Neovim chat plugins and Emacs agent-shell
+// talk to the same agent the language server runs.
+//
+// It shares everything below the protocol with the language server: the
+// settings and their trust rules (config.Load), the model chain, the agent
+// (agent.Prepare, strategies, sessions, notes), the workspace view and its
+// confinement, the command policy and the sandbox. What is ACP's own:
+//
+//   - the workspace view reads through the client's fs/read_text_file when
+//     it offers it (its unsaved buffers, as LSP overlays), disk otherwise;
+//   - a run's edits are staged, never written; at the end of the turn the
+//     client is asked (session/request_permission, the safe option first)
+//     and only what it accepts is written, through fs/write_text_file when
+//     offered, else by us — never behind its back;
+//   - commands off the allowlist are approved through
+//     session/request_permission and run in our sandbox (never the client's
+//     terminal, which would run them outside it);
+//   - the run's events become session/update notifications: message and
+//     thought chunks, tool calls with kinds, locations, diffs and output,
+//     and the plan strategy's plan.
+//
+// Invariants: no file is written without the client's answer; every path
+// from the client or the model is confined to the session's workspace; a
+// malformed message gets a JSON-RPC error and never stops the server;
+// session/cancel answers the pending prompt with "cancelled" at once and
+// kills the run's commands.
+package acp

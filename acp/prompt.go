@@ -1,0 +1,279 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// Prompt runs one turn. Its answer comes when the run ends, or at once
+// with "cancelled" when session/cancel arrives (the SDK cancels ctx): the
+// run's goroutine then unwinds (its commands killed) while the prompt is
+// already answered, and the session's next turn waits for it.
+func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.PromptResponse, err error) {
+	defer guard(a.log, "session/prompt", &err)
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return resp, err
+	}
+	prompt, known, err := s.taskFrom(p.Prompt)
+	if err != nil {
+		return resp, err
+	}
+	select {
+	case s.busy <- struct{}{}:
+	case <-ctx.Done():
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	t, err := a.startTurn(runCtx, s, cancel, known)
+	if err != nil {
+		cancel()
+		<-s.busy
+		return resp, err
+	}
+	done := make(chan turnResult, 1)
+	go func() {
+		defer func() {
+			s.endTurn(t)
+			cancel()
+			<-s.busy
+		}()
+		r := turnResult{}
+		r.resp, r.err = t.run(prompt)
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		t.finish()
+		return r.resp, r.err
+	case <-ctx.Done():
+		t.finish()
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
+}
+
+type turnResult struct {
+	resp sdk.PromptResponse
+	err  error
+}
+
+// run is the turn's work on its own goroutine: the settings and the model,
+// the workspace view, the agent's run with its events as updates, then the
+// proposal offered to the client.
+func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
+	defer guard(t.a.log, "session/prompt", &err)
+	ctx, s := t.ctx, t.s
+	for _, n := range s.takeNotices() {
+		t.message("agent-lsp: " + n + "\n\n")
+	}
+	settings, err := s.effectiveSettings(ctx, t.a.opts.FindModel)
+	if err != nil {
+		return resp, requestError(err)
+	}
+	provider, err := t.a.opts.NewProvider(ctx, settings)
+	if err != nil {
+		return resp, requestError(err)
+	}
+	if err := t.openWorkspace(settings); err != nil {
+		return resp, requestError(err)
+	}
+	defer t.ws.Close() // the commands' view, if one was made
+	mode := s.currentMode()
+	settings.Strategy = strategyFor(mode, settings)
+	var notes *agent.Memory
+	if mode != modeAsk {
+		notes = s.memory.ForRun()
+	}
+	spec := agent.Run{
+		Settings: settings, Provider: provider, Workspace: t.ws, Policy: s.policy, Approver: t, Memory: notes,
+		Stream: true, OnEvent: t.event, Prompt: s.withCarry(modePrompt(mode, prompt)), History: s.historyRef(),
+	}
+	if settings.ConfirmsPlans() {
+		spec.ConfirmPlan = t.confirmPlan
+	}
+	ag, task, err := agent.Prepare(spec)
+	if err != nil {
+		return resp, requestError(err)
+	}
+	if mode == modeAsk {
+		ag = ag.ReadOnly()
+	}
+	out, runErr := ag.Do(ctx, task)
+	if err := s.save(); err != nil {
+		t.a.log.Warn("acp: saving the session", "session", s.id, "error", err)
+	}
+	resp.Usage = usageOf(out.Usage)
+	if ctx.Err() != nil {
+		s.setCarry("The previous turn was cancelled: the changes it staged were discarded, none were applied.")
+		return cancelled(resp), nil
+	}
+	resp.StopReason = sdk.StopReasonEndTurn
+	switch {
+	case errors.Is(runErr, agent.ErrIterationLimit):
+		resp.StopReason = sdk.StopReasonMaxTurnRequests
+		t.message(fmt.Sprintf("\n\nagent-lsp: stopped at the iteration cap (%d model calls); say \"continue\" to go on, or raise max_iterations.\n", settings.MaxIterations))
+	case errors.Is(runErr, agent.ErrLoop), errors.Is(runErr, agent.ErrTooManyMistakes):
+		t.message("\n\nagent-lsp: stopped: " + runErr.Error() + "\n")
+	case runErr != nil:
+		s.setCarry("The previous turn failed (" + runErr.Error() + "): the changes it staged were discarded, none were applied.")
+		return resp, requestError(fmt.Errorf("the run failed: %w", runErr))
+	case settings.Strategy != string(agent.StrategyReAct):
+		// A plan's or reflexion's answer is composed at the end, not streamed.
+		t.message(out.Answer)
+	}
+	if !t.offer(t.ws.Proposal(), notes) {
+		return cancelled(resp), nil
+	}
+	return resp, nil
+}
+
+func cancelled(resp sdk.PromptResponse) sdk.PromptResponse {
+	resp.StopReason = sdk.StopReasonCancelled
+	return resp
+}
+
+// modePrompt tells the model what ask mode allows (its tools already do).
+func modePrompt(mode sdk.SessionModeId, prompt string) string {
+	if mode == modeAsk {
+		return "(Ask mode: answer from what you read; you cannot change files or run commands in this mode.)\n\n" + prompt
+	}
+	return prompt
+}
+
+// effectiveSettings are the session's settings with the model found (once
+// per session) and validated.
+func (s *session) effectiveSettings(ctx context.Context, find func(context.Context, config.Settings) (config.Settings, error)) (config.Settings, error) {
+	s.mu.Lock()
+	settings, detected := s.settings, s.detected
+	s.mu.Unlock()
+	if !detected && find != nil {
+		var err error
+		if settings, err = find(ctx, settings); err != nil {
+			return settings, err
+		}
+		s.mu.Lock()
+		s.settings, s.detected = settings, true
+		s.mu.Unlock()
+	}
+	return settings, settings.Validate()
+}
+
+func (s *session) historyRef() *agent.History {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.history
+}
+
+// withCarry prefixes the prompt with what the last turn's end left to say, once.
+func (s *session) withCarry(prompt string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.carry == "" {
+		return prompt
+	}
+	prompt = "(Note from agent-lsp: " + s.carry + ")\n\n" + prompt
+	s.carry = ""
+	return prompt
+}
+
+func (s *session) setCarry(note string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.carry = note
+}
+
+// openWorkspace makes the turn's view: through the client's buffers when
+// it reads files for us, disk otherwise; commands in the sandbox.
+func (t *turn) openWorkspace(settings config.Settings) error {
+	var overlay tools.Overlay
+	if t.files != nil {
+		overlay = t.files
+	}
+	ws, err := tools.NewWorkspace(t.s.root, overlay)
+	if err != nil {
+		return err
+	}
+	ws.SetSandbox(tools.SandboxOptions{Dir: t.a.opts.SandboxDir, Network: settings.SandboxNetwork.Allows(ws.Root(), t.a.opts.Env("HOME"))})
+	t.ws = ws
+	return nil
+}
+
+func usageOf(u llm.Usage) *sdk.Usage {
+	if u == (llm.Usage{}) {
+		return nil
+	}
+	out := &sdk.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens}
+	if u.CachedTokens > 0 {
+		out.CachedReadTokens = sdk.Ptr(u.CachedTokens)
+	}
+	if u.ReasoningTokens > 0 {
+		out.ThoughtTokens = sdk.Ptr(u.ReasoningTokens)
+	}
+	return out
+}
+
+// taskFrom turns the prompt's content blocks into the task's text: the
+// user's words, then what they attached. An embedded file (no fragment: the
+// whole file, as the editor has it) inside the workspace is also known to
+// the turn's view as that file's buffer.
+func (s *session) taskFrom(blocks []sdk.ContentBlock) (task string, known map[string]string, err error) {
+	var words, attached strings.Builder
+	known = map[string]string{}
+	for _, b := range blocks {
+		switch {
+		case b.Text != nil:
+			words.WriteString(b.Text.Text)
+		case b.ResourceLink != nil:
+			attached.WriteString(s.describeLink(b.ResourceLink.Uri, b.ResourceLink.Name))
+		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
+			r := b.Resource.Resource.TextResourceContents
+			name, abs := s.locate(r.Uri)
+			fmt.Fprintf(&attached, "- %s, as the editor has it:\n%s\n", name, fenced(r.Text))
+			if abs != "" && !strings.Contains(r.Uri, "#") {
+				known[abs] = r.Text
+			}
+		case b.Resource != nil && b.Resource.Resource.BlobResourceContents != nil:
+			name, _ := s.locate(b.Resource.Resource.BlobResourceContents.Uri)
+			fmt.Fprintf(&attached, "- %s (binary; its content was left out)\n", name)
+		case b.Image != nil:
+			attached.WriteString("- an image (left out: agent-lsp reads text only)\n")
+		case b.Audio != nil:
+			attached.WriteString("- an audio clip (left out: agent-lsp reads text only)\n")
+		}
+	}
+	task = strings.TrimSpace(words.String())
+	if attached.Len() > 0 {
+		if task == "" {
+			task = "Look at what I attached."
+		}
+		task += "\n\nAttached:\n" + attached.String()
+	}
+	if task == "" {
+		return "", nil, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
+	}
+	return task, known, nil
+}
+
+// describeLink says what a resource link points at, and whether the tools can read it.
+func (s *session) describeLink(uri, name string) string {
+	label, abs := s.locate(uri)
+	switch {
+	case abs != "":
+		return fmt.Sprintf("- %s (read it with read_file)\n", label)
+	case strings.HasPrefix(uri, "file:"):
+		return fmt.Sprintf("- %s (outside the workspace: the tools cannot read it)\n", label)
+	}
+	if name != "" && name != uri {
+		return fmt.Sprintf("- %s: %s\n", name, tools.Printable(uri))
+	}
+	return fmt.Sprintf("- %s\n", tools.Printable(uri))
+}

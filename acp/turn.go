@@ -1,0 +1,145 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// turn is one session/prompt: its run's context and view, and what the
+// client has been told so far.
+type turn struct {
+	a     *Agent
+	s     *session
+	n     int             // the session's turn number, in tool call ids
+	ctx   context.Context // the run's: ends with session/cancel or the connection
+	caps  sdk.ClientCapabilities
+	files *clientFiles     // the client's buffers; nil when it does not read files for us
+	ws    *tools.Workspace // set by openWorkspace
+
+	mu     sync.Mutex // guards closed, and serialises sends: none after the prompt's answer
+	closed bool
+
+	emu      sync.Mutex                // guards the translation state below (events come from concurrent tools)
+	seq      int                       // tool calls started
+	calls    map[string]sdk.ToolCallId // in flight, by scope and the model's call id
+	commands map[string]sdk.ToolCallId // execute_command calls by command, for approvals
+	shown    map[string]string         // rel path → its text after the last edit shown as a diff
+	streamed bool                      // top-level text streamed since the model was last called
+	plan     []sdk.PlanEntry           // the plan strategy's steps, as last sent
+	failed   map[int]bool              // plan steps (1-based) that failed
+}
+
+// startTurn registers a turn on s, refusing a closed session.
+func (a *Agent) startTurn(ctx context.Context, s *session, cancel context.CancelFunc, known map[string]string) (*turn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": "session " + string(s.id) + " is closed"})
+	}
+	s.turns++
+	s.cancelRun = cancel
+	t := &turn{
+		a: a, s: s, n: s.turns, ctx: ctx, caps: a.clientCaps(),
+		calls: map[string]sdk.ToolCallId{}, commands: map[string]sdk.ToolCallId{}, shown: map[string]string{},
+		failed: map[int]bool{},
+	}
+	if t.caps.Fs.ReadTextFile {
+		t.files = &clientFiles{a: a, sid: s.id, ctx: ctx, known: known}
+	}
+	return t, nil
+}
+
+// endTurn forgets t's cancel once its goroutine is done.
+func (s *session) endTurn(t *turn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turns == t.n {
+		s.cancelRun = nil
+	}
+}
+
+// finish closes the turn to updates: the prompt is being answered.
+func (t *turn) finish() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closed = true
+}
+
+// send writes one update unless the prompt was answered.
+func (t *turn) send(u sdk.SessionUpdate) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	if err := t.a.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: t.s.id, Update: u}); err != nil {
+		t.a.log.Debug("acp: session/update not sent", "error", err)
+	}
+}
+
+// message streams text as the agent's answer.
+func (t *turn) message(text string) {
+	if strings.TrimSpace(text) != "" {
+		t.send(sdk.UpdateAgentMessageText(text))
+	}
+}
+
+// newCallID numbers a tool call of this turn.
+func (t *turn) newCallID(kind string) sdk.ToolCallId {
+	t.emu.Lock()
+	defer t.emu.Unlock()
+	t.seq++
+	return sdk.ToolCallId(fmt.Sprintf("%s-%d.%d", kind, t.n, t.seq))
+}
+
+// locate names a URI for the model and, for a file inside the workspace,
+// gives its absolute path (confined like any path the model gives).
+func (s *session) locate(uri string) (label, abs string) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" || u.Path == "" {
+		return tools.Printable(uri), ""
+	}
+	where := ""
+	if u.Fragment != "" {
+		where = " (" + tools.Printable(u.Fragment) + ")"
+	}
+	resolved, rel, err := s.view.Resolve(filepath.FromSlash(u.Path))
+	if err != nil {
+		return tools.Printable(u.Path) + where, ""
+	}
+	return "`" + tools.Printable(rel) + "`" + where, resolved
+}
+
+// fenced puts text in a code fence longer than any backtick run inside it.
+func fenced(text string) string {
+	fence := "```"
+	for strings.Contains(text, fence) {
+		fence += "`"
+	}
+	return fence + "\n" + strings.TrimSuffix(text, "\n") + "\n" + fence
+}
+
+// cut keeps the head and tail of text past limit bytes, saying what it left out.
+func cut(text string, limit int) string {
+	if len(text) <= limit {
+		return text
+	}
+	h, tl := limit/2, len(text)-limit/2
+	for h > 0 && !utf8.RuneStart(text[h]) {
+		h--
+	}
+	for tl < len(text) && !utf8.RuneStart(text[tl]) {
+		tl++
+	}
+	head, tail := text[:h], text[tl:]
+	return fmt.Sprintf("%s\n… (%d bytes left out) …\n%s", head, len(text)-len(head)-len(tail), tail)
+}

@@ -1,0 +1,344 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// outputLimit bounds the text of a tool's output shown in a tool call.
+const outputLimit = 16 << 10
+
+// event turns one step of the run into session updates. It runs on the
+// loop's goroutine, or a tool's for concurrent reads.
+func (t *turn) event(e agent.Event) {
+	switch e.Kind {
+	case agent.EventIteration:
+		if e.Scope == "" {
+			t.emu.Lock()
+			t.streamed = false
+			t.emu.Unlock()
+		}
+	case agent.EventTextDelta:
+		// The top-level loop's text is the answer; a plan step's, a
+		// trial's or a sub-agent's is the agent at work.
+		if e.Scope != "" {
+			t.send(sdk.UpdateAgentThoughtText(e.Text))
+			return
+		}
+		t.emu.Lock()
+		t.streamed = true
+		t.emu.Unlock()
+		t.send(sdk.UpdateAgentMessageText(e.Text))
+	case agent.EventReasoningDelta:
+		t.send(sdk.UpdateAgentThoughtText(e.Text))
+	case agent.EventThought:
+		t.emu.Lock()
+		streamed := t.streamed
+		t.emu.Unlock()
+		if e.Scope == "" && !streamed {
+			// The provider did not stream (a JSON tool protocol, say).
+			t.message(e.Text)
+		}
+	case agent.EventToolCall:
+		t.toolStarted(e)
+	case agent.EventToolResult:
+		t.toolEnded(e)
+	case agent.EventNotice:
+		t.send(sdk.UpdateAgentThoughtText("\n[agent-lsp] " + scoped(e.Scope, e.Text) + "\n"))
+	case agent.EventPlan:
+		if e.Scope == "" {
+			t.planMade(e.Text)
+		}
+	case agent.EventStart:
+		if step, ok := planStep(e.Scope); ok {
+			t.stepStarted(step)
+		}
+	case agent.EventDone:
+		if e.Scope == "" {
+			t.planDone()
+		}
+	}
+}
+
+func scoped(scope, text string) string {
+	if scope == "" {
+		return text
+	}
+	return scope + " · " + text
+}
+
+func callKey(e agent.Event) string { return e.Scope + "\x00" + e.Call.ID }
+
+func (t *turn) toolStarted(e agent.Event) {
+	title, kind, locs := describeCall(e.Call, t.ws)
+	id := t.newCallID("call")
+	t.emu.Lock()
+	t.calls[callKey(e)] = id
+	if e.Call.Name == "execute_command" {
+		t.commands[argString(e.Call.Args, "command")] = id
+	}
+	t.emu.Unlock()
+	t.send(sdk.StartToolCall(id, scoped(e.Scope, title),
+		sdk.WithStartKind(kind), sdk.WithStartStatus(sdk.ToolCallStatusInProgress),
+		sdk.WithStartLocations(locs), sdk.WithStartRawInput(rawArgs(e.Call.Args))))
+}
+
+func (t *turn) toolEnded(e agent.Event) {
+	t.emu.Lock()
+	id, ok := t.calls[callKey(e)]
+	delete(t.calls, callKey(e))
+	t.emu.Unlock()
+	if !ok {
+		return
+	}
+	status := sdk.ToolCallStatusCompleted
+	if e.Result.IsError {
+		status = sdk.ToolCallStatusFailed
+	}
+	content := t.diffOf(e)
+	if content == nil {
+		content = []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(resultText(e.Call.Name, e.Result)))}
+	}
+	t.send(sdk.UpdateToolCall(id, sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)))
+}
+
+// diffOf shows a successful edit as a diff of the file before this call
+// and after it (the whole staged text: nothing is written yet).
+func (t *turn) diffOf(e agent.Event) []sdk.ToolCallContent {
+	if e.Result.IsError || (e.Call.Name != "edit_file" && e.Call.Name != "write_file") {
+		return nil
+	}
+	_, rel, err := t.ws.Resolve(argString(e.Call.Args, "path"))
+	if err != nil {
+		return nil
+	}
+	for _, c := range t.ws.Changes() {
+		if c.Path != rel {
+			continue
+		}
+		t.emu.Lock()
+		before, seen := t.shown[rel]
+		t.shown[rel] = c.New
+		t.emu.Unlock()
+		switch {
+		case seen:
+			return []sdk.ToolCallContent{sdk.ToolDiffContent(c.AbsPath, c.New, before)}
+		case c.Existed:
+			return []sdk.ToolCallContent{sdk.ToolDiffContent(c.AbsPath, c.New, c.Original)}
+		}
+		return []sdk.ToolCallContent{sdk.ToolDiffContent(c.AbsPath, c.New)}
+	}
+	return nil
+}
+
+// resultText is a tool's output as shown: command output and listings in
+// a code block, cut past outputLimit.
+func resultText(tool string, r llm.ToolResult) string {
+	text := cut(r.Content, outputLimit)
+	switch tool {
+	case "execute_command", "read_file", "search", "list_files":
+		return fenced(text)
+	}
+	return text
+}
+
+// resolver confines a path the model gave; *tools.Workspace is one.
+type resolver interface {
+	Resolve(p string) (abs, rel string, err error)
+}
+
+// describeCall gives a tool call's title, kind and locations. A path that
+// leaves the workspace gets no location (the client would open it).
+func describeCall(c llm.ToolCall, r resolver) (string, sdk.ToolKind, []sdk.ToolCallLocation) {
+	path := argString(c.Args, "path")
+	var locs []sdk.ToolCallLocation
+	shown := tools.Printable(path)
+	if abs, rel, err := r.Resolve(path); err == nil {
+		loc := sdk.ToolCallLocation{Path: abs}
+		if line, err := strconv.Atoi(argNumber(c.Args, "offset")); err == nil && line > 0 && c.Name == "read_file" {
+			loc.Line = sdk.Ptr(line)
+		}
+		locs = []sdk.ToolCallLocation{loc}
+		shown = tools.Printable(rel)
+	}
+	switch c.Name {
+	case "read_file":
+		return "Read " + shown, sdk.ToolKindRead, locs
+	case "list_files":
+		if path == "" {
+			shown = "the workspace"
+		}
+		return "List " + shown, sdk.ToolKindSearch, locs
+	case "search":
+		title := "Search " + code(argString(c.Args, "pattern"))
+		if path != "" {
+			title += " in " + shown
+		}
+		if glob := argString(c.Args, "glob"); glob != "" {
+			title += " (" + tools.Printable(glob) + ")"
+		}
+		return title, sdk.ToolKindSearch, locs
+	case "write_file":
+		return "Write " + shown, sdk.ToolKindEdit, locs
+	case "edit_file":
+		return "Edit " + shown, sdk.ToolKindEdit, locs
+	case "execute_command":
+		return "Run " + code(argString(c.Args, "command")), sdk.ToolKindExecute, nil
+	case "delegate":
+		return "Sub-agent: " + firstLine(argString(c.Args, "task"), 80), sdk.ToolKindThink, nil
+	case "remember":
+		return "Propose a note: " + firstLine(argString(c.Args, "note"), 80), sdk.ToolKindOther, nil
+	}
+	return tools.Printable(c.Name), sdk.ToolKindOther, locs
+}
+
+// code shows a model-given string inline, escaped so that no control
+// character, newline or bidi override hides part of it.
+func code(s string) string {
+	s = tools.Printable(s)
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fence + s + fence
+}
+
+func firstLine(s string, n int) string {
+	s = tools.Printable(strings.SplitN(strings.TrimSpace(s), "\n", 2)[0])
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func argString(args json.RawMessage, key string) string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return ""
+	}
+	s, _ := m[key].(string)
+	return s
+}
+
+func argNumber(args json.RawMessage, key string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return ""
+	}
+	return string(m[key])
+}
+
+// rawArgs is the call's input as JSON when it is JSON (a malformed one,
+// which the registry will refuse, as a string).
+func rawArgs(args json.RawMessage) any {
+	if len(args) > 0 && json.Valid(args) {
+		return args
+	}
+	return string(args)
+}
+
+// The plan strategy's steps reach us as text ("1. goal (done when: …)"),
+// replans as "Replanned after step N failed …" and the remaining steps
+// numbered on from there; steps run with scope "step K/N".
+var (
+	planLineRE = regexp.MustCompile(`^(\d+)\. (.*?)(?: \(done when: .*\))?$`)
+	replanRE   = regexp.MustCompile(`^Replanned after step (\d+) failed`)
+	stepRE     = regexp.MustCompile(`^step (\d+)/\d+$`)
+)
+
+func planStep(scope string) (int, bool) {
+	m := stepRE.FindStringSubmatch(scope)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
+
+// planMade replaces the steps from the first one the text numbers on; the
+// earlier ones keep their state (a replan keeps what was done).
+func (t *turn) planMade(text string) {
+	t.emu.Lock()
+	first := true
+	for _, line := range strings.Split(text, "\n") {
+		if m := replanRE.FindStringSubmatch(line); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				t.failed[n] = true
+			}
+			continue
+		}
+		m := planLineRE.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		if n < 1 || n > len(t.plan)+1 {
+			continue
+		}
+		if first {
+			t.plan, first = t.plan[:n-1], false
+		}
+		if n == len(t.plan)+1 {
+			t.plan = append(t.plan, sdk.PlanEntry{Content: m[2], Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatusPending})
+		}
+	}
+	t.markFailed()
+	entries := append([]sdk.PlanEntry(nil), t.plan...)
+	t.emu.Unlock()
+	t.send(sdk.UpdatePlan(entries...))
+}
+
+// markFailed notes the failed steps in their text: a plan entry has no
+// failed state. emu held.
+func (t *turn) markFailed() {
+	for n := range t.failed {
+		if n <= len(t.plan) && !strings.HasPrefix(t.plan[n-1].Content, "✗ ") {
+			t.plan[n-1].Content = "✗ " + t.plan[n-1].Content + " (failed)"
+			t.plan[n-1].Status = sdk.PlanEntryStatusCompleted
+		}
+	}
+}
+
+// stepStarted marks step n in progress and the ones before it done.
+func (t *turn) stepStarted(n int) {
+	t.emu.Lock()
+	if n > len(t.plan) {
+		t.emu.Unlock()
+		return
+	}
+	for i := range t.plan[:n-1] {
+		t.plan[i].Status = sdk.PlanEntryStatusCompleted
+	}
+	t.plan[n-1].Status = sdk.PlanEntryStatusInProgress
+	entries := append([]sdk.PlanEntry(nil), t.plan...)
+	t.emu.Unlock()
+	t.send(sdk.UpdatePlan(entries...))
+}
+
+// planDone marks the steps that ran done when the run ends.
+func (t *turn) planDone() {
+	t.emu.Lock()
+	changed := false
+	for i := range t.plan {
+		if t.plan[i].Status == sdk.PlanEntryStatusInProgress {
+			t.plan[i].Status, changed = sdk.PlanEntryStatusCompleted, true
+		}
+	}
+	entries := append([]sdk.PlanEntry(nil), t.plan...)
+	t.emu.Unlock()
+	if changed {
+		t.send(sdk.UpdatePlan(entries...))
+	}
+}
+
+// toolTitle is used by approvals for a command they have no call for.
+func commandTitle(command string) string { return fmt.Sprintf("Run %s", code(command)) }
