@@ -58,3 +58,15 @@ func (m *middleCut) String() string {
 		fmt.Sprintf("\n[… %d bytes cut from the middle …]\n", m.total-kept) +
 		strings.ToValidUTF8(string(tail), "�")
 }
+
+// CutMiddle returns s whole when it has at most limit bytes, otherwise its
+// first and last limit/2 bytes around a note of how much was cut: the same
+// cut as command output, for other tools' results (an MCP server's).
+func CutMiddle(s string, limit int) string {
+	if limit <= 0 || len(s) <= limit {
+		return s
+	}
+	m := newMiddleCut(limit)
+	m.Write([]byte(s))
+	return m.String()
+}

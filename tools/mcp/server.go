@@ -1,0 +1,434 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// State is where a server is in its life.
+type State string
+
+const (
+	StateIdle     State = "not started" // starts when a run first needs its tools
+	StateStarting State = "starting"
+	StateReady    State = "ready"
+	StateFailed   State = "failed" // its tools are left out
+	StateDisabled State = "disabled"
+	StateStopped  State = "stopped" // the pool was closed, or a newer configuration replaced it
+)
+
+// terminateAfter is how long a stdio server has to exit after its stdin is
+// closed, and again after SIGTERM, before it is killed.
+const terminateAfter = 2 * time.Second
+
+// maxTools bounds the tools taken from one server: each costs context.
+const maxTools = 128
+
+// server is one configured MCP server and its connection. It starts on the
+// first ensure, is restarted once when it dies, and is failed for good
+// after that or when a start fails.
+type server struct {
+	cfg  ServerConfig
+	key  string
+	pool *Pool
+
+	mu       sync.Mutex // guards the fields below
+	state    State
+	err      error           // why it failed or stopped
+	starting chan struct{}   // closed when the current start ends
+	conn     *live           // while ready
+	offers   []offer         // its tools, as the model sees them
+	warnings []string        // what listing them left out
+	gen      uint64          // changes whenever offers or conn do
+	starts   int             // successful starts
+	deaths   int             // times it died once started; the first is restarted
+	lastExit string          // how it died last
+	took     time.Duration   // how long the last start took
+	inflight int             // calls under way
+	retiring bool            // a newer configuration replaced it: stop when idle
+	always   map[string]bool // tools (the server's names) the user allowed for good
+	stderr   *tail
+}
+
+// live is one connection to a server.
+type live struct {
+	sess *sdk.ClientSession
+	pid  int           // the stdio server's process (and group) id; 0 for HTTP
+	done chan struct{} // closed once the connection ended and its processes are gone
+}
+
+func newServer(p *Pool, cfg ServerConfig, key string) *server {
+	s := &server{cfg: cfg, key: key, pool: p, state: StateIdle, always: map[string]bool{}, stderr: &tail{}}
+	if cfg.Problem != "" {
+		s.state, s.err = StateFailed, errors.New(cfg.Problem)
+	}
+	return s
+}
+
+// ensure returns the server's connection, starting it (and waiting for the
+// start) when it is not running. An error means its tools are absent: it
+// failed, was stopped, or ctx ended first (the start goes on).
+func (s *server) ensure(ctx context.Context) (*live, error) {
+	s.mu.Lock()
+	for {
+		switch s.state {
+		case StateReady:
+			c := s.conn
+			s.mu.Unlock()
+			return c, nil
+		case StateFailed, StateStopped, StateDisabled:
+			err := s.err
+			s.mu.Unlock()
+			return nil, err
+		case StateIdle:
+			s.state, s.starting = StateStarting, make(chan struct{})
+			go s.start()
+		}
+		wait := s.starting
+		s.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		s.mu.Lock()
+	}
+}
+
+// start connects, initializes and lists the tools within the timeout. A
+// connection that comes too late is closed when it comes.
+func (s *server) start() {
+	timeout := s.cfg.timeout()
+	ctx, cancel := context.WithTimeout(s.pool.ctx, timeout)
+	defer cancel()
+	began := time.Now()
+	type started struct {
+		c      *live
+		offers []offer
+		warns  []string
+		err    error
+	}
+	result := make(chan started, 1)
+	go func() {
+		c, err := s.connect(ctx)
+		if err != nil {
+			result <- started{err: err}
+			return
+		}
+		listed, err := listTools(ctx, c.sess)
+		if err != nil {
+			c.close()
+			result <- started{err: err}
+			return
+		}
+		offers, warns := prepare(s.cfg.Name, listed)
+		result <- started{c: c, offers: offers, warns: warns}
+	}()
+	var r started
+	select {
+	case r = <-result:
+	case <-ctx.Done():
+		r.err = ctx.Err()
+		go func() { // closes what comes too late
+			if late := <-result; late.c != nil {
+				late.c.close()
+			}
+		}()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() { close(s.starting); s.starting = nil }()
+	switch {
+	case s.state == StateStopped:
+		if r.c != nil {
+			go r.c.close()
+		}
+		return
+	case r.err != nil:
+		s.state, s.err = StateFailed, s.startError(r.err, timeout)
+		s.gen++
+		return
+	}
+	s.state, s.conn, s.offers, s.warnings = StateReady, r.c, r.offers, r.warns
+	s.starts++
+	s.took = time.Since(began)
+	s.gen++
+	go s.watch(r.c)
+}
+
+// startError says why a start failed, with what the server wrote on stderr.
+func (s *server) startError(err error, timeout time.Duration) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within %s (timeout_s)", timeout)
+	}
+	if s.deaths > 0 {
+		err = fmt.Errorf("the restart after it exited (%s) failed: %w", s.lastExit, err)
+	}
+	if t := s.stderr.String(); t != "" {
+		return fmt.Errorf("%w; its stderr ends: %s", err, t)
+	}
+	return err
+}
+
+// watch notices the connection ending. When it was not closed by us, the
+// server died: the first time it is restarted on next use, after that it
+// has failed.
+func (s *server) watch(c *live) {
+	_ = c.sess.Wait()
+	killGroup(c.pid)
+	close(c.done)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != c {
+		return // stopped by us
+	}
+	s.conn, s.offers, s.warnings = nil, nil, nil
+	s.gen++
+	s.deaths++
+	s.lastExit = "it exited"
+	if t := s.stderr.String(); t != "" {
+		s.lastExit += "; its stderr ends: " + t
+	}
+	if s.deaths > 1 {
+		s.state, s.err = StateFailed, fmt.Errorf("it exited again after its restart (%s)", s.lastExit)
+		return
+	}
+	s.state = StateIdle
+	s.stderr.reset()
+}
+
+// stop ends the server for good (the pool closes, or a newer configuration
+// replaces it) and waits until its processes are gone.
+func (s *server) stop(why error) {
+	s.mu.Lock()
+	c := s.conn
+	s.conn, s.offers = nil, nil
+	s.state, s.err = StateStopped, why
+	s.gen++
+	s.mu.Unlock()
+	if c != nil {
+		c.close()
+	}
+}
+
+// errReplaced stops a server whose configuration changed.
+var errReplaced = errors.New("its configuration changed; the new one is used from the next run")
+
+// retire stops the server once no call is using it.
+func (s *server) retire() {
+	s.mu.Lock()
+	s.retiring = true
+	busy := s.inflight > 0
+	s.mu.Unlock()
+	if !busy {
+		s.stop(errReplaced)
+	}
+}
+
+// begin and end bracket a call, so a retiring server waits for it.
+func (s *server) begin() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight++
+}
+
+func (s *server) end() {
+	s.mu.Lock()
+	s.inflight--
+	idle := s.retiring && s.inflight == 0
+	s.mu.Unlock()
+	if idle {
+		go s.stop(errReplaced)
+	}
+}
+
+// close ends the connection: stdin closed, then SIGTERM and SIGKILL (the
+// SDK's sequence), then whatever is left of the process group.
+func (c *live) close() {
+	_ = c.sess.Close()
+	killGroup(c.pid)
+	<-c.done
+}
+
+// connect starts the stdio server or connects to the HTTP one and
+// initializes the session.
+func (s *server) connect(ctx context.Context) (*live, error) {
+	exp := &expander{}
+	if s.cfg.ReadsEnv {
+		exp.env = s.pool.env
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "agent-lsp", Version: s.pool.opts.Version}, &sdk.ClientOptions{
+		Logger: s.pool.log,
+		// No roots, sampling or elicitation: the agent offers tools, nothing else.
+		Capabilities:           &sdk.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.refresh() },
+	})
+	c := &live{done: make(chan struct{})}
+	var transport sdk.Transport
+	var cmd *exec.Cmd
+	if s.cfg.URL != "" {
+		url, headers := exp.expand(s.cfg.URL), exp.expandMap(s.cfg.Headers)
+		if err := exp.err(); err != nil {
+			return nil, err
+		}
+		transport = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: withHeaders{headers, http.DefaultTransport}}}
+	} else {
+		command, args, env, dir := exp.expand(s.cfg.Command), exp.expandAll(s.cfg.Args), exp.expandMap(s.cfg.Env), exp.expand(s.cfg.Dir)
+		if err := exp.err(); err != nil {
+			return nil, err
+		}
+		cmd = exec.Command(command, args...)
+		cmd.Env = childEnv(s.pool.env, env)
+		cmd.Dir = s.cfg.Root
+		if dir != "" {
+			cmd.Dir = dir
+			if !filepath.IsAbs(dir) {
+				cmd.Dir = filepath.Join(s.cfg.Root, dir)
+			}
+		}
+		cmd.Stderr = s.stderr
+		// A child the server left behind may hold stderr open: once the
+		// server exited, stop waiting for it (killGroup ends the child).
+		cmd.WaitDelay = 100 * time.Millisecond
+		ownGroup(cmd)
+		transport = &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}
+	}
+	sess, err := client.Connect(ctx, transport, nil)
+	if cmd != nil && cmd.Process != nil {
+		c.pid = cmd.Process.Pid
+	}
+	if err != nil {
+		killGroup(c.pid)
+		return nil, err
+	}
+	c.sess = sess
+	return c, nil
+}
+
+// refresh lists the tools again after the server said they changed.
+func (s *server) refresh() {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.pool.ctx, s.cfg.timeout())
+	defer cancel()
+	listed, err := listTools(ctx, c.sess)
+	if err != nil {
+		s.pool.log.Warn("mcp: listing the tools again", "server", s.cfg.Name, "error", err)
+		return
+	}
+	offers, warns := prepare(s.cfg.Name, listed)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == c {
+		s.offers, s.warnings = offers, warns
+		s.gen++
+	}
+	s.pool.changed(s)
+}
+
+func listTools(ctx context.Context, sess *sdk.ClientSession) ([]*sdk.Tool, error) {
+	var out []*sdk.Tool
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing its tools: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// snapshot is a server's state at one moment.
+type snapshot struct {
+	state    State
+	err      error
+	offers   []offer
+	warnings []string
+	gen      uint64
+	starts   int
+	deaths   int
+	lastExit string
+	took     time.Duration
+}
+
+func (s *server) snapshot() snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return snapshot{state: s.state, err: s.err, offers: s.offers, warnings: s.warnings, gen: s.gen,
+		starts: s.starts, deaths: s.deaths, lastExit: s.lastExit, took: s.took}
+}
+
+func (s *server) allowedAlways(tool string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.always[tool]
+}
+
+func (s *server) allowAlways(tool string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.always[tool] = true
+}
+
+// withHeaders adds the configured headers to every request.
+type withHeaders struct {
+	headers map[string]string
+	next    http.RoundTripper
+}
+
+func (h withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	return h.next.RoundTrip(r)
+}
+
+// tail keeps the last bytes a server wrote on stderr, for error messages.
+type tail struct {
+	mu  sync.Mutex // guards buf
+	buf []byte
+}
+
+const tailSize = 1024
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailSize {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
+	}
+	return len(p), nil
+}
+
+// String is the tail on one line, its last few lines joined.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(strings.ToValidUTF8(string(t.buf), "\uFFFD")), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.TrimSpace(strings.Join(lines, " | "))
+}
+
+func (t *tail) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = nil
+}
