@@ -40,7 +40,10 @@ func TestNothingStartsUntilARunAsksForTools(t *testing.T) {
 }
 
 func TestToolsAreNamedDescribedAndCheckedLikeOurs(t *testing.T) {
-	f := newFixture(t, nil, func(c *ServerConfig) { c.AllowedTools = []string{"greet"}; c.DisabledTools = []string{"mcp__test__big"} })
+	f := newFixture(t, nil, func(c *ServerConfig) {
+		c.AllowedTools = []string{"greet"}
+		c.DisabledTools = []string{"mcp__test__big"}
+	})
 	ts, _ := f.tools(f.pool.Source([]ServerConfig{f.cfg}, SourceOptions{}))
 	if ts["mcp__test__big"] != nil {
 		t.Fatal("a disabled tool is offered")
