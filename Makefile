@@ -18,9 +18,11 @@ test:
 	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'Hostile|SmallModule|ExecuteCommand|Sandbox' ./tools/
 	AGENT_LSP_SANDBOX=none go test -count=1 -run 'Hostile|SmallModule|ExecuteCommand|Sandbox' ./tools/
 
-# Node packages the tests need: the VS Code extension and the LSP wire test.
+# Node packages the tests need: the VS Code extension, the LSP wire test and
+# the ACP wire test (the official TypeScript ACP library).
 deps:
 	npm ci --no-audit --no-fund --prefix server/testdata/nodeclient
+	npm ci --no-audit --no-fund --prefix acp/testdata/nodeclient
 	npm ci --no-audit --no-fund --prefix editors/vscode
 
 vscode: deps

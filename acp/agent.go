@@ -56,10 +56,10 @@ type Agent struct {
 func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	a := newAgent(opts)
 	w := &lockedWriter{w: out}
-	filtered, start := filterInput(in, w, a.log)
-	a.conn = sdk.NewAgentSideConnection(a, w, filtered)
+	ready := make(chan struct{})
+	a.conn = sdk.NewAgentSideConnection(a, w, newFilterReader(in, w, a.log, ready))
 	a.conn.SetLogger(a.log)
-	start()
+	close(ready)
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():

@@ -33,7 +33,7 @@ const waitFor = 20 * time.Second
 // side (editor), a workspace on disk and a scripted OpenAI-wire model
 // behind the real SDK.
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	root   string
 	env    map[string]string
 	llm    *llmtest.Server
@@ -79,14 +79,15 @@ func (f *fixture) connect(o fixtureOptions) {
 			return resilience.Chain(resilience.Options{Breakers: breakers, Retry: resilience.RetryOptions{MaxAttempts: 1}}, resilience.Tier{Provider: p}), nil
 		}
 	}
-	env := f.env
-	toAgentR, toAgentW := io.Pipe()
-	toEditorR, toEditorW := io.Pipe()
+	env := f.envFunc()
+	// OS pipes, as stdio is: a write does not wait for the reader.
+	toAgentR, toAgentW := osPipe(t)
+	toEditorR, toEditorW := osPipe(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	f.served = make(chan struct{})
 	go func() {
 		defer close(f.served)
-		acp.Serve(ctx, acp.Options{NewProvider: newProvider, Env: func(k string) string { return env[k] }, SandboxDir: t.TempDir(), Version: "test"}, toAgentR, toEditorW)
+		acp.Serve(ctx, acp.Options{NewProvider: newProvider, Env: env, SandboxDir: t.TempDir(), Version: "test"}, toAgentR, toEditorW)
 		toEditorW.Close()
 	}()
 	f.editor = newEditor(f.root)
@@ -105,6 +106,15 @@ func (f *fixture) connect(o fixtureOptions) {
 	if _, err := f.conn.Initialize(f.ctx(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientCapabilities: caps}); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
+}
+
+// envFunc reads the fixture's environment, which is fixed once the agent runs.
+func (f *fixture) envFunc() func(string) string {
+	env := map[string]string{}
+	for k, v := range f.env {
+		env[k] = v
+	}
+	return func(k string) string { return env[k] }
 }
 
 func (f *fixture) ctx() context.Context {
@@ -362,6 +372,15 @@ func diffs(c *toolCall) []*sdk.ToolCallContentDiff {
 		}
 	}
 	return out
+}
+
+func osPipe(t testing.TB) (*os.File, *os.File) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
 }
 
 func toJSON(v any) string {

@@ -141,12 +141,29 @@ func cancelled(resp sdk.PromptResponse) sdk.PromptResponse {
 	return resp
 }
 
+// What agent-lsp adds in front of the user's words in a task, each ending
+// with ")\n\n": a replay leaves them out.
+const (
+	askModeNote = "(Ask mode: answer from what you read; you cannot change files or run commands in this mode.)\n\n"
+	carryNote   = "(Note from agent-lsp: "
+)
+
 // modePrompt tells the model what ask mode allows (its tools already do).
 func modePrompt(mode sdk.SessionModeId, prompt string) string {
 	if mode == modeAsk {
-		return "(Ask mode: answer from what you read; you cannot change files or run commands in this mode.)\n\n" + prompt
+		return askModeNote + prompt
 	}
 	return prompt
+}
+
+// userWords strips what modePrompt and withCarry added to a task.
+func userWords(task string) string {
+	if strings.HasPrefix(task, carryNote) {
+		if i := strings.Index(task, ")\n\n"); i >= 0 {
+			task = task[i+3:]
+		}
+	}
+	return strings.TrimPrefix(task, askModeNote)
 }
 
 // effectiveSettings are the session's settings with the model found (once
@@ -180,7 +197,7 @@ func (s *session) withCarry(prompt string) string {
 	if s.carry == "" {
 		return prompt
 	}
-	prompt = "(Note from agent-lsp: " + s.carry + ")\n\n" + prompt
+	prompt = carryNote + s.carry + ")\n\n" + prompt
 	s.carry = ""
 	return prompt
 }

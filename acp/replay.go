@@ -37,7 +37,7 @@ func (a *Agent) replay(ctx context.Context, s *session) error {
 		switch m.Role {
 		case llm.RoleUser:
 			if !isLoopMessage(m.Text) && strings.TrimSpace(m.Text) != "" {
-				err = send(sdk.UpdateUserMessageText(m.Text))
+				err = send(sdk.UpdateUserMessageText(userWords(m.Text)))
 			}
 		case llm.RoleAssistant:
 			if strings.TrimSpace(m.Text) != "" {

@@ -35,43 +35,56 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// filterInput returns what the SDK reads: the lines of r that are JSON-RPC
-// messages. A line that is not JSON gets a parse error (-32700), one that is
-// not a request, notification or response (a batch, a non-string method, no
+// filterReader is what the SDK reads: the lines of r that are JSON-RPC
+// messages, filtered on the SDK's own reading goroutine (no extra hop). A
+// line that is not JSON gets a parse error (-32700), one that is not a
+// request, notification or response (a batch, a non-string method, no
 // method and no id) an invalid request (-32600), and one too long for the
 // SDK an invalid request naming the limit; none reaches the SDK. Nothing
-// is read before start is called.
-func filterInput(r io.Reader, w io.Writer, log *slog.Logger) (in io.Reader, start func()) {
-	pr, pw := io.Pipe()
-	start = func() {
-		go func() {
-			err := copyMessages(bufio.NewReaderSize(r, 64<<10), pw, w, log)
-			pw.CloseWithError(err)
-		}()
-	}
-	return pr, start
+// is read before ready is closed.
+type filterReader struct {
+	r       *bufio.Reader
+	out     io.Writer // for the answers, shared with the SDK's writes
+	log     *slog.Logger
+	ready   <-chan struct{}
+	pending []byte // the rest of the line being handed over
+	err     error  // the input's end, once reached
 }
 
-func copyMessages(r *bufio.Reader, sdkIn io.Writer, out io.Writer, log *slog.Logger) error {
-	for {
-		line, tooLong, err := readLine(r)
-		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			if answer := check(line, tooLong); answer != nil {
-				log.Warn("acp: malformed message answered with an error", "code", answer.Error.Code, "reason", answer.Error.Message)
-				if werr := writeMessage(out, answer); werr != nil {
-					return werr
-				}
-			} else if _, werr := sdkIn.Write(append(line, '\n')); werr != nil {
-				return werr
-			}
+func newFilterReader(r io.Reader, out io.Writer, log *slog.Logger, ready <-chan struct{}) *filterReader {
+	return &filterReader{r: bufio.NewReaderSize(r, 64<<10), out: out, log: log, ready: ready}
+}
+
+func (f *filterReader) Read(p []byte) (int, error) {
+	<-f.ready
+	for len(f.pending) == 0 {
+		if f.err != nil {
+			return 0, f.err
 		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
+		f.next()
 	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
+}
+
+// next reads one line and either queues it for the SDK or answers it.
+func (f *filterReader) next() {
+	line, tooLong, err := readLine(f.r)
+	if err != nil {
+		f.err = err
+	}
+	if len(bytes.TrimSpace(line)) == 0 && !tooLong {
+		return
+	}
+	if answer := check(line, tooLong); answer != nil {
+		f.log.Warn("acp: malformed message answered with an error", "code", answer.Error.Code, "reason", answer.Error.Message)
+		if werr := writeMessage(f.out, answer); werr != nil && f.err == nil {
+			f.err = werr
+		}
+		return
+	}
+	f.pending = append(line, '\n')
 }
 
 // readLine reads one line without its newline; past maxProbe bytes the rest

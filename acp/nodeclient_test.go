@@ -1,0 +1,65 @@
+package acp_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/servertest"
+)
+
+// TestNodeClient runs testdata/nodeclient/client.mjs: the real binary
+// driven through @agentclientprotocol/sdk, the official TypeScript ACP
+// library, whose schemas check what we send. `make deps` installs its
+// node_modules; elsewhere the test skips without them.
+func TestNodeClient(t *testing.T) {
+	dir, _ := filepath.Abs("testdata/nodeclient")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("node_modules missing: `make deps` must run npm ci in acp/testdata/nodeclient")
+		}
+		t.Skip("run `make deps` (npm ci in acp/testdata/nodeclient) to enable")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node")
+	}
+	bin := servertest.Binary(t)
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte("def greet():\n    return \"Hello from disk\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := []llmtest.Turn{
+		{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
+		{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello from the buffer","new_string":"Hello from the agent"}`}}},
+		{Text: "Changed the greeting."},
+		{Delay: waitFor, Text: "too late"},
+	}
+	calls := filepath.Join(t.TempDir(), "model-calls")
+	var mu sync.Mutex
+	n := 0
+	srv := llmtest.NewOpenAIResponder(t, func(map[string]any) llmtest.Turn {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		os.WriteFile(calls, []byte(strconv.Itoa(n)), 0o644)
+		if n > len(script) {
+			t.Errorf("unexpected model call %d", n)
+			return llmtest.Turn{Text: "unexpected"}
+		}
+		return script[n-1]
+	})
+	cmd := exec.Command(node, "client.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "AGENT_LSP_BIN="+bin, "WORKSPACE="+root, "MODEL_CALLS_FILE="+calls, "AGENT_LSP_MODEL=gpt-test",
+		"OPENAI_BASE_URL="+srv.URL+"/v1", "XDG_CONFIG_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("node client: %v", err)
+	}
+}

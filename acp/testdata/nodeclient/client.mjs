@@ -1,0 +1,152 @@
+// Drives the real `agent-lsp acp` binary with @agentclientprotocol/sdk, the
+// official TypeScript ACP library (its zod schemas check every message we
+// send): initialize, a prompt turn with an embedded unsaved buffer, reads
+// through fs/read_text_file, an edit shown as a diff, the proposal accepted
+// through session/request_permission and written with fs/write_text_file,
+// set_mode, an unknown method, session/cancel answered "cancelled", then a
+// second process loading the session and replaying it. Run by acp's
+// TestNodeClient, which provides the binary and a scripted model server
+// through the environment.
+import { spawn } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { Readable, Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import * as path from 'node:path';
+import * as fs from 'node:fs';
+import * as acp from '@agentclientprotocol/sdk';
+
+const root = process.env.WORKSPACE;
+const bin = process.env.AGENT_LSP_BIN;
+const hello = path.join(root, 'hello.py');
+const unsaved = 'def greet():\n    return "Hello from the buffer"  # 🐍\n';
+
+// One editor: its buffers, what it was sent and what it was asked.
+const buffers = new Map([[hello, unsaved]]);
+const reads = [];
+const writes = new Map();
+const asked = [];
+let updates = [];
+
+function start() {
+  const proc = spawn(bin, ['acp'], { env: process.env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
+  const stream = acp.ndJsonStream(Writable.toWeb(proc.stdin), Readable.toWeb(proc.stdout));
+  const app = acp.client({ name: 'agent-lsp-node-test' })
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+      reads.push(params.path);
+      if (buffers.has(params.path)) return { content: buffers.get(params.path) };
+      return { content: fs.readFileSync(params.path, 'utf8') };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      writes.set(params.path, params.content);
+      buffers.set(params.path, params.content);
+      return {};
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      asked.push(params);
+      const allow = params.options.find((o) => o.kind === 'allow_once');
+      return { outcome: { outcome: 'selected', optionId: allow.optionId } };
+    })
+    .onNotification(acp.methods.client.session.update, ({ params }) => { updates.push(params.update); });
+  return { proc, exited, stream, app };
+}
+
+const clientCapabilities = { fs: { readTextFile: true, writeTextFile: true } };
+
+// First process: a whole turn, modes, an unknown method, a cancel.
+const first = start();
+const sessionId = await first.app.connectWith(first.stream, async (agent) => {
+  const init = await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities });
+  assert.equal(init.protocolVersion, 1);
+  assert.equal(init.agentCapabilities.loadSession, true);
+  assert.equal(init.agentCapabilities.promptCapabilities.embeddedContext, true);
+  assert.deepEqual(init.authMethods, []);
+
+  const session = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+  assert.deepEqual(session.modes.availableModes.map((m) => m.id), ['ask', 'code', 'plan']);
+  assert.equal(session.modes.currentModeId, 'code');
+
+  const turn = await agent.request(acp.methods.agent.session.prompt, {
+    sessionId: session.sessionId,
+    prompt: [
+      { type: 'text', text: 'Change the greeting in ' },
+      { type: 'resource', resource: { uri: pathToFileURL(hello).href, text: unsaved, mimeType: 'text/x-python' } },
+    ],
+  });
+  assert.equal(turn.stopReason, 'end_turn');
+  assert.ok(reads.includes(hello), `fs/read_text_file was not asked for hello.py: ${reads}`);
+  const started = updates.filter((u) => u.sessionUpdate === 'tool_call');
+  const read = started.find((u) => u.kind === 'read');
+  assert.equal(read.title, 'Read hello.py');
+  assert.equal(read.locations[0].path, hello);
+  const edit = started.find((u) => u.kind === 'edit' && u.title === 'Edit hello.py');
+  const editDone = updates.find((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === edit.toolCallId && u.status === 'completed');
+  const diff = editDone.content.find((c) => c.type === 'diff');
+  assert.equal(diff.path, hello);
+  assert.equal(diff.oldText, unsaved);
+  assert.match(diff.newText, /Hello from the agent/);
+  const answer = updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text).join('');
+  assert.match(answer, /Changed the greeting\.$/);
+  assert.equal(asked.length, 1);
+  assert.equal(asked[0].options[0].kind, 'reject_once', 'the safe option comes first');
+  assert.equal(writes.get(hello), 'def greet():\n    return "Hello from the agent"  # 🐍\n');
+  assert.equal(fs.readFileSync(hello, 'utf8'), 'def greet():\n    return "Hello from disk"\n', 'the agent wrote to disk behind the editor');
+
+  await agent.request(acp.methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'ask' });
+  await assert.rejects(agent.request('no/such_method', {}), (err) => err.code === -32601);
+
+  // A turn that hangs on the model is cancelled at once.
+  updates = [];
+  const pending = agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: 'think long' }] });
+  await waitForModelCall();
+  const sent = performance.now();
+  await agent.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId });
+  const cancelled = await pending;
+  const took = performance.now() - sent;
+  assert.equal(cancelled.stopReason, 'cancelled');
+  assert.ok(took < 500, `cancel took ${took} ms`);
+  console.log(`cancel answered in ${took.toFixed(1)} ms`);
+  return session.sessionId;
+});
+first.proc.stdin.end();
+assert.equal(await first.exited, 0);
+
+// Second process: the session loads and replays.
+updates = [];
+const second = start();
+await second.app.connectWith(second.stream, async (agent) => {
+  await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities });
+  const list = await agent.request(acp.methods.agent.session.list, { cwd: root });
+  assert.ok(list.sessions.some((s) => s.sessionId === sessionId), JSON.stringify(list));
+  const loaded = await agent.request(acp.methods.agent.session.load, { sessionId, cwd: root, mcpServers: [] });
+  assert.equal(loaded.modes.currentModeId, 'code');
+  // The replay is sent before the answer; the library may hand the answer
+  // over before it has dispatched every notification read with it.
+  await until(() => updates.length >= 5);
+  const replay = updates.map((u) => [u.sessionUpdate, u.content?.text ?? u.title]);
+  assert.deepEqual(replay.slice(1), [
+    ['tool_call', 'Read hello.py'],
+    ['tool_call', 'Edit hello.py'],
+    ['agent_message_chunk', 'Changed the greeting.'],
+    ['user_message_chunk', 'think long'],
+  ]);
+  assert.match(replay[0][1], /^Change the greeting in/);
+});
+second.proc.stdin.end();
+assert.equal(await second.exited, 0);
+console.log('ok');
+
+async function until(cond) {
+  for (let i = 0; i < 2000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(cond(), 'timed out');
+}
+
+// The model server counts requests in a file the Go test names.
+async function waitForModelCall() {
+  const file = process.env.MODEL_CALLS_FILE;
+  for (let i = 0; i < 2000; i++) {
+    if (fs.existsSync(file) && Number(fs.readFileSync(file, 'utf8')) >= 4) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error('the model was never called for the turn to cancel');
+}
