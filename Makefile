@@ -18,11 +18,13 @@ test:
 	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'Hostile|SmallModule|ExecuteCommand|Sandbox' ./tools/
 	AGENT_LSP_SANDBOX=none go test -count=1 -run 'Hostile|SmallModule|ExecuteCommand|Sandbox' ./tools/
 
-# Node packages the tests need: the VS Code extension, the LSP wire test and
-# the ACP wire test (the official TypeScript ACP library).
+# Node packages the tests need: the VS Code extension, the LSP wire test,
+# the ACP wire test (the official TypeScript ACP library) and the reference
+# MCP server (server-everything) the MCP tests start.
 deps:
 	npm ci --no-audit --no-fund --prefix server/testdata/nodeclient
 	npm ci --no-audit --no-fund --prefix acp/testdata/nodeclient
+	npm ci --no-audit --no-fund --prefix tools/mcp/testdata/everything
 	npm ci --no-audit --no-fund --prefix editors/vscode
 
 vscode: deps

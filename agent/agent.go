@@ -44,8 +44,11 @@ const (
 
 // Config assembles an Agent.
 type Config struct {
-	Provider      llm.Provider
-	Tools         *tools.Registry
+	Provider llm.Provider
+	Tools    *tools.Registry
+	// Source offers more tools found while the run goes on (MCP servers'),
+	// asked before each model call; nil for none.
+	Source        ToolSource
 	System        string
 	MaxIterations int
 	// MaxMistakes bounds consecutive malformed answers (default 3).
@@ -134,12 +137,13 @@ func (a *Agent) finish(out Outcome, err error) (Outcome, error) {
 // which compaction keeps verbatim.
 func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error) {
 	var out Outcome
-	req := llm.Request{System: a.cfg.System, Tools: a.specs}
+	ts := &toolset{reg: a.cfg.Tools, specs: a.specs}
+	req := llm.Request{System: a.cfg.System, Tools: ts.specs}
 	window := a.cfg.ContextWindow
 	if window <= 0 {
 		window = DefaultContextWindow(a.cfg.Provider.Name())
 	}
-	b := newBudget(window, a.cfg.System, a.specs)
+	b := newBudget(window, a.cfg.System, ts.specs)
 	if a.cfg.Stream && a.cfg.OnEvent != nil {
 		req.OnText = func(delta string) { a.emit(Event{Kind: EventTextDelta, Text: delta}) }
 	}
@@ -156,6 +160,15 @@ func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error)
 		}
 		// THINK
 		a.emit(Event{Kind: EventIteration, Iteration: i, MaxIterations: a.cfg.MaxIterations})
+		if next := a.refresh(ctx, ts, func(msg string) {
+			a.emit(Event{Kind: EventNotice, Iteration: i, MaxIterations: a.cfg.MaxIterations, Text: msg})
+		}); next != ts {
+			ts, req.Tools = next, next.specs
+			b.setTools(a.cfg.System, ts.specs)
+		}
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
 		if err := a.fitContext(ctx, b, h, task); err != nil {
 			return out, err
 		}
@@ -206,7 +219,7 @@ func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error)
 			return out, nil
 		}
 		// ACT and OBSERVE
-		results, err := a.act(ctx, i, resp.ToolCalls, b)
+		results, err := a.act(ctx, i, resp.ToolCalls, b, ts.reg)
 		if err != nil {
 			return out, err
 		}
@@ -223,12 +236,12 @@ func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error)
 // act runs the calls of one turn. When every call is to a read-only tool they
 // run concurrently; otherwise in order, since a write may feed a later read.
 // Results keep the calls' order either way.
-func (a *Agent) act(ctx context.Context, iteration int, calls []llm.ToolCall, b *budget) ([]llm.ToolResult, error) {
+func (a *Agent) act(ctx context.Context, iteration int, calls []llm.ToolCall, b *budget, reg *tools.Registry) ([]llm.ToolResult, error) {
 	results := make([]llm.ToolResult, len(calls))
 	run := func(ctx context.Context, i int) error {
 		c := calls[i]
 		a.emit(Event{Kind: EventToolCall, Iteration: iteration, MaxIterations: a.cfg.MaxIterations, Call: c})
-		res, err := a.cfg.Tools.Execute(ctx, c.Name, c.Args)
+		res, err := reg.Execute(ctx, c.Name, c.Args)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -241,7 +254,7 @@ func (a *Agent) act(ctx context.Context, iteration int, calls []llm.ToolCall, b 
 		a.emit(Event{Kind: EventToolResult, Iteration: iteration, MaxIterations: a.cfg.MaxIterations, Call: c, Result: results[i]})
 		return nil
 	}
-	if len(calls) > 1 && a.allReadOnly(calls) {
+	if len(calls) > 1 && allReadOnly(reg, calls) {
 		p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
 		for i := range calls {
 			p.Go(func(ctx context.Context) error { return run(ctx, i) })
@@ -259,9 +272,9 @@ func (a *Agent) act(ctx context.Context, iteration int, calls []llm.ToolCall, b 
 	return results, nil
 }
 
-func (a *Agent) allReadOnly(calls []llm.ToolCall) bool {
+func allReadOnly(reg *tools.Registry, calls []llm.ToolCall) bool {
 	for _, c := range calls {
-		t, ok := a.cfg.Tools.Lookup(c.Name)
+		t, ok := reg.Lookup(c.Name)
 		if !ok || !t.ReadOnly() {
 			return false
 		}

@@ -64,11 +64,18 @@ type budget struct {
 }
 
 func newBudget(window int, system string, specs []llm.ToolSpec) *budget {
-	fixed := EstimateTokens(system)
+	b := &budget{window: window, scale: 1}
+	b.setTools(system, specs)
+	return b
+}
+
+// setTools counts the system prompt and tool specs (again, when a tool
+// source changed them).
+func (b *budget) setTools(system string, specs []llm.ToolSpec) {
+	b.fixed = EstimateTokens(system)
 	for _, s := range specs {
-		fixed += EstimateTokens(s.Name) + EstimateTokens(s.Description) + EstimateTokens(string(s.Schema))
+		b.fixed += EstimateTokens(s.Name) + EstimateTokens(s.Description) + EstimateTokens(string(s.Schema))
 	}
-	return &budget{window: window, fixed: fixed, scale: 1}
 }
 
 func (b *budget) estimate(msgs []llm.Message) int {

@@ -72,8 +72,7 @@ func WithSubAgents(cfg Config) (Config, error) {
 	if cfg.Tools == nil {
 		return cfg, nil
 	}
-	subCfg := cfg
-	subCfg.Tools = cfg.Tools.Subset(func(t tools.Tool) bool { return t.ReadOnly() })
+	subCfg := cfg.readOnly()
 	subCfg.MaxIterations = subAgentIterations
 	s, err := jsonschema.For[delegateParams](nil)
 	if err != nil {

@@ -1,13 +1,11 @@
 package agent
 
-import "github.com/agent-lsp/agent-lsp/tools"
-
 // ReadOnly returns a copy of a that offers the model only its read-only
 // tools (reads, listings, searches, read-only sub-agents): no writes, no
 // commands, no notes. For a question that must change nothing, such as a
-// client's "ask" mode. a itself is unchanged.
+// client's "ask" mode. Its tool source (MCP servers) is cut down the
+// same way: read-only-hinted tools only, still asking before each call.
+// a itself is unchanged.
 func (a *Agent) ReadOnly() *Agent {
-	cfg := a.cfg
-	cfg.Tools = cfg.Tools.Subset(func(t tools.Tool) bool { return t.ReadOnly() })
-	return New(cfg)
+	return New(a.cfg.readOnly())
 }

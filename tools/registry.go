@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,6 +71,28 @@ func (r *Registry) Subset(keep func(Tool) bool) *Registry {
 		}
 	}
 	return s
+}
+
+// With returns a registry of r's tools followed by ts (tools found at run
+// time, an MCP server's); r is unchanged and its schemas are not resolved
+// again. A nil r has no tools of its own.
+func (r *Registry) With(ts ...Tool) (*Registry, error) {
+	if r == nil {
+		return NewRegistry(ts...)
+	}
+	added, err := NewRegistry(ts...)
+	if err != nil {
+		return nil, err
+	}
+	out := &Registry{tools: maps.Clone(r.tools), resolved: maps.Clone(r.resolved), order: slices.Clone(r.order)}
+	for _, n := range added.order {
+		if _, dup := out.tools[n]; dup {
+			return nil, fmt.Errorf("tools: %s registered twice", n)
+		}
+		out.tools[n], out.resolved[n] = added.tools[n], added.resolved[n]
+		out.order = append(out.order, n)
+	}
+	return out, nil
 }
 
 // Execute validates args against the tool's schema and runs it. An unknown tool

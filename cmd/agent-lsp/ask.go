@@ -15,6 +15,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
 func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
@@ -73,11 +74,15 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	ws.SetSandbox(tools.SandboxOptions{Dir: sandboxDir(env), Network: settings.SandboxNetwork.Allows(ws.Root(), env("HOME"))})
 	fmt.Fprintf(stderr, "[SANDBOX] commands run at level %s\n", tools.SandboxLevel())
 	memory := agent.NewMemory(agent.StateDir(env, ws.Root()))
+	// MCP servers start when the run first asks for their tools, and end
+	// with the command.
+	servers := mcp.NewPool(mcp.Options{Env: env, Version: versionString()})
+	defer servers.Close()
 	var history agent.History
 	run := agent.Run{
 		Settings: settings, Provider: provider, Workspace: ws,
 		Policy:   tools.NewPolicy(settings.EffectiveAllowlist(tools.DefaultAllowlist)),
-		Approver: newTerminalApprover(stdin, stderr), Memory: memory,
+		Approver: newTerminalApprover(stdin, stderr), Memory: memory, MCPPool: servers,
 		OnEvent: agent.TraceWriter(stderr, provider.Name()),
 		Prompt:  prompt, History: &history,
 	}
@@ -174,7 +179,7 @@ func newTerminalApprover(stdin io.Reader, stderr io.Writer) *terminalApprover {
 
 func (t *terminalApprover) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
 	if !t.tty {
-		fmt.Fprintf(t.out, "[AGENT] denied %q: %s (stdin is not a terminal, so nobody can approve it; add it to allowlist in the config to allow it)\n",
+		fmt.Fprintf(t.out, "[AGENT] denied %q: %s (stdin is not a terminal, so nobody can approve it; add it to allowlist in the config to allow it, or an MCP tool to its server's allowed_tools)\n",
 			req.Command, tools.Printable(strings.Join(req.Reasons, "; ")))
 		return tools.Deny, nil
 	}

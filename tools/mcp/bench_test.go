@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/mcp/mcptest"
 )
 
 // benchFixture is a pool with the test server, for benchmarks.
@@ -17,7 +18,7 @@ func benchPool(b *testing.B) (*Pool, ServerConfig) {
 	b.Helper()
 	p := NewPool(Options{})
 	b.Cleanup(func() { p.Close() })
-	cfg := ServerConfig{Name: "test", Origin: "user", Enabled: true, Root: b.TempDir(), Command: testServerBin,
+	cfg := ServerConfig{Name: "test", Origin: "user", Enabled: true, Root: b.TempDir(), Command: mcptest.TestServer(b),
 		AllowedTools: []string{"greet"}, Timeout: 20 * time.Second}
 	return p, cfg
 }
@@ -78,7 +79,7 @@ func BenchmarkFirstCall(b *testing.B) {
 	for b.Loop() {
 		start := time.Now()
 		client := sdk.NewClient(&sdk.Implementation{Name: "bench"}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
-		sess, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(testServerBin)}, nil)
+		sess, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(mcptest.TestServer(b))}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,25 +13,8 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/mcp/mcptest"
 )
-
-// testServerBin is testdata/testserver, built once for the package's tests.
-var testServerBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcptest")
-	if err != nil {
-		panic(err)
-	}
-	testServerBin = filepath.Join(dir, "testserver")
-	if out, err := exec.Command("go", "build", "-o", testServerBin, "./testdata/testserver").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the test MCP server: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
 
 // fixture is a pool with the test server configured as "test".
 type fixture struct {
@@ -48,7 +30,7 @@ func newFixture(t *testing.T, env map[string]string, edit func(*ServerConfig)) *
 	f := &fixture{t: t, dir: t.TempDir(), changed: make(chan string, 16)}
 	f.cfg = ServerConfig{
 		Name: "test", Origin: "user", ReadsEnv: true, Enabled: true, Root: t.TempDir(),
-		Command: testServerBin, Env: map[string]string{"MCPTEST_DIR": f.dir},
+		Command: mcptest.TestServer(t), Env: map[string]string{"MCPTEST_DIR": f.dir},
 		Timeout: 20 * time.Second,
 	}
 	if edit != nil {
@@ -131,7 +113,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // startHTTP runs the test server over Streamable HTTP and returns its URL.
 func startHTTP(t *testing.T, dir string) string {
 	t.Helper()
-	cmd := exec.Command(testServerBin, "-http", "127.0.0.1:0")
+	cmd := exec.Command(mcptest.TestServer(t), "-http", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "MCPTEST_DIR="+dir)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/mcp/mcptest"
 )
 
 func TestNothingStartsUntilARunAsksForTools(t *testing.T) {
@@ -267,7 +268,7 @@ func TestTheEnvironmentIsOnlyWhatTheServerIsGiven(t *testing.T) {
 
 func TestClosingThePoolEndsTheServersProcessGroup(t *testing.T) {
 	f := newFixture(t, nil, nil)
-	f.cfg.Command, f.cfg.Args = "/bin/sh", []string{"-c", `sleep 300 & echo $! > "$MCPTEST_DIR/child"; exec "$0"`, testServerBin}
+	f.cfg.Command, f.cfg.Args = "/bin/sh", []string{"-c", `sleep 300 & echo $! > "$MCPTEST_DIR/child"; exec "$0"`, mcptest.TestServer(t)}
 	f.cfg.Env["PATH"] = os.Getenv("PATH")
 	f.tools(f.pool.Source([]ServerConfig{f.cfg}, SourceOptions{}))
 	data, err := os.ReadFile(filepath.Join(f.dir, "child"))

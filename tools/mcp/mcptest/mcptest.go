@@ -1,0 +1,69 @@
+// Package mcptest gives tests MCP servers to talk to: the test server in
+// tools/mcp/testdata (built once per test process) and the reference
+// server-everything from npm (tools/mcp/testdata/everything, installed by
+// `make deps`).
+package mcptest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+	buildOut  []byte
+)
+
+// module is the repository root.
+func module() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// TestServer builds tools/mcp/testdata/testserver once per test process and
+// returns its path. Its tools and flags are described in its main.go.
+func TestServer(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "agent-lsp-mcptest-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built = filepath.Join(dir, "testserver")
+		cmd := exec.Command("go", "build", "-o", built, "./tools/mcp/testdata/testserver")
+		cmd.Dir = module()
+		buildOut, buildErr = cmd.CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("building the test MCP server: %v\n%s", buildErr, buildOut)
+	}
+	return built
+}
+
+// Everything returns the command line that starts the reference
+// server-everything over stdio: node and its script. It skips the test
+// without node, and without the package unless in CI, where `make deps`
+// must have installed it.
+func Everything(t testing.TB) (node string, args []string) {
+	t.Helper()
+	dir := filepath.Join(module(), "tools", "mcp", "testdata", "everything")
+	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node")
+	}
+	if _, err := os.Stat(script); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("server-everything missing: .ci/run must run `make deps` (npm ci in tools/mcp/testdata/everything)")
+		}
+		t.Skip("run `npm ci` in tools/mcp/testdata/everything (or `make deps`) to enable")
+	}
+	return node, []string{script, "stdio"}
+}
