@@ -91,10 +91,19 @@ func TestCancelAnswersWithin100msAndKillsTheCommand(t *testing.T) {
 	toolstest.Poll(t, "the command to be killed", func() bool { return len(toolstest.Alive(marker)) == 0 })
 
 	t.Logf("session/cancel → prompt answered in %s", r.at.Sub(sent))
-	// The connection goes on.
-	s2 := f.newSession()
-	if resp := f.prompt(s2.SessionId, sdk.TextBlock("hello")); resp.StopReason != sdk.StopReasonEndTurn {
-		t.Errorf("next session's turn = %s", resp.StopReason)
+	// The session goes on; the call cut short has a result, as providers require.
+	if resp := f.prompt(s.SessionId, sdk.TextBlock("hello")); resp.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("next turn = %s", resp.StopReason)
+	}
+	msgs, _ := srv.Requests()[1]["messages"].([]any)
+	answered := false
+	for _, m := range msgs {
+		if m := m.(map[string]any); m["role"] == "tool" && m["tool_call_id"] == "call_1" && strings.Contains(toJSON(m["content"]), "cancelled by the user") {
+			answered = true
+		}
+	}
+	if !answered {
+		t.Errorf("the cancelled call has no result in the next request: %s", toJSON(msgs))
 	}
 }
 
@@ -286,5 +295,22 @@ func TestPromptErrors(t *testing.T) {
 	}
 	if _, err := f.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "relative/dir", McpServers: []sdk.McpServer{}}); err == nil {
 		t.Error("a relative cwd was accepted")
+	}
+}
+
+// The iteration cap ends the turn with max_turn_requests, and what was
+// staged is still offered.
+func TestIterationCapIsMaxTurnRequests(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "write_file", Args: `{"path":"b.txt","content":"b\n"}`}}},
+	)
+	f := newFixture(t, map[string]string{"a.txt": "a\n"}, srv, fixtureOptions{env: map[string]string{"AGENT_LSP_MAX_ITERATIONS": "1"}})
+	s := f.newSession()
+	if r := f.prompt(s.SessionId, sdk.TextBlock("write b")); r.StopReason != sdk.StopReasonMaxTurnRequests {
+		t.Fatalf("stopReason = %s", r.StopReason)
+	}
+	updates, asked, _, writes := f.editor.snapshot()
+	if !strings.Contains(agentText(updates), "iteration cap (1 model calls)") || len(asked) != 1 || writes[f.path("b.txt")] != "b\n" {
+		t.Errorf("answer %q, asked %d, writes %v", agentText(updates), len(asked), writes)
 	}
 }

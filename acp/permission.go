@@ -49,20 +49,23 @@ func (t *turn) ask(id sdk.ToolCallId, title string, kind sdk.ToolKind, content [
 	return "", false, fmt.Errorf("the client chose %q, which was not offered", resp.Outcome.Selected.OptionId)
 }
 
-// Approve implements tools.Approver for commands off the allowlist: Deny,
-// Allow once, Always allow in this workspace, in that order. A cancelled
+// Approve implements tools.Approver for commands off the allowlist (and
+// MCP tools off their allowed list): Deny, Allow once, Always allow in this
+// workspace, in that order, about the tool call that asks. A cancelled
 // turn, a client that cannot ask or any other answer denies.
 func (t *turn) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
-	t.emu.Lock()
-	id, ok := t.commands[req.Command]
-	t.emu.Unlock()
-	title := commandTitle(req.Command)
-	if !ok {
-		id = t.newCallID("command")
-		t.send(sdk.StartToolCall(id, title, sdk.WithStartKind(sdk.ToolKindExecute), sdk.WithStartStatus(sdk.ToolCallStatusPending)))
+	c := t.callAsking(req.Command)
+	if c == nil {
+		// Nothing shown is asking (a check, say): show what is.
+		c = &shownCall{id: t.newCallID("command"), title: "Run " + code(req.Command), kind: sdk.ToolKindExecute}
+		t.send(sdk.StartToolCall(c.id, c.title, sdk.WithStartKind(c.kind), sdk.WithStartStatus(sdk.ToolCallStatusPending)))
+		defer t.send(sdk.UpdateToolCall(c.id, sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted)))
 	}
-	why := "Runs in the sandbox (" + tools.SandboxLevel().String() + ") once you allow it, because: " + tools.Printable(strings.Join(req.Reasons, "; "))
-	choice, cancelled, err := t.ask(id, title, sdk.ToolKindExecute, []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(why))}, []sdk.PermissionOption{
+	why := "Needs your approval because: " + tools.Printable(strings.Join(req.Reasons, "; "))
+	if c.kind == sdk.ToolKindExecute {
+		why = "Runs in the sandbox (level " + tools.SandboxLevel().String() + ") once you allow it. " + why
+	}
+	choice, cancelled, err := t.ask(c.id, c.title, c.kind, []sdk.ToolCallContent{textContent(why)}, []sdk.PermissionOption{
 		{OptionId: optReject, Name: "Deny", Kind: sdk.PermissionOptionKindRejectOnce},
 		{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
 		{OptionId: optAllowAlways, Name: "Always allow in this workspace", Kind: sdk.PermissionOptionKindAllowAlways},
@@ -71,7 +74,7 @@ func (t *turn) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.De
 	case cancelled:
 		return tools.Deny, ctx.Err()
 	case err != nil:
-		t.a.log.Warn("acp: could not ask for a command's approval; denied", "command", req.Command, "error", err)
+		t.a.log.Warn("acp: could not ask for approval; denied", "command", req.Command, "error", err)
 		return tools.Deny, nil
 	case choice == optAllowOnce:
 		return tools.AllowOnce, nil

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -108,23 +109,31 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 		ag = ag.ReadOnly()
 	}
 	out, runErr := ag.Do(ctx, task)
-	if err := s.save(); err != nil {
-		t.a.log.Warn("acp: saving the session", "session", s.id, "error", err)
+	if ctx.Err() == nil {
+		if err := s.save(); err != nil {
+			t.a.log.Warn("acp: saving the session", "session", s.id, "error", err)
+		}
 	}
 	resp.Usage = usageOf(out.Usage)
 	if ctx.Err() != nil {
-		s.setCarry("The previous turn was cancelled: the changes it staged were discarded, none were applied.")
+		// A call cut short has no result yet; providers refuse a history without one.
+		s.historyRef().AnswerPending("(cancelled by the user before it finished)")
+		s.setCarry("the previous turn was cancelled: the changes it staged were discarded, none were applied.")
+		err := s.save()
+		if err != nil {
+			t.a.log.Warn("acp: saving the session", "session", s.id, "error", err)
+		}
 		return cancelled(resp), nil
 	}
 	resp.StopReason = sdk.StopReasonEndTurn
 	switch {
 	case errors.Is(runErr, agent.ErrIterationLimit):
 		resp.StopReason = sdk.StopReasonMaxTurnRequests
-		t.message(fmt.Sprintf("\n\nagent-lsp: stopped at the iteration cap (%d model calls); say \"continue\" to go on, or raise max_iterations.\n", settings.MaxIterations))
+		t.message(fmt.Sprintf("\n\nagent-lsp: stopped at the iteration cap (%d model calls); say \"continue\" to go on, or raise max_iterations.\n", cmp.Or(settings.MaxIterations, agent.DefaultMaxIterations)))
 	case errors.Is(runErr, agent.ErrLoop), errors.Is(runErr, agent.ErrTooManyMistakes):
 		t.message("\n\nagent-lsp: stopped: " + runErr.Error() + "\n")
 	case runErr != nil:
-		s.setCarry("The previous turn failed (" + runErr.Error() + "): the changes it staged were discarded, none were applied.")
+		s.setCarry("the previous turn failed (" + runErr.Error() + "): the changes it staged were discarded, none were applied.")
 		return resp, requestError(fmt.Errorf("the run failed: %w", runErr))
 	case settings.Strategy != string(agent.StrategyReAct):
 		// A plan's or reflexion's answer is composed at the end, not streamed.

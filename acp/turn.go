@@ -28,14 +28,22 @@ type turn struct {
 	mu     sync.Mutex // guards closed, and serialises sends: none after the prompt's answer
 	closed bool
 
-	emu      sync.Mutex                // guards the translation state below (events come from concurrent tools)
-	seq      int                       // tool calls started
-	calls    map[string]sdk.ToolCallId // in flight, by scope and the model's call id
-	commands map[string]sdk.ToolCallId // execute_command calls by command, for approvals
-	shown    map[string]string         // rel path → its text after the last edit shown as a diff
-	streamed bool                      // top-level text streamed since the model was last called
-	plan     []sdk.PlanEntry           // the plan strategy's steps, as last sent
-	failed   map[int]bool              // plan steps (1-based) that failed
+	emu      sync.Mutex            // guards the translation state below (events come from concurrent tools)
+	seq      int                   // tool calls started
+	calls    map[string]*shownCall // in flight, by scope and the model's call id
+	shown    map[string]string     // rel path → its text after the last edit shown as a diff
+	streamed bool                  // top-level text streamed since the model was last called
+	plan     []sdk.PlanEntry       // the plan strategy's steps, as last sent
+	failed   map[int]bool          // plan steps (1-based) that failed
+}
+
+// shownCall is a tool call the client was told about and that has not ended.
+type shownCall struct {
+	id      sdk.ToolCallId
+	title   string
+	kind    sdk.ToolKind
+	command string // execute_command's, for its approval
+	seq     int    // the order it started in
 }
 
 // startTurn registers a turn on s, refusing a closed session.
@@ -49,7 +57,7 @@ func (a *Agent) startTurn(ctx context.Context, s *session, cancel context.Cancel
 	s.cancelRun = cancel
 	t := &turn{
 		a: a, s: s, n: s.turns, ctx: ctx, caps: a.clientCaps(),
-		calls: map[string]sdk.ToolCallId{}, commands: map[string]sdk.ToolCallId{}, shown: map[string]string{},
+		calls: map[string]*shownCall{}, shown: map[string]string{},
 		failed: map[int]bool{},
 	}
 	if t.caps.Fs.ReadTextFile {
@@ -97,8 +105,30 @@ func (t *turn) message(text string) {
 func (t *turn) newCallID(kind string) sdk.ToolCallId {
 	t.emu.Lock()
 	defer t.emu.Unlock()
+	return t.newCallIDLocked(kind)
+}
+
+func (t *turn) newCallIDLocked(kind string) sdk.ToolCallId {
 	t.seq++
 	return sdk.ToolCallId(fmt.Sprintf("%s-%d.%d", kind, t.n, t.seq))
+}
+
+// callAsking is the tool call an approval is about: the execute_command
+// call running command, else the latest call still running (an MCP tool
+// asks from inside its call); nil when none is.
+func (t *turn) callAsking(command string) *shownCall {
+	t.emu.Lock()
+	defer t.emu.Unlock()
+	var latest *shownCall
+	for _, c := range t.calls {
+		if c.command != "" && c.command == command {
+			return c
+		}
+		if c.command == "" && (latest == nil || c.seq > latest.seq) {
+			latest = c
+		}
+	}
+	return latest
 }
 
 // locate names a URI for the model and, for a file inside the workspace,

@@ -2,7 +2,6 @@ package acp
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -80,26 +79,29 @@ func callKey(e agent.Event) string { return e.Scope + "\x00" + e.Call.ID }
 
 func (t *turn) toolStarted(e agent.Event) {
 	title, kind, locs := describeCall(e.Call, t.ws)
-	id := t.newCallID("call")
+	title = scoped(e.Scope, title)
 	t.emu.Lock()
-	t.calls[callKey(e)] = id
+	c := &shownCall{id: t.newCallIDLocked("call"), title: title, kind: kind, seq: t.seq}
 	if e.Call.Name == "execute_command" {
-		t.commands[argString(e.Call.Args, "command")] = id
+		c.command = argString(e.Call.Args, "command")
 	}
+	t.calls[callKey(e)] = c
 	t.emu.Unlock()
-	t.send(sdk.StartToolCall(id, scoped(e.Scope, title),
+	id := c.id
+	t.send(sdk.StartToolCall(id, title,
 		sdk.WithStartKind(kind), sdk.WithStartStatus(sdk.ToolCallStatusInProgress),
 		sdk.WithStartLocations(locs), sdk.WithStartRawInput(rawArgs(e.Call.Args))))
 }
 
 func (t *turn) toolEnded(e agent.Event) {
 	t.emu.Lock()
-	id, ok := t.calls[callKey(e)]
+	c, ok := t.calls[callKey(e)]
 	delete(t.calls, callKey(e))
 	t.emu.Unlock()
 	if !ok {
 		return
 	}
+	id := c.id
 	status := sdk.ToolCallStatusCompleted
 	if e.Result.IsError {
 		status = sdk.ToolCallStatusFailed
@@ -197,6 +199,10 @@ func describeCall(c llm.ToolCall, r resolver) (string, sdk.ToolKind, []sdk.ToolC
 		return "Sub-agent: " + firstLine(argString(c.Args, "task"), 80), sdk.ToolKindThink, nil
 	case "remember":
 		return "Propose a note: " + firstLine(argString(c.Args, "note"), 80), sdk.ToolKindOther, nil
+	}
+	if rest, ok := strings.CutPrefix(c.Name, "mcp__"); ok {
+		server, tool, _ := strings.Cut(rest, "__")
+		return "MCP " + tools.Printable(server) + ": " + tools.Printable(tool), sdk.ToolKindOther, nil
 	}
 	return tools.Printable(c.Name), sdk.ToolKindOther, locs
 }
@@ -339,6 +345,3 @@ func (t *turn) planDone() {
 		t.send(sdk.UpdatePlan(entries...))
 	}
 }
-
-// toolTitle is used by approvals for a command they have no call for.
-func commandTitle(command string) string { return fmt.Sprintf("Run %s", code(command)) }
