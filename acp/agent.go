@@ -106,11 +106,14 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (resp s
 
 // Authenticate is never needed: agent-lsp offers no authentication methods,
 // since model keys come only from its environment (OPENAI_API_KEY,
-// GEMINI_API_KEY) and local servers need none.
+// GEMINI_API_KEY) and local servers need none. A client that authenticates
+// anyway (some adapters always do) gets success, and the reason in _meta.
 func (a *Agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
-	return sdk.AuthenticateResponse{}, sdk.NewInvalidParams(map[string]any{
-		"error": "agent-lsp needs no authentication and offers no methods: model API keys come from its environment (OPENAI_API_KEY, GEMINI_API_KEY); local servers need none"})
+	a.log.Info("acp: authenticate needs nothing: model keys come from the environment", "methodId", p.MethodId)
+	return sdk.AuthenticateResponse{Meta: map[string]any{"agent-lsp": noAuthentication}}, nil
 }
+
+const noAuthentication = "agent-lsp needs no authentication: model API keys come from its environment (OPENAI_API_KEY, GEMINI_API_KEY); local servers need none"
 
 // clientCaps is what the client said it can do.
 func (a *Agent) clientCaps() sdk.ClientCapabilities {
