@@ -11,6 +11,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
 // The handlers of the commands that manage proposals, runs, sessions and
@@ -170,6 +171,8 @@ type statusResult struct {
 	ToolProtocol     string           `json:"toolProtocol"`
 	ConfigWarnings   []string         `json:"configWarnings"`
 	Completion       completionStatus `json:"completion"`
+	// MCP lists the MCP servers a run would use: state, tools, errors.
+	MCP []mcp.Status `json:"mcp"`
 }
 
 type runStatus struct {
@@ -213,5 +216,6 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 	settings := s.settingsLocked()
 	st.Root, st.Settings, st.Allowlist, st.PositionEncoding = s.root, settings.String(), settings.Allowlist, string(s.caps.encoding.kind())
 	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), s.configNotes
+	st.MCP = mcp.Shared().Status(agent.MCPServers(settings, s.root))
 	return st, nil
 }

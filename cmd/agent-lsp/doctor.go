@@ -13,9 +13,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/mcp"
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
@@ -157,8 +159,50 @@ func doctorChecks(ctx context.Context, workspace string, env func(string) string
 		}
 		checks = append(checks, check{ok: true, what: "tool protocol: " + protocol})
 	}
+	checks = append(checks, mcpChecks(ctx, r.settings, r.root, env)...)
 	checks = append(checks, sandboxCheck(), editorsCheck())
 	return checks
+}
+
+// mcpChecks starts the configured MCP servers as a run would (each within
+// its timeout_s), lists their tools and stops them.
+func mcpChecks(ctx context.Context, s config.Settings, root string, env func(string) string) []check {
+	servers := agent.MCPServers(s, root)
+	if len(servers) == 0 {
+		return nil
+	}
+	pool := mcp.NewPool(mcp.Options{Env: env, Version: versionString()})
+	defer pool.Close()
+	pool.Start(ctx, servers)
+	var out []check
+	for _, st := range pool.Status(servers) {
+		where := fmt.Sprintf("MCP server %s (%s: %s; %s config)", st.Name, st.Transport, tools.Printable(st.Target), st.Origin)
+		switch st.State {
+		case mcp.StateReady:
+			c := check{ok: true, what: fmt.Sprintf("%s: ready, %d tool(s): %s", where, len(st.Tools), nameList(st.Tools))}
+			if len(st.Allowed) > 0 {
+				c.what += "; run without asking: " + nameList(st.Allowed)
+			}
+			out = append(out, c)
+		case mcp.StateDisabled:
+			out = append(out, check{ok: true, warn: true, what: where + ": disabled (enabled = false)"})
+		default:
+			out = append(out, check{what: fmt.Sprintf("%s: %s: %s", where, st.State, tools.Printable(st.Error)),
+				fixHint: "check [mcp.servers." + st.Name + "] (README: MCP servers); runs go on without its tools"})
+		}
+		for _, w := range st.Warnings {
+			out = append(out, check{ok: true, warn: true, what: fmt.Sprintf("MCP server %s: %s", st.Name, w)})
+		}
+	}
+	return out
+}
+
+// nameList joins names, the first 12 of them.
+func nameList(names []string) string {
+	if len(names) <= 12 {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:12], ", ") + fmt.Sprintf(" and %d more", len(names)-12)
 }
 
 func configFiles(workspace string, env func(string) string) []check {
@@ -167,7 +211,7 @@ func configFiles(workspace string, env func(string) string) []check {
 	if env("XDG_CONFIG_HOME") == "" {
 		user = filepath.Join(env("HOME"), ".config", "agent-lsp", "config.toml")
 	}
-	for _, f := range []struct{ label, path string }{{"your config", user}, {"project config", filepath.Join(workspace, ".agent-lsp.toml")}} {
+	for _, f := range []struct{ label, path string }{{"your config", user}, {"project config", filepath.Join(workspace, ".agent-lsp.toml")}, {"project MCP servers", filepath.Join(workspace, ".mcp.json")}} {
 		if _, err := os.Stat(f.path); err == nil {
 			out = append(out, check{ok: true, what: fmt.Sprintf("%s: %s", f.label, f.path)})
 		} else {

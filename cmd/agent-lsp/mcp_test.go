@@ -144,3 +144,38 @@ func TestAProjectsMCPJSONNeedsTheUsersTrust(t *testing.T) {
 		t.Fatalf("a project's server got %q", results)
 	}
 }
+
+func TestDoctorStartsTheMCPServers(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t)
+	srv.SetModels([]string{"qwen-coder"}, "")
+	bin := mcptest.TestServer(t)
+	cfg := userConfig(t, `
+[mcp.servers.test]
+command = "`+bin+`"
+allowed_tools = ["greet"]
+
+[mcp.servers.broken]
+command = "`+bin+`"
+args = ["-exit-at-start"]
+
+[mcp.servers.off]
+command = "`+bin+`"
+enabled = false
+`)
+	env := map[string]string{"AGENT_LSP_MODEL": "qwen-coder", "OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_API_KEY": "k", "XDG_CONFIG_HOME": cfg, "PATH": os.Getenv("PATH")}
+	r := runCLI(t, env, "doctor", "--workspace", newWorkspace(t, nil))
+	if r.code != exitFailed {
+		t.Fatalf("exit %d\n%s", r.code, r.stdout)
+	}
+	for _, line := range []string{
+		"[ok  ] MCP server test (stdio: " + bin + "; user config): ready, 11 tool(s): mcp__test__big, mcp__test__crash,",
+		"; run without asking: mcp__test__greet",
+		"[FAIL] MCP server broken (stdio: " + bin + " -exit-at-start; user config): failed: ",
+		"its stderr ends: testserver: cannot start: missing database",
+		"[warn] MCP server off (stdio: " + bin + "; user config): disabled",
+	} {
+		if !strings.Contains(r.stdout, line) {
+			t.Errorf("doctor lacks %q:\n%s", line, r.stdout)
+		}
+	}
+}

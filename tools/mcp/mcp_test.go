@@ -337,3 +337,14 @@ func TestNamesStayInWhatProvidersTake(t *testing.T) {
 		t.Fatalf("%q %q", long1, long2)
 	}
 }
+
+func TestAnHTTPServersTokenStaysOutOfMessages(t *testing.T) {
+	f := newFixture(t, map[string]string{"TOK": "s3cret"}, nil)
+	f.cfg = ServerConfig{Name: "web", Origin: "user", ReadsEnv: true, Enabled: true, URL: "http://127.0.0.1:1/mcp?token=${TOK}", Timeout: 5 * time.Second}
+	_, notices := f.tools(f.pool.Source([]ServerConfig{f.cfg}, SourceOptions{}))
+	st := f.pool.Status([]ServerConfig{f.cfg})[0]
+	all := strings.Join(notices, "\n") + st.Error + st.Target
+	if st.State != StateFailed || !strings.Contains(all, "http://127.0.0.1:1/mcp") || strings.Contains(all, "s3cret") || strings.Contains(all, "token") {
+		t.Fatalf("%+v\n%s", st, all)
+	}
+}

@@ -57,6 +57,9 @@ type server struct {
 	retiring bool            // a newer configuration replaced it: stop when idle
 	always   map[string]bool // tools (the server's names) the user allowed for good
 	stderr   *tail
+	// url is the URL as connected to, ${VAR}s expanded: never shown (errors
+	// that quote it are redacted).
+	url string
 }
 
 // live is one connection to a server.
@@ -165,8 +168,19 @@ func (s *server) start() {
 	go s.watch(r.c)
 }
 
+// redact takes the URL's query and credentials (a token, often) out of an
+// error that quotes it. Called with mu held.
+func (s *server) redact(err error) error {
+	if err == nil || s.url == "" || !strings.Contains(err.Error(), s.url) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), s.url, target(s.cfg)))
+}
+
 // startError says why a start failed, with what the server wrote on stderr.
+// Called with mu held.
 func (s *server) startError(err error, timeout time.Duration) error {
+	err = s.redact(err)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within %s (timeout_s)", timeout)
 	}
@@ -280,6 +294,9 @@ func (s *server) connect(ctx context.Context) (*live, error) {
 		if err := exp.err(); err != nil {
 			return nil, err
 		}
+		s.mu.Lock()
+		s.url = url
+		s.mu.Unlock()
 		transport = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: withHeaders{headers, http.DefaultTransport}}}
 	} else {
 		command, args, env, dir := exp.expand(s.cfg.Command), exp.expandAll(s.cfg.Args), exp.expandMap(s.cfg.Env), exp.expand(s.cfg.Dir)

@@ -143,6 +143,9 @@ func (t *tool) Execute(ctx context.Context, args json.RawMessage) (tools.Result,
 	case ended(c):
 		return tools.Errorf("the MCP server %s exited during the call to %s, which may or may not have taken effect; it is restarted once for the next call", t.srv.cfg.Name, t.name), nil
 	}
+	t.srv.mu.Lock()
+	err = t.srv.redact(err)
+	t.srv.mu.Unlock()
 	return tools.Errorf("%s failed: %v", t.name, err), nil
 }
 
