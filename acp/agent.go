@@ -13,6 +13,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
 // ProtocolVersion is the ACP version this agent speaks (the SDK's).
@@ -42,6 +43,7 @@ type Agent struct {
 	opts Options
 	log  *slog.Logger
 	conn *sdk.AgentSideConnection // set before the first message is read
+	mcp  *mcp.Pool                // the MCP servers of every session (the user's, the client's), closed with the connection
 
 	mu       sync.Mutex // guards the fields below
 	client   sdk.ClientCapabilities
@@ -65,6 +67,10 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 	case <-ctx.Done():
 	}
 	a.closeAll()
+	// The MCP servers the sessions started end with the connection.
+	if err := a.mcp.Close(); err != nil {
+		a.log.Warn("acp: stopping the MCP servers", "error", err)
+	}
 	return nil
 }
 
@@ -75,7 +81,8 @@ func newAgent(opts Options) *Agent {
 	if opts.Env == nil {
 		opts.Env = os.Getenv
 	}
-	return &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{}}
+	return &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{},
+		mcp: mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version})}
 }
 
 // Initialize negotiates the version (we speak 1 and answer 1 to any other,

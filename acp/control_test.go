@@ -9,6 +9,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/tools/mcp/mcptest"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
@@ -245,15 +246,30 @@ func TestPlanModeSendsPlanEntries(t *testing.T) {
 	}
 }
 
-// The client's MCP servers are reported in the session, not an error.
-func TestMCPServersReported(t *testing.T) {
-	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "Hi."})
+// The client's MCP servers start with the first turn; their tools ask
+// first, about the tool call; one on a transport we lack is reported.
+func TestClientMCPServersAreUsed(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "mcp__test__greet", Args: `{"name":"Ada"}`}}},
+		llmtest.Turn{Text: "Greeted."},
+	)
 	f := newFixture(t, nil, srv, fixtureOptions{})
-	s := f.newSession(sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "files", Command: "/bin/true", Args: []string{}, Env: []sdk.EnvVariable{}}})
-	f.prompt(s.SessionId, sdk.TextBlock("hi"))
-	updates, _, _, _ := f.editor.snapshot()
-	if got := agentText(updates); !strings.Contains(got, "files") || !strings.Contains(got, "MCP") {
-		t.Errorf("no word about the MCP server: %q", got)
+	s := f.newSession(
+		sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "test", Command: mcptest.TestServer(t), Args: []string{}, Env: []sdk.EnvVariable{{Name: "MCPTEST_DIR", Value: t.TempDir()}}}},
+		sdk.McpServer{Sse: &sdk.McpServerSseInline{Name: "old", Type: "sse", Url: "http://127.0.0.1:1/sse", Headers: []sdk.HttpHeader{}}},
+	)
+	f.prompt(s.SessionId, sdk.TextBlock("greet Ada"))
+	updates, asked, _, _ := f.editor.snapshot()
+	text := agentText(updates)
+	if !strings.Contains(text, "MCP servers from the client: test (stdio)") || !strings.Contains(text, "left out: old (the old HTTP+SSE transport") {
+		t.Errorf("no word about the client's MCP servers: %q", text)
+	}
+	call := findCall(toolCalls(updates), sdk.ToolKindOther, "MCP test: greet")
+	if call == nil || call.Status != sdk.ToolCallStatusCompleted || !strings.Contains(contentText(call), "Ada") {
+		t.Fatalf("MCP call = %+v", call)
+	}
+	if len(asked) != 1 || asked[0].ToolCall.ToolCallId != call.ID || asked[0].Options[0].Kind != sdk.PermissionOptionKindRejectOnce {
+		t.Errorf("permission = %+v, want one about the MCP call, Deny first", asked)
 	}
 }
 

@@ -95,7 +95,7 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 		notes = s.memory.ForRun()
 	}
 	spec := agent.Run{
-		Settings: settings, Provider: provider, Workspace: t.ws, Policy: s.policy, Approver: t, Memory: notes,
+		Settings: settings, Provider: provider, Workspace: t.ws, Policy: s.policy, Approver: t, Memory: notes, MCPPool: t.a.mcp,
 		Stream: true, OnEvent: t.event, Prompt: s.withCarry(modePrompt(mode, prompt)), History: s.historyRef(),
 	}
 	if settings.ConfirmsPlans() {

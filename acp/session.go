@@ -138,7 +138,7 @@ func (a *Agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConf
 
 // openSession makes the session called id ("" a new one) in cwd the
 // connection's, replacing (and cancelling) one already open under that id,
-// with the client's MCP servers.
+// with the client's MCP servers added to its settings.
 func (a *Agent) openSession(cwd string, id sdk.SessionId, mcpServers []sdk.McpServer) (*session, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q must be an absolute path", cwd)})
@@ -165,7 +165,9 @@ func (a *Agent) openSession(cwd string, id sdk.SessionId, mcpServers []sdk.McpSe
 		}
 		s.id, s.history = id, h
 	}
-	s.notices = append(s.notices, a.startMCP(s, mcpServers)...)
+	var mcpNotices []string
+	s.settings, mcpNotices = withClientMCP(s.settings, mcpServers)
+	s.notices = append(s.notices, mcpNotices...)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for s.id == "" {
