@@ -7,6 +7,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 func TestInitialize(t *testing.T) {
@@ -177,5 +178,47 @@ func TestProposalRefusedWhenBufferChanged(t *testing.T) {
 	proposal := findCall(toolCalls(updates), sdk.ToolKindEdit, "Apply the agent's change")
 	if proposal == nil || proposal.Status != sdk.ToolCallStatusFailed || !strings.Contains(contentText(proposal), "changed while the agent worked") {
 		t.Errorf("proposal call = %+v", proposal)
+	}
+}
+
+// A whole file the editor attaches is that file's buffer for the turn: a
+// search sees its unsaved text without asking the editor about every file.
+func TestEmbeddedBufferIsSearched(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "search", Args: `{"pattern":"needle"}`}}},
+		llmtest.Turn{Text: "Found it."},
+	)
+	f := newFixture(t, map[string]string{"a.txt": "hay\n", "b.txt": "more hay\n"}, srv, fixtureOptions{})
+	s := f.newSession()
+	unsaved := "hay\nneedle, unsaved\n"
+	f.prompt(s.SessionId, sdk.TextBlock("find the needle in "), sdk.ResourceBlock(sdk.EmbeddedResourceResource{
+		TextResourceContents: &sdk.TextResourceContents{Uri: "file://" + f.path("a.txt"), Text: unsaved}}))
+	updates, _, reads, _ := f.editor.snapshot()
+	search := findCall(toolCalls(updates), sdk.ToolKindSearch, "Search `needle`")
+	if search == nil || !strings.Contains(contentText(search), "a.txt:2: needle, unsaved") {
+		t.Fatalf("search = %+v", search)
+	}
+	if len(reads) != 0 {
+		t.Errorf("the search asked the editor for %v", reads)
+	}
+	if task := llmtest.FirstUserText(srv.Requests()[0]); !strings.Contains(task, "`a.txt`, as the editor has it") || !strings.Contains(task, "needle, unsaved") {
+		t.Errorf("task = %q", task)
+	}
+}
+
+// A second prompt on a busy session cancels the first (the SDK does, as the
+// protocol has it) and runs once the first has unwound.
+func TestSecondPromptCancelsTheFirst(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Delay: waitFor, Text: "slow"}, llmtest.Turn{Text: "Second."})
+	f := newFixture(t, nil, srv, fixtureOptions{})
+	s := f.newSession()
+	first := make(chan sdk.PromptResponse, 1)
+	go func() { first <- f.prompt(s.SessionId, sdk.TextBlock("one")) }()
+	toolstest.Poll(t, "the first model call", func() bool { return len(srv.Requests()) == 1 })
+	if r := f.prompt(s.SessionId, sdk.TextBlock("two")); r.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("second = %s", r.StopReason)
+	}
+	if r := <-first; r.StopReason != sdk.StopReasonCancelled {
+		t.Errorf("first = %s", r.StopReason)
 	}
 }
