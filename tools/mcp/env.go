@@ -82,9 +82,10 @@ func (e *expander) err() error {
 }
 
 // childEnv is a stdio server's environment: the inherited variables from
-// env, then its own.
+// env, then its own. Never nil: a nil Env would give the server all of
+// agent-lsp's environment.
 func childEnv(env func(string) string, own map[string]string) []string {
-	var out []string
+	out := []string{}
 	for _, k := range inherited {
 		if _, overridden := own[k]; overridden {
 			continue

@@ -210,9 +210,12 @@ func TestListChangedRefreshesTheTools(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no tools/list_changed")
 	}
-	ts, _ = f.tools(src)
+	ts, notices := f.tools(src)
 	if res := call(t, context.Background(), ts["mcp__test__late"], `{}`); res.Text != "late tool here" {
 		t.Fatalf("%v %+v", ts, res)
+	}
+	if len(notices) != 1 || notices[0] != "MCP server test changed its tools: 12 now" {
+		t.Fatalf("notices %q", notices)
 	}
 }
 
@@ -263,6 +266,14 @@ func TestTheEnvironmentIsOnlyWhatTheServerIsGiven(t *testing.T) {
 	ts, _ = project.tools(project.pool.Source([]ServerConfig{project.cfg}, SourceOptions{}))
 	if res := call(t, context.Background(), ts["mcp__test__env"], `{"name": "TOKEN"}`); res.Text != "TOKEN=${MY_TOKEN}" {
 		t.Fatalf("a project's server read the environment: %q", res.Text)
+	}
+	// With nothing to inherit, the server still gets nothing of ours (an
+	// empty environment, not the process's).
+	t.Setenv("AGENT_LSP_TEST_SECRET", "leak")
+	bare := newFixture(t, nil, func(c *ServerConfig) { c.Env, c.AllowedTools = nil, []string{"env"} })
+	ts, _ = bare.tools(bare.pool.Source([]ServerConfig{bare.cfg}, SourceOptions{}))
+	if res := call(t, context.Background(), ts["mcp__test__env"], `{"name": "AGENT_LSP_TEST_SECRET"}`); res.Text != "AGENT_LSP_TEST_SECRET is not set" {
+		t.Fatalf("%q", res.Text)
 	}
 }
 

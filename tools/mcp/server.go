@@ -197,9 +197,7 @@ func (s *server) startError(err error, timeout time.Duration) error {
 // server died: the first time it is restarted on next use, after that it
 // has failed.
 func (s *server) watch(c *live) {
-	_ = c.sess.Wait()
-	killGroup(c.pid)
-	close(c.done)
+	<-c.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn != c {
@@ -328,6 +326,13 @@ func (s *server) connect(ctx context.Context) (*live, error) {
 		return nil, err
 	}
 	c.sess = sess
+	// done closes once the connection ended, however: closed by us, or the
+	// server gone; what is left of its process group goes with it.
+	go func() {
+		_ = sess.Wait()
+		killGroup(c.pid)
+		close(c.done)
+	}()
 	return c, nil
 }
 

@@ -126,6 +126,9 @@ func (s *Source) news(e entry, snap snapshot) []string {
 		}
 	}
 	if snap.state == StateReady && snap.gen != r.gen {
+		if r.gen != 0 && len(out) == 0 {
+			out = append(out, fmt.Sprintf("MCP server %s changed its tools: %d now", name, len(snap.offers)))
+		}
 		for _, w := range snap.warnings {
 			out = append(out, fmt.Sprintf("MCP server %s: %s", name, w))
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -140,7 +141,7 @@ func (t *tool) Execute(ctx context.Context, args json.RawMessage) (tools.Result,
 		return render(t.srv.cfg.Name, t.remote, res, t.maxOutput), nil
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return tools.Errorf("%s gave no answer within %s (the server's timeout_s); the call was cancelled", t.name, t.timeout), nil
-	case ended(c):
+	case ended(c, err):
 		return tools.Errorf("the MCP server %s exited during the call to %s, which may or may not have taken effect; it is restarted once for the next call", t.srv.cfg.Name, t.name), nil
 	}
 	t.srv.mu.Lock()
@@ -149,9 +150,14 @@ func (t *tool) Execute(ctx context.Context, args json.RawMessage) (tools.Result,
 	return tools.Errorf("%s failed: %v", t.name, err), nil
 }
 
-// ended reports whether the connection ended with the call (the server
-// died), allowing a moment for the end to be noticed.
-func ended(c *live) bool {
+// ended reports whether the call failed because the connection ended (the
+// server died). An error the server answered with did not; for any other,
+// the end may take a moment to be noticed.
+func ended(c *live, err error) bool {
+	var answered *jsonrpc.Error
+	if errors.As(err, &answered) {
+		return false
+	}
 	select {
 	case <-c.done:
 		return true
