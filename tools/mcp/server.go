@@ -161,11 +161,17 @@ func (s *server) start() {
 		s.gen++
 		return
 	}
+	select {
+	case <-r.c.done:
+		s.state, s.err = StateFailed, s.startError(errors.New("it exited as soon as it had started"), timeout)
+		s.gen++
+		return
+	default:
+	}
 	s.state, s.conn, s.offers, s.warnings = StateReady, r.c, r.offers, r.warns
 	s.starts++
 	s.took = time.Since(began)
 	s.gen++
-	go s.watch(r.c)
 }
 
 // redact takes the URL's query and credentials (a token, often) out of an
@@ -193,11 +199,11 @@ func (s *server) startError(err error, timeout time.Duration) error {
 	return err
 }
 
-// watch notices the connection ending. When it was not closed by us, the
-// server died: the first time it is restarted on next use, after that it
-// has failed.
-func (s *server) watch(c *live) {
-	<-c.done
+// ended is told that a connection ended. When it was the server's and not
+// closed by us, the server died: the first time it is restarted on next
+// use, after that it has failed. It runs before the connection's done
+// closes, so a call that saw the end finds the server's state changed.
+func (s *server) ended(c *live) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn != c {
@@ -331,6 +337,7 @@ func (s *server) connect(ctx context.Context) (*live, error) {
 	go func() {
 		_ = sess.Wait()
 		killGroup(c.pid)
+		s.ended(c)
 		close(c.done)
 	}()
 	return c, nil
