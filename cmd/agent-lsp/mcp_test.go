@@ -171,7 +171,7 @@ enabled = false
 		"[ok  ] MCP server test (stdio: " + bin + "; user config): ready, 11 tool(s): mcp__test__big, mcp__test__crash,",
 		"; run without asking: mcp__test__greet",
 		"[FAIL] MCP server broken (stdio: " + bin + " -exit-at-start; user config): failed: ",
-		"its stderr ends: testserver: cannot start: missing database",
+		`its stderr ends: \x1b[31mtestserver: cannot start: missing database\x1b[0m`,
 		"[warn] MCP server off (stdio: " + bin + "; user config): disabled",
 	} {
 		if !strings.Contains(r.stdout, line) {

@@ -3,10 +3,13 @@ package mcp
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -233,13 +236,39 @@ func TestAServerThatCannotStartIsReportedAndTheRestGoOn(t *testing.T) {
 	}
 	all := strings.Join(notices, "\n")
 	for _, want := range []string{
-		"MCP server broken failed: ", "its stderr ends: testserver: cannot start: missing database; its tools are left out",
+		"MCP server broken failed: ", `its stderr ends: \x1b[31mtestserver: cannot start: missing database\x1b[0m; its tools are left out`,
 		"MCP server hung failed: no answer within 300ms (timeout_s)",
 		"MCP server unset failed: environment variable(s) NO_SUCH_TOKEN not set",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("notices lack %q:\n%s", want, all)
 		}
+	}
+	if strings.Contains(all, "\x1b") || !strings.Contains(all, `\x1b[31mtestserver`) {
+		t.Errorf("the server's stderr is not escaped:\n%q", all)
+	}
+}
+
+func TestHeadersGoToTheServersHostOnly(t *testing.T) {
+	var leaked atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		leaked.Store(r.Header.Get("Authorization"))
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	defer other.Close()
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	f := newFixture(t, map[string]string{"TOK": "s3cret"}, nil)
+	f.cfg = ServerConfig{Name: "web", Origin: "user", ReadsEnv: true, Enabled: true, URL: redirecting.URL + "/mcp",
+		Headers: map[string]string{"Authorization": "Bearer ${TOK}"}, Timeout: 5 * time.Second}
+	_, notices := f.tools(f.pool.Source([]ServerConfig{f.cfg}, SourceOptions{}))
+	if !strings.Contains(strings.Join(notices, ""), "redirected to another host") {
+		t.Fatalf("%q", notices)
+	}
+	if v, _ := leaked.Load().(string); v != "" {
+		t.Fatalf("the token went to another host: %q", v)
 	}
 }
 

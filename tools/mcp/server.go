@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	neturl "net/url"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // State is where a server is in its life.
@@ -301,7 +304,7 @@ func (s *server) connect(ctx context.Context) (*live, error) {
 		s.mu.Lock()
 		s.url = url
 		s.mu.Unlock()
-		transport = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: withHeaders{headers, http.DefaultTransport}}}
+		transport = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: httpClient(url, headers)}
 	} else {
 		command, args, env, dir := exp.expand(s.cfg.Command), exp.expandAll(s.cfg.Args), exp.expandMap(s.cfg.Env), exp.expand(s.cfg.Dir)
 		if err := exp.err(); err != nil {
@@ -411,14 +414,33 @@ func (s *server) allowAlways(tool string) {
 	s.always[tool] = true
 }
 
-// withHeaders adds the configured headers to every request.
+// httpClient sends the configured headers (a token, often) to the
+// server's own host only, and follows no redirect to another host.
+func httpClient(endpoint string, headers map[string]string) *http.Client {
+	host := ""
+	if u, err := neturl.Parse(endpoint); err == nil {
+		host = u.Host
+	}
+	return &http.Client{
+		Transport: withHeaders{host: host, headers: headers, next: http.DefaultTransport},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if req.URL.Host != host {
+				return fmt.Errorf("redirected to another host (%s): not followed", req.URL.Host)
+			}
+			return nil
+		},
+	}
+}
+
+// withHeaders adds the configured headers to the requests to host.
 type withHeaders struct {
+	host    string
 	headers map[string]string
 	next    http.RoundTripper
 }
 
 func (h withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(h.headers) > 0 {
+	if len(h.headers) > 0 && r.URL.Host == h.host {
 		r = r.Clone(r.Context())
 		for k, v := range h.headers {
 			r.Header.Set(k, v)
@@ -445,15 +467,19 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// String is the tail on one line, its last few lines joined.
+// String is the tail on one line, its last few lines joined, escaped (it
+// goes to terminals and editors).
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(strings.ToValidUTF8(string(t.buf), "\uFFFD")), "\n")
+	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
 	if len(lines) > 5 {
 		lines = lines[len(lines)-5:]
 	}
-	return strings.TrimSpace(strings.Join(lines, " | "))
+	for i, l := range lines {
+		lines[i] = tools.Printable(strings.TrimSpace(l))
+	}
+	return strings.Join(lines, " | ")
 }
 
 func (t *tail) reset() {

@@ -121,7 +121,7 @@ func (s *Source) news(e entry, snap snapshot) []string {
 		r.starts = snap.starts
 	case snap.state == StateFailed || snap.state == StateStopped:
 		if !r.failed {
-			out = append(out, fmt.Sprintf("MCP server %s %s: %v; its tools are left out", name, snap.state, snap.err))
+			out = append(out, fmt.Sprintf("MCP server %s %s: %s; its tools are left out", name, snap.state, tools.Printable(fmt.Sprint(snap.err))))
 			r.failed = true
 		}
 	}

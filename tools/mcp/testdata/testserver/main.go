@@ -42,7 +42,8 @@ func main() {
 	}
 	switch {
 	case *exitAtStart:
-		fmt.Fprintln(os.Stderr, "testserver: cannot start: missing database")
+		// Coloured, as some servers do: it must reach a terminal escaped.
+		fmt.Fprintln(os.Stderr, "\x1b[31mtestserver: cannot start: missing database\x1b[0m")
 		os.Exit(2)
 	case *silent:
 		select {}
