@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -45,7 +46,12 @@ type Agent struct {
 	conn *sdk.AgentSideConnection // set before the first message is read
 	mcp  *mcp.Pool                // the MCP servers of every session (the user's, the client's), closed with the connection
 
+	// running counts the turns' goroutines, which may outlive their
+	// prompt (cancelled) and end by saving the session.
+	running sync.WaitGroup
+
 	mu       sync.Mutex // guards the fields below
+	closing  bool       // the connection ended: no turn starts
 	client   sdk.ClientCapabilities
 	sessions map[sdk.SessionId]*session
 	// policies hold each workspace's command policy, so "always allow"
@@ -67,6 +73,7 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 	case <-ctx.Done():
 	}
 	a.closeAll()
+	a.waitTurns(shutdownWait)
 	// The MCP servers the sessions started end with the connection.
 	if err := a.mcp.Close(); err != nil {
 		a.log.Warn("acp: stopping the MCP servers", "error", err)
@@ -152,9 +159,39 @@ func (a *Agent) session(id sdk.SessionId) (*session, error) {
 	return s, nil
 }
 
+// shutdownWait bounds how long the end of the connection waits for the
+// cancelled turns to unwind and save their sessions.
+const shutdownWait = 5 * time.Second
+
+// addTurn counts a turn's goroutine in, unless the connection is ending.
+func (a *Agent) addTurn() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closing {
+		return false
+	}
+	a.running.Add(1)
+	return true
+}
+
+// waitTurns waits for the turns' goroutines, at most d.
+func (a *Agent) waitTurns(d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		a.running.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		a.log.Warn("acp: turns still unwinding at exit", "waited", d)
+	}
+}
+
 // closeAll cancels every session's run: the connection is gone.
 func (a *Agent) closeAll() {
 	a.mu.Lock()
+	a.closing = true
 	all := make([]*session, 0, len(a.sessions))
 	for _, s := range a.sessions {
 		all = append(all, s)

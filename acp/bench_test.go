@@ -2,6 +2,9 @@ package acp_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -37,9 +40,9 @@ func benchTurns() []llmtest.Turn {
 
 // BenchmarkTurnOverhead times the same scripted turn (an instant model, a
 // read, a streamed answer) run by the agent directly, as the CLI does, and
-// through ACP — session/prompt from the SDK's client over pipes, with every
-// update sent and the session saved — and reports both and the difference
-// per turn (the issue asks for < 1 ms). "fs" reads through the client's
+// through ACP — session/prompt from the SDK's client over OS pipes, every
+// update sent (the session is saved after the answer) — and reports the
+// medians of both and their difference (the issue asks for < 1 ms). "fs" reads through the client's
 // fs/read_text_file, one more round trip per read.
 func BenchmarkTurnOverhead(b *testing.B) {
 	for _, tc := range []struct {
@@ -63,7 +66,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 			memory := agent.NewMemory(b.TempDir())
 			policy := tools.NewPolicy(tools.DefaultAllowlist)
 			ctx := context.Background()
-			var direct, viaACP time.Duration
+			var direct, viaACP []time.Duration
 			for b.Loop() {
 				start := time.Now()
 				a, task, err := agent.Prepare(agent.Run{
@@ -88,13 +91,22 @@ func BenchmarkTurnOverhead(b *testing.B) {
 				if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
 					b.Fatal(resp, err)
 				}
-				direct += mid.Sub(start)
-				viaACP += time.Since(mid2)
+				direct = append(direct, mid.Sub(start))
+				viaACP = append(viaACP, time.Since(mid2))
+				// The session is saved after the answer; let that finish
+				// before the next direct run is timed.
+				b.StopTimer()
+				saved := filepath.Join(agent.StateDir(f.envFunc(), f.root), "sessions", string(s.SessionId)+".jsonl")
+				for _, err := os.Stat(saved); err != nil; _, err = os.Stat(saved) {
+					time.Sleep(50 * time.Microsecond)
+				}
+				b.StartTimer()
 			}
-			n := float64(b.N)
-			b.ReportMetric(float64(direct.Microseconds())/n, "agent-µs/turn")
-			b.ReportMetric(float64(viaACP.Microseconds())/n, "acp-µs/turn")
-			b.ReportMetric(float64((viaACP-direct).Microseconds())/n, "overhead-µs/turn")
+			// Medians: a shared machine's scheduling hiccups hit either side.
+			d, v := median(direct), median(viaACP)
+			b.ReportMetric(float64(d.Microseconds()), "agent-p50-µs")
+			b.ReportMetric(float64(v.Microseconds()), "acp-p50-µs")
+			b.ReportMetric(float64((v - d).Microseconds()), "overhead-p50-µs")
 		})
 	}
 }
@@ -112,4 +124,10 @@ func newBenchFixture(b *testing.B, files map[string]string, caps sdk.ClientCapab
 		return llmtest.NewScripted(benchTurns()...), nil
 	}})
 	return &benchFixture{f}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -42,15 +42,26 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Promp
 		return resp, err
 	}
 	done := make(chan turnResult, 1)
+	if !a.addTurn() {
+		s.endTurn(t)
+		cancel()
+		<-s.busy
+		return cancelled(resp), nil
+	}
 	go func() {
 		defer func() {
 			s.endTurn(t)
 			cancel()
 			<-s.busy
+			a.running.Done()
 		}()
 		r := turnResult{}
 		r.resp, r.err = t.run(prompt)
 		done <- r
+		// Saved while the answer goes out; the session's next turn waits for it.
+		if err := s.save(); err != nil {
+			a.log.Warn("acp: saving the session", "session", s.id, "error", err)
+		}
 	}()
 	select {
 	case r := <-done:
@@ -109,20 +120,11 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 		ag = ag.ReadOnly()
 	}
 	out, runErr := ag.Do(ctx, task)
-	if ctx.Err() == nil {
-		if err := s.save(); err != nil {
-			t.a.log.Warn("acp: saving the session", "session", s.id, "error", err)
-		}
-	}
 	resp.Usage = usageOf(out.Usage)
 	if ctx.Err() != nil {
 		// A call cut short has no result yet; providers refuse a history without one.
 		s.historyRef().AnswerPending("(cancelled by the user before it finished)")
 		s.setCarry("the previous turn was cancelled: the changes it staged were discarded, none were applied.")
-		err := s.save()
-		if err != nil {
-			t.a.log.Warn("acp: saving the session", "session", s.id, "error", err)
-		}
 		return cancelled(resp), nil
 	}
 	resp.StopReason = sdk.StopReasonEndTurn

@@ -128,14 +128,14 @@ func check(line []byte, tooLong bool) *errorMessage {
 		return &errorMessage{JSONRPC: "2.0", ID: id, Error: *sdk.NewInvalidRequest(map[string]any{
 			"error": fmt.Sprintf("message longer than %d bytes", maxMessage)})}
 	}
-	if !json.Valid(line) {
-		return &errorMessage{JSONRPC: "2.0", ID: null, Error: *sdk.NewParseError(map[string]any{"error": "not a JSON value"})}
-	}
 	invalid := func(id json.RawMessage, why string) *errorMessage {
 		return &errorMessage{JSONRPC: "2.0", ID: id, Error: *sdk.NewInvalidRequest(map[string]any{"error": why})}
 	}
-	m, ok := probe(line)
+	m, ok := probe(line) // one pass over the line, which the SDK parses again
 	if !ok {
+		if !json.Valid(line) {
+			return &errorMessage{JSONRPC: "2.0", ID: null, Error: *sdk.NewParseError(map[string]any{"error": "not a JSON value"})}
+		}
 		return invalid(null, "a message is one JSON object (batches are not supported)")
 	}
 	if m.ID != nil && !validID(m.ID) {
