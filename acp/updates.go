@@ -61,6 +61,12 @@ func (t *turn) event(e agent.Event) {
 		if step, ok := planStep(e.Scope); ok {
 			t.stepStarted(step)
 		}
+		if strings.HasPrefix(e.Scope, "trial ") && !strings.Contains(e.Scope, "›") {
+			// A reflexion trial starts over from the original files.
+			t.emu.Lock()
+			clear(t.shown)
+			t.emu.Unlock()
+		}
 	case agent.EventDone:
 		if e.Scope == "" {
 			t.planDone()
@@ -166,8 +172,9 @@ func describeCall(c llm.ToolCall, r resolver) (string, sdk.ToolKind, []sdk.ToolC
 	shown := tools.Printable(path)
 	if abs, rel, err := r.Resolve(path); err == nil {
 		loc := sdk.ToolCallLocation{Path: abs}
-		if line, err := strconv.Atoi(argNumber(c.Args, "offset")); err == nil && line > 0 && c.Name == "read_file" {
-			loc.Line = sdk.Ptr(line)
+		// read_file's offset is 1-based; a location's line is a 0-based row (as Zed reads it).
+		if line, err := strconv.Atoi(argNumber(c.Args, "offset")); err == nil && line > 1 && c.Name == "read_file" {
+			loc.Line = sdk.Ptr(line - 1)
 		}
 		locs = []sdk.ToolCallLocation{loc}
 		shown = tools.Printable(rel)
