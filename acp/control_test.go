@@ -330,3 +330,27 @@ func TestIterationCapIsMaxTurnRequests(t *testing.T) {
 		t.Errorf("answer %q, asked %d, writes %v", agentText(updates), len(asked), writes)
 	}
 }
+
+// A note the agent wants kept is asked about at the end of the turn, and
+// kept only when the client says so; the sandbox level is reported once.
+func TestNotesAskedAndKept(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "remember", Args: `{"note":"tests live in tests/"}`}}},
+		llmtest.Turn{Text: "Noted."},
+		llmtest.Turn{Text: "Yes."},
+	)
+	f := newFixture(t, nil, srv, fixtureOptions{})
+	s := f.newSession()
+	f.prompt(s.SessionId, sdk.TextBlock("remember where tests live"))
+	updates, asked, _, _ := f.editor.snapshot()
+	if len(asked) != 1 || *asked[0].ToolCall.Title != "Keep the agent's notes?" || !strings.Contains(contentText(findCall(toolCalls(updates), sdk.ToolKindEdit, "Keep")), "tests live in tests/") {
+		t.Fatalf("asked = %+v", asked)
+	}
+	if !strings.Contains(thoughtText(updates)+agentText(updates), "commands run in the sandbox at level") {
+		t.Error("the sandbox level was not reported")
+	}
+	f.prompt(s.SessionId, sdk.TextBlock("still there?"))
+	if sys := toJSON(srv.Requests()[2]["messages"]); !strings.Contains(sys, "tests live in tests/") {
+		t.Errorf("the kept note is not in the next turn's instructions")
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
 // Prompt runs one turn. Its answer comes when the run ends, or at once
@@ -87,6 +88,9 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 	for _, n := range s.takeNotices() {
 		t.message("agent-lsp: " + n + "\n\n")
 	}
+	if t.n == 1 {
+		t.sandboxNotice()
+	}
 	settings, err := s.effectiveSettings(ctx, t.a.opts.FindModel)
 	if err != nil {
 		return resp, requestError(err)
@@ -145,6 +149,17 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 		return cancelled(resp), nil
 	}
 	return resp, nil
+}
+
+// sandboxNotice says, once a session, how strongly commands are isolated
+// here: a thought at full level, a message below it (more commands ask).
+func (t *turn) sandboxNotice() {
+	caps := tools.SandboxLevel()
+	if caps.Level == sandbox.Full {
+		t.send(sdk.UpdateAgentThoughtText("[agent-lsp] commands run in the sandbox at level " + caps.String() + "\n"))
+		return
+	}
+	t.message("agent-lsp: commands run in the sandbox at level " + caps.String() + "; every command that runs the workspace's code asks first.\n\n")
 }
 
 func cancelled(resp sdk.PromptResponse) sdk.PromptResponse {
