@@ -354,3 +354,18 @@ func TestNotesAskedAndKept(t *testing.T) {
 		t.Errorf("the kept note is not in the next turn's instructions")
 	}
 }
+
+// Loading a session open on this connection takes its latest turn.
+func TestLoadOpenSessionSeesItsLastTurn(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "First answer."})
+	f := newFixture(t, nil, srv, fixtureOptions{})
+	s := f.newSession()
+	f.prompt(s.SessionId, sdk.TextBlock("first question"))
+	if _, err := f.conn.LoadSession(f.ctx(), sdk.LoadSessionRequest{SessionId: s.SessionId, Cwd: f.root, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	updates, _, _, _ := f.editor.snapshot()
+	if got := agentText(updates); !strings.HasSuffix(got, "First answer.First answer.") {
+		t.Errorf("replay after the live turn = %q", got)
+	}
+}

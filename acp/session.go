@@ -159,6 +159,7 @@ func (a *Agent) openSession(cwd string, id sdk.SessionId, mcpServers []sdk.McpSe
 		history: &agent.History{}, mode: defaultMode(settings), notices: warnings,
 	}
 	if id != "" {
+		a.settle(id)
 		h, err := s.store.Load(string(id))
 		if err != nil {
 			return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no stored session %q for %s (session/list lists them)", id, cwd)})
@@ -180,6 +181,25 @@ func (a *Agent) openSession(cwd string, id sdk.SessionId, mcpServers []sdk.McpSe
 	}
 	a.sessions[s.id] = s
 	return s, nil
+}
+
+// settle closes the open session called id, if any, and waits for its
+// turn to unwind and save (at most shutdownWait), so loading it again
+// reads its latest state.
+func (a *Agent) settle(id sdk.SessionId) {
+	a.mu.Lock()
+	old := a.sessions[id]
+	a.mu.Unlock()
+	if old == nil {
+		return
+	}
+	old.close()
+	select {
+	case old.busy <- struct{}{}:
+		<-old.busy
+	case <-time.After(shutdownWait):
+		a.log.Warn("acp: the session's last turn is still unwinding; loading what is saved", "session", id)
+	}
 }
 
 // openCwds lists the workspaces of the open sessions.
