@@ -226,8 +226,8 @@ func TestAServerThatCannotStartIsReportedAndTheRestGoOn(t *testing.T) {
 	f := newFixture(t, nil, nil)
 	broken := f.cfg
 	broken.Name, broken.Args = "broken", []string{"-exit-at-start"}
-	hung := f.cfg
-	hung.Name, hung.Args, hung.Timeout = "hung", []string{"-silent"}, 300*time.Millisecond
+	hung, hungDir := f.cfg, t.TempDir()
+	hung.Name, hung.Args, hung.Timeout, hung.Env = "hung", []string{"-silent"}, 300*time.Millisecond, map[string]string{"MCPTEST_DIR": hungDir}
 	unset := f.cfg
 	unset.Name, unset.Env = "unset", map[string]string{"TOKEN": "${NO_SUCH_TOKEN}"}
 	ts, notices := f.tools(f.pool.Source([]ServerConfig{f.cfg, broken, hung, unset}, SourceOptions{}))
@@ -247,6 +247,13 @@ func TestAServerThatCannotStartIsReportedAndTheRestGoOn(t *testing.T) {
 	if strings.Contains(all, "\x1b") || !strings.Contains(all, `\x1b[31mtestserver`) {
 		t.Errorf("the server's stderr is not escaped:\n%q", all)
 	}
+	// The server that never answered is not left running.
+	data, _ := os.ReadFile(filepath.Join(hungDir, "starts"))
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if pid == 0 {
+		t.Fatal("the hung server did not start")
+	}
+	waitFor(t, "the hung server to be killed", func() bool { return syscall.Kill(pid, 0) != nil })
 }
 
 func TestHeadersGoToTheServersHostOnly(t *testing.T) {

@@ -63,6 +63,9 @@ type server struct {
 	// url is the URL as connected to, ${VAR}s expanded: never shown (errors
 	// that quote it are redacted).
 	url string
+	// pending is the process group of a stdio server being started, killed
+	// when the start times out or the pool closes first.
+	pending int
 }
 
 // live is one connection to a server.
@@ -144,6 +147,9 @@ func (s *server) start() {
 	case r = <-result:
 	case <-ctx.Done():
 		r.err = ctx.Err()
+		s.mu.Lock()
+		killGroup(s.pending) // a server that does not answer is not left running
+		s.mu.Unlock()
 		go func() { // closes what comes too late
 			if late := <-result; late.c != nil {
 				late.c.close()
@@ -231,6 +237,7 @@ func (s *server) ended(c *live) {
 // replaces it) and waits until its processes are gone.
 func (s *server) stop(why error) {
 	s.mu.Lock()
+	killGroup(s.pending)
 	c := s.conn
 	s.conn, s.offers = nil, nil
 	s.state, s.err = StateStopped, why
@@ -324,12 +331,13 @@ func (s *server) connect(ctx context.Context) (*live, error) {
 		// server exited, stop waiting for it (killGroup ends the child).
 		cmd.WaitDelay = 100 * time.Millisecond
 		ownGroup(cmd)
-		transport = &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}
+		transport = watchedCommand{&sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, s.setPending}
 	}
 	sess, err := client.Connect(ctx, transport, nil)
 	if cmd != nil && cmd.Process != nil {
 		c.pid = cmd.Process.Pid
 	}
+	s.setPending(0)
 	if err != nil {
 		killGroup(c.pid)
 		return nil, err
@@ -344,6 +352,27 @@ func (s *server) connect(ctx context.Context) (*live, error) {
 		close(c.done)
 	}()
 	return c, nil
+}
+
+// watchedCommand is the SDK's command transport, telling when the process
+// runs (before the handshake), so a start that never ends can be ended.
+type watchedCommand struct {
+	*sdk.CommandTransport
+	running func(pid int)
+}
+
+func (t watchedCommand) Connect(ctx context.Context) (sdk.Connection, error) {
+	conn, err := t.CommandTransport.Connect(ctx)
+	if err == nil {
+		t.running(t.Command.Process.Pid)
+	}
+	return conn, err
+}
+
+func (s *server) setPending(pid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending = pid
 }
 
 // refresh lists the tools again after the server said they changed.
