@@ -186,7 +186,7 @@ func TestLoadReplaysAndContinues(t *testing.T) {
 
 // Ask mode offers the model only read-only tools.
 func TestAskModeIsReadOnly(t *testing.T) {
-	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "An answer."})
+	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "An answer.", Reasoning: "Weighing the options."})
 	f := newFixture(t, nil, srv, fixtureOptions{})
 	s := f.newSession()
 	if _, err := f.conn.SetSessionMode(f.ctx(), sdk.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "ask"}); err != nil {
@@ -204,6 +204,10 @@ func TestAskModeIsReadOnly(t *testing.T) {
 	}
 	if !strings.Contains(tools, `"read_file"`) {
 		t.Errorf("ask mode lost read_file: %s", tools)
+	}
+	updates, _, _, _ := f.editor.snapshot()
+	if th, ans := thoughtText(updates), agentText(updates); !strings.Contains(th, "Weighing the options.") || strings.Contains(ans, "Weighing") || !strings.HasSuffix(ans, "An answer.") {
+		t.Errorf("reasoning should stream as thoughts, the answer as the message: %q / %q", th, ans)
 	}
 }
 
