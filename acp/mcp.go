@@ -52,7 +52,7 @@ func withClientMCP(s config.Settings, servers []sdk.McpServer) (config.Settings,
 // clientServer is one of the client's servers as a configured one, or why
 // it cannot be used.
 func clientServer(s sdk.McpServer) (name string, m config.MCPServer, why string) {
-	m.Origin = config.MCPFromEditor
+	m.Origin = config.MCPFromClient
 	switch {
 	case s.Stdio != nil:
 		name, m.Type, m.Command, m.Args = s.Stdio.Name, "stdio", s.Stdio.Command, s.Stdio.Args

@@ -35,8 +35,9 @@ func (f *fixture) mcpStatus() mcpStatus {
 }
 
 // TestMCPServersStartWithTheFirstRunAndAskTheEditor: a server from the
-// editor's settings is not started at initialize; the first run starts it,
-// a call off allowed_tools asks through showMessageRequest (Deny first) and
+// editor's settings is not started at initialize; the first run asks before
+// starting it (editors may take these settings from the repository), a call
+// off allowed_tools asks through showMessageRequest (Deny first) and
 // agent.status lists the server and its tools.
 func TestMCPServersStartWithTheFirstRunAndAskTheEditor(t *testing.T) {
 	dir := t.TempDir()
@@ -64,7 +65,10 @@ func TestMCPServersStartWithTheFirstRunAndAskTheEditor(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 	asked := f.editor.Asked()
-	if len(asked) != 1 || !strings.Contains(asked[0], `mcp__test__lookup {"name":"x\n"}`) || strings.Count(asked[0], "\n") != 2 {
+	if len(asked) != 2 || !strings.Contains(asked[0], "start MCP server test: ") || !strings.Contains(asked[0], "editor's settings") {
+		t.Fatalf("asked %q: the start of an editor-configured server must be asked about first", asked)
+	}
+	if !strings.Contains(asked[1], `mcp__test__lookup {"name":"x\n"}`) || strings.Count(asked[1], "\n") != 2 {
 		t.Fatalf("asked %q (greet is allowed; the question shows the call escaped)", asked)
 	}
 	if actions := f.editor.AskedActions(); actions[0][0] != "Deny" {

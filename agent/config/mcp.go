@@ -57,8 +57,14 @@ const (
 	MCPFromProject MCPOrigin = iota
 	// MCPFromUser: the user's own config file.
 	MCPFromUser
-	// MCPFromEditor: initializationOptions or didChangeConfiguration.
+	// MCPFromEditor: initializationOptions or didChangeConfiguration. Some
+	// editors fill these from the repository unasked (eglot's
+	// workspace configuration from .dir-locals.el), so such a server is
+	// asked about before it first starts.
 	MCPFromEditor
+	// MCPFromClient: an ACP client's session/new, which the client puts
+	// together from its own settings and hands over explicitly.
+	MCPFromClient
 )
 
 func (o MCPOrigin) String() string {
@@ -67,6 +73,8 @@ func (o MCPOrigin) String() string {
 		return "user"
 	case MCPFromEditor:
 		return "editor"
+	case MCPFromClient:
+		return "client"
 	}
 	return "project"
 }

@@ -395,3 +395,38 @@ func TestAnHTTPServersTokenStaysOutOfMessages(t *testing.T) {
 		t.Fatalf("%+v\n%s", st, all)
 	}
 }
+
+// TestAServerFromTheEditorsSettingsAsksBeforeItStarts: some editors take
+// their settings from the repository unasked (eglot's workspace
+// configuration from .dir-locals.el), so such a server is a question, Deny
+// first; a server from the user's own config is not.
+func TestAServerFromTheEditorsSettingsAsksBeforeItStarts(t *testing.T) {
+	f := newFixture(t, nil, func(c *ServerConfig) { c.Origin = "editor" })
+	deny := &recorder{decision: tools.Deny}
+	ts, notices := f.tools(f.pool.Source([]ServerConfig{f.cfg}, SourceOptions{Approver: deny}))
+	if len(ts) != 0 || len(f.starts()) != 0 || deny.count() != 1 || !strings.Contains(deny.asked[0].Command, "start MCP server test: ") {
+		t.Fatalf("denied: tools %v, starts %v, asked %+v", ts, f.starts(), deny.asked)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "not started: you did not allow it") {
+		t.Fatalf("notices %q", notices)
+	}
+	// Without an approver (nobody can answer) it is a denial too.
+	if ts, _ := f.tools(f.pool.Source([]ServerConfig{f.cfg}, SourceOptions{})); len(ts) != 0 || len(f.starts()) != 0 {
+		t.Fatalf("started without anyone allowing it: %v", f.starts())
+	}
+	always := &recorder{decision: tools.AllowAlways}
+	if ts, _ := f.tools(f.pool.Source([]ServerConfig{f.cfg}, SourceOptions{Approver: always})); ts["mcp__test__greet"] == nil || len(f.starts()) != 1 {
+		t.Fatalf("allowed: tools %v, starts %v", ts, f.starts())
+	}
+	// Allowed for good: the next run does not ask again.
+	again := &recorder{decision: tools.Deny}
+	if ts, _ := f.tools(f.pool.Source([]ServerConfig{f.cfg}, SourceOptions{Approver: again})); ts["mcp__test__greet"] == nil || again.count() != 0 {
+		t.Fatalf("asked again after Always: %d", again.count())
+	}
+	// The user's own config starts without a question.
+	g := newFixture(t, nil, nil)
+	never := &recorder{decision: tools.Deny}
+	if ts, _ := g.tools(g.pool.Source([]ServerConfig{g.cfg}, SourceOptions{Approver: never})); ts["mcp__test__greet"] == nil || never.count() != 0 {
+		t.Fatalf("the user's own server asked: %d", never.count())
+	}
+}

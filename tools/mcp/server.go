@@ -59,6 +59,7 @@ type server struct {
 	inflight int             // calls under way
 	retiring bool            // a newer configuration replaced it: stop when idle
 	always   map[string]bool // tools (the server's names) the user allowed for good
+	admitted bool            // the user allowed it to start for good (see Source.admit)
 	stderr   *tail
 	// url is the URL as connected to, ${VAR}s expanded: never shown (errors
 	// that quote it are redacted).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +30,7 @@ type Source struct {
 	mu       sync.Mutex // guards the fields below
 	reported map[*server]reported
 	bound    map[*server]bound
+	admitted map[*server]bool // this run's answers about starting editor-configured servers
 }
 
 type entry struct {
@@ -51,7 +53,7 @@ type bound struct {
 
 // Source makes the tool source of a run that uses cfgs; nothing starts yet.
 func (p *Pool) Source(cfgs []ServerConfig, opts SourceOptions) *Source {
-	s := &Source{opts: opts, reported: map[*server]reported{}, bound: map[*server]bound{}}
+	s := &Source{opts: opts, reported: map[*server]reported{}, bound: map[*server]bound{}, admitted: map[*server]bool{}}
 	for _, c := range cfgs {
 		if c.Enabled {
 			s.entries = append(s.entries, entry{cfg: c, srv: p.server(c)})
@@ -78,17 +80,30 @@ func (s *Source) Tools(ctx context.Context) ([]tools.Tool, []string) {
 	if s == nil || len(s.entries) == 0 {
 		return nil, nil
 	}
+	var notices []string
+	admitted := make([]bool, len(s.entries))
+	for i, e := range s.entries {
+		var notice string
+		admitted[i], notice = s.admit(ctx, e)
+		if notice != "" {
+			notices = append(notices, notice)
+		}
+	}
 	var wg sync.WaitGroup
-	for _, e := range s.entries {
-		wg.Go(func() { _, _ = e.srv.ensure(ctx) })
+	for i, e := range s.entries {
+		if admitted[i] {
+			wg.Go(func() { _, _ = e.srv.ensure(ctx) })
+		}
 	}
 	wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []tools.Tool
-	var notices []string
 	taken := map[string]string{}
-	for _, e := range s.entries {
+	for i, e := range s.entries {
+		if !admitted[i] {
+			continue
+		}
 		snap := e.srv.snapshot()
 		notices = append(notices, s.news(e, snap)...)
 		if snap.state != StateReady {
@@ -104,6 +119,55 @@ func (s *Source) Tools(ctx context.Context) ([]tools.Tool, []string) {
 		}
 	}
 	return out, notices
+}
+
+// admit decides whether a server may start (or be used) in this run. A
+// server configured through the editor's settings is asked about first:
+// some editors fill those settings from the repository without asking
+// (Emacs's eglot-workspace-configuration is a safe file-local variable,
+// so a .dir-locals.el sets it), and such a server would run a command with
+// the user's rights or send the user's ${VAR}s to a URL the repository
+// chose. Deny first, as every question; a denial holds for the run.
+func (s *Source) admit(ctx context.Context, e entry) (bool, string) {
+	if e.cfg.Origin != "editor" {
+		return true, ""
+	}
+	e.srv.mu.Lock()
+	ok := e.srv.admitted
+	e.srv.mu.Unlock()
+	s.mu.Lock()
+	decided, asked := s.admitted[e.srv]
+	s.mu.Unlock()
+	if ok || asked {
+		return ok || decided, ""
+	}
+	what := e.cfg.URL
+	if e.cfg.Command != "" {
+		what = strings.Join(append([]string{e.cfg.Command}, e.cfg.Args...), " ")
+	}
+	decision := tools.Deny
+	if s.opts.Approver != nil {
+		d, err := s.opts.Approver.Approve(ctx, tools.ApprovalRequest{
+			Command: fmt.Sprintf("start MCP server %s: %s", e.cfg.Name, what),
+			Reasons: []string{"it comes from the editor's settings, which some editors take from the repository (Emacs's .dir-locals.el); servers in your own config.toml start without asking"},
+		})
+		if err == nil {
+			decision = d
+		}
+	}
+	allowed := decision == tools.AllowOnce || decision == tools.AllowAlways
+	s.mu.Lock()
+	s.admitted[e.srv] = allowed
+	s.mu.Unlock()
+	if decision == tools.AllowAlways {
+		e.srv.mu.Lock()
+		e.srv.admitted = true
+		e.srv.mu.Unlock()
+	}
+	if !allowed {
+		return false, fmt.Sprintf("MCP server %s not started: you did not allow it (it comes from the editor's settings; put it in your config.toml to start it without asking)", e.cfg.Name)
+	}
+	return true, ""
 }
 
 // news says what changed about a server since the run was last told.
