@@ -95,6 +95,11 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 			}
 		}
 		answer, err := s.execute(r.ctx, r, provider)
+		if errors.Is(err, context.Canceled) {
+			// Cancelled while its tools ran: their calls get a result, or
+			// providers refuse the conversation's next request.
+			r.history.AnswerPending("(cancelled by the user before it finished)")
+		}
 		if serr := s.sessions.save(r.session, r.history); serr != nil {
 			s.log.Warn("saving the session", "error", serr)
 		}
