@@ -7,6 +7,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 // TestAFollowUpAfterACancelledToolCallIsAValidConversation: a run cancelled
@@ -27,14 +28,7 @@ func TestAFollowUpAfterACancelledToolCallIsAValidConversation(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "a\n"}, srv, nil)
 	f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
 	first := f.ask(map[string]any{"prompt": "look around"})
-	f.editor.Wait("the sub-agent", func() bool {
-		for _, p := range f.editor.Progress() {
-			if strings.Contains(p.Message, "sub-agent") {
-				return true
-			}
-		}
-		return false
-	})
+	toolstest.Poll(t, "the sub-agent's model call", func() bool { return len(srv.Requests()) == 2 })
 	if err := f.editor.Command("agent.cancel", map[string]any{"id": first.RunID}, nil); err != nil {
 		t.Fatal(err)
 	}

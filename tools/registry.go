@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -27,11 +28,7 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 		if _, dup := r.tools[t.Name()]; dup {
 			return nil, fmt.Errorf("tools: %s registered twice", t.Name())
 		}
-		var s jsonschema.Schema
-		if err := json.Unmarshal(t.Schema(), &s); err != nil {
-			return nil, fmt.Errorf("tools: schema of %s: %w", t.Name(), err)
-		}
-		res, err := s.Resolve(nil)
+		res, err := resolveSchema(t.Schema())
 		if err != nil {
 			return nil, fmt.Errorf("tools: schema of %s: %w", t.Name(), err)
 		}
@@ -40,6 +37,45 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 		r.order = append(r.order, t.Name())
 	}
 	return r, nil
+}
+
+// resolvedSchemas caches resolved schemas by their text: every run builds
+// its registry, and resolving the same half-dozen schemas again cost about
+// a millisecond each time. A Resolved is read-only once made (Validate
+// keeps its state per call), so runs share them. Bounded, since MCP
+// servers bring schemas of their own.
+var resolvedSchemas struct {
+	sync.Mutex
+	m map[string]*jsonschema.Resolved
+}
+
+const maxResolvedSchemas = 512
+
+func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	key := string(raw)
+	resolvedSchemas.Lock()
+	res, ok := resolvedSchemas.m[key]
+	resolvedSchemas.Unlock()
+	if ok {
+		return res, nil
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	res, err := s.Resolve(nil)
+	if err != nil {
+		return nil, err
+	}
+	resolvedSchemas.Lock()
+	defer resolvedSchemas.Unlock()
+	if resolvedSchemas.m == nil {
+		resolvedSchemas.m = map[string]*jsonschema.Resolved{}
+	}
+	if len(resolvedSchemas.m) < maxResolvedSchemas {
+		resolvedSchemas.m[key] = res
+	}
+	return res, nil
 }
 
 // Tools returns the registered tools in registration order.

@@ -11,6 +11,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -53,6 +55,18 @@ type typedTool[P any] struct {
 }
 
 func newTypedTool[P any](name, description string, readOnly bool, run func(context.Context, P) (Result, error)) Tool {
+	return &typedTool[P]{name: name, description: description, readOnly: readOnly, schema: schemaOf[P](name), run: run}
+}
+
+// typeSchemas caches each parameter type's schema: tools are made for every
+// run, and the schema of a type never changes.
+var typeSchemas sync.Map // reflect.Type → json.RawMessage
+
+func schemaOf[P any](name string) json.RawMessage {
+	t := reflect.TypeFor[P]()
+	if raw, ok := typeSchemas.Load(t); ok {
+		return raw.(json.RawMessage)
+	}
 	s, err := jsonschema.For[P](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema of %s: %v", name, err)) // a programming error, caught by any test
@@ -61,7 +75,8 @@ func newTypedTool[P any](name, description string, readOnly bool, run func(conte
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema of %s: %v", name, err))
 	}
-	return &typedTool[P]{name: name, description: description, readOnly: readOnly, schema: raw, run: run}
+	typeSchemas.Store(t, json.RawMessage(raw))
+	return raw
 }
 
 func (t *typedTool[P]) Name() string            { return t.name }
