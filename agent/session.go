@@ -51,6 +51,9 @@ type SessionStore struct {
 	dir    string
 	mu     sync.Mutex      // serialises writes and id allocation
 	issued map[string]bool // ids handed out by this process, saved or not
+	// lastBase and lastN are the second and the counter of the last id.
+	lastBase string
+	lastN    int
 }
 
 // NewSessionStore keeps sessions under stateDir/sessions.
@@ -70,7 +73,13 @@ func (s *SessionStore) NewID() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	base := time.Now().UTC().Format("20060102-150405")
-	for n := 0; ; n++ {
+	// Within one second, go on from the last id issued rather than
+	// checking every earlier one again.
+	start := 0
+	if base == s.lastBase {
+		start = s.lastN + 1
+	}
+	for n := start; ; n++ {
 		id := base
 		if n > 0 {
 			id = fmt.Sprintf("%s-%d", base, n)
@@ -78,6 +87,7 @@ func (s *SessionStore) NewID() string {
 		p, _ := s.path(id)
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) && !s.issued[id] {
 			s.issued[id] = true // nothing is written until the session has messages
+			s.lastBase, s.lastN = base, n
 			return id
 		}
 	}
