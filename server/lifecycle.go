@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 
 	"go.lsp.dev/jsonrpc2"
@@ -30,6 +31,10 @@ type clientCaps struct {
 	promptInput bool
 	// inlineCompletion: textDocument/inlineCompletion (LSP 3.18).
 	inlineCompletion bool
+	// userSettings: the client's pushed settings are the user's alone (our
+	// VS Code client: machine-scoped settings). Others' pushes are filtered
+	// like an untrusted project file (config.UntrustedPush).
+	userSettings bool
 }
 
 func readCaps(c protocol.ClientCapabilities) clientCaps {
@@ -49,11 +54,13 @@ func readCaps(c protocol.ClientCapabilities) clientCaps {
 	caps.inlineCompletion = c.TextDocument != nil && c.TextDocument.InlineCompletion != nil
 	var experimental struct {
 		AgentLsp struct {
-			PromptInput bool `json:"promptInput"`
+			PromptInput  bool `json:"promptInput"`
+			UserSettings bool `json:"userSettings"`
 		} `json:"agentLsp"`
 	}
 	if len(c.Experimental) > 0 && json.Unmarshal(c.Experimental, &experimental) == nil {
 		caps.promptInput = experimental.AgentLsp.PromptInput
+		caps.userSettings = experimental.AgentLsp.UserSettings
 	}
 	return caps
 }
@@ -202,10 +209,22 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw jsonrpc2.RawMes
 		return nil, nil
 	}
 	s.mu.Lock()
+	var ignored []string
+	if !s.caps.userSettings {
+		asPushed := user
+		asPushed.Fallback = slices.Clone(user.Fallback) // UntrustedPush filters it in place
+		ignored = config.UntrustedPush(config.Merge(s.fileSettings, s.initSettings), &user)
+		if reflect.DeepEqual(config.Merge(s.initSettings, asPushed), config.Merge(s.initSettings, user)) {
+			ignored = nil // it only repeats initializationOptions (Helix pushes its config again)
+		}
+	}
 	s.pushedSettings = user
 	// The allowlist may change; what the user allowed "always" stays allowed.
 	s.policy.SetAllowlist(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
 	s.mu.Unlock()
+	for _, w := range ignored {
+		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
+	}
 	return nil, nil
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -119,4 +120,32 @@ func untrustedLimits(user Settings, project *Settings, warn func(string, ...any)
 			*l.value = 0
 		}
 	}
+}
+
+// pushHint ends every warning about an ignored pushed setting.
+const pushHint = "(this editor's pushed settings may come from the repository: set it in your own config, or in the server's initializationOptions)"
+
+// UntrustedPush removes from settings an editor pushed
+// (workspace/didChangeConfiguration) what an untrusted project file may not
+// set either, and says what it removed. Some editors fill those pushes from
+// the repository without asking — eglot's workspace configuration is a safe
+// file-local variable, so a .dir-locals.el sets it — so unless the client
+// says its settings are the user's alone (experimental.agentLsp.userSettings,
+// as our VS Code client, whose settings are machine-scoped, does), a push
+// may not send the key elsewhere, allow commands, skip review or add MCP
+// servers. user is what the user's own layers say.
+func UntrustedPush(user Settings, pushed *Settings) []string {
+	var warnings []string
+	warn := func(format string, args ...any) {
+		warnings = append(warnings, "pushed settings: "+fmt.Sprintf(format, args...)+" "+pushHint)
+	}
+	untrustedServers(user, pushed, warn)
+	untrustedPermissions(pushed, warn)
+	untrustedLimits(user, pushed, warn)
+	untrustedCompletion(pushed, warn)
+	if len(pushed.MCP.Servers) > 0 {
+		warn("MCP servers %s ignored", strings.Join(slices.Sorted(maps.Keys(pushed.MCP.Servers)), ", "))
+		pushed.MCP = MCP{}
+	}
+	return warnings
 }

@@ -43,6 +43,9 @@ type Caps struct {
 	NoResourceOperations bool
 	// InlineCompletion declares textDocument.inlineCompletion (LSP 3.18).
 	InlineCompletion bool
+	// UserSettings says the pushed settings are the user's alone (our VS
+	// Code client).
+	UserSettings bool
 }
 
 // Plain is a client that speaks only standard LSP and little of it, as

@@ -30,8 +30,8 @@ func (e *Editor) Initialize(root string, caps Caps, initOptions map[string]any) 
 	if caps.InlineCompletion {
 		c["textDocument"] = map[string]any{"inlineCompletion": map[string]any{}}
 	}
-	if caps.PromptInput {
-		c["experimental"] = map[string]any{"agentLsp": map[string]any{"promptInput": true}}
+	if caps.PromptInput || caps.UserSettings {
+		c["experimental"] = map[string]any{"agentLsp": map[string]any{"promptInput": caps.PromptInput, "userSettings": caps.UserSettings}}
 	}
 	if caps.Annotations {
 		c["workspace"].(map[string]any)["workspaceEdit"].(map[string]any)["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": yes}

@@ -91,11 +91,14 @@ function firstLine(s: string): string {
 }
 
 /**
- * withPromptInput adds the experimental capability that tells the server
- * this client asks for agent.ask's prompt itself (the middleware's input
- * box), so its "Ask agent…" actions carry a command, not a comment template.
+ * withAgentCapabilities adds the experimental capabilities that tell the
+ * server this client asks for agent.ask's prompt itself (the middleware's
+ * input box), so its "Ask agent…" actions carry a command, not a comment
+ * template; and that its pushed settings are the user's alone (every
+ * setting is machine-scoped, so no .vscode/settings.json sets one), so the
+ * server takes them as it takes the user's config.
  */
-export function withPromptInput(caps: { experimental?: unknown }): void {
+export function withAgentCapabilities(caps: { experimental?: unknown }): void {
   const experimental = (caps.experimental ?? {}) as Record<string, unknown>;
-  caps.experimental = { ...experimental, agentLsp: { ...((experimental.agentLsp ?? {}) as object), promptInput: true } };
+  caps.experimental = { ...experimental, agentLsp: { ...((experimental.agentLsp ?? {}) as object), promptInput: true, userSettings: true } };
 }

@@ -3,7 +3,7 @@
 // server's needsConfirmation annotations; all agent logic stays in the server.
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
-import { askArgs, AskResult, initializationOptions, summary, withPromptInput } from './args';
+import { askArgs, AskResult, initializationOptions, summary, withAgentCapabilities } from './args';
 
 let client: LanguageClient | undefined;
 let status: vscode.StatusBarItem;
@@ -34,7 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // Inline completion (LSP 3.18) is a proposed feature in this client.
   client.registerProposedFeatures();
   client.registerFeature({
-    fillClientCapabilities: withPromptInput,
+    fillClientCapabilities: withAgentCapabilities,
     initialize: () => undefined,
     getState: () => ({ kind: 'static' }),
     clear: () => undefined,

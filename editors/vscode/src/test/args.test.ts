@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { askArgs, initializationOptions, summary, withPromptInput } from '../args';
+import { askArgs, initializationOptions, summary, withAgentCapabilities } from '../args';
 
 const sel = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
@@ -33,11 +33,11 @@ test('summary says how to keep the notes the agent wants to remember', () => {
     /review them in the preview\. The agent wants to remember 2 notes \(see the answer\): applying the changes keeps them/);
 });
 
-test('withPromptInput declares the prompt box and keeps other experimental capabilities', () => {
+test('withAgentCapabilities declares the prompt box and keeps other experimental capabilities', () => {
   const caps: { experimental?: unknown } = { experimental: { other: 1 } };
-  withPromptInput(caps);
-  assert.deepEqual(caps.experimental, { other: 1, agentLsp: { promptInput: true } });
+  withAgentCapabilities(caps);
+  assert.deepEqual(caps.experimental, { other: 1, agentLsp: { promptInput: true, userSettings: true } });
   const empty: { experimental?: unknown } = {};
-  withPromptInput(empty);
-  assert.deepEqual(empty.experimental, { agentLsp: { promptInput: true } });
+  withAgentCapabilities(empty);
+  assert.deepEqual(empty.experimental, { agentLsp: { promptInput: true, userSettings: true } });
 });
