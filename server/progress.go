@@ -67,7 +67,7 @@ func (t *progressTracker) start(ctx context.Context, name, title, message string
 	}
 	if !supported {
 		wd.plain = true
-		wd.notify(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s started: %s (the code action \"Cancel agent run\" stops it)", name, message))
+		wd.notify(ctx, fmt.Sprintf("agent-lsp: %s started: %s (the code action \"Cancel agent run\" stops it)", name, message))
 		return wd
 	}
 	t.mu.Lock()
@@ -163,7 +163,7 @@ func (wd *workDone) event(ctx context.Context, e agent.Event) {
 // end ends the progress with msg; it reports nothing after.
 func (wd *workDone) end(ctx context.Context, msg string) {
 	if wd.plain {
-		wd.notify(ctx, protocol.MessageTypeInfo, "agent-lsp: "+wd.name+": "+msg)
+		wd.notify(ctx, "agent-lsp: "+wd.name+": "+msg)
 	} else {
 		wd.send(ctx, &protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
 	}
@@ -177,10 +177,7 @@ func (wd *workDone) end(ctx context.Context, msg string) {
 
 // log writes a report to the log of a client without progress.
 func (wd *workDone) log(ctx context.Context, msg string) {
-	wd.mu.Lock()
-	off := wd.off
-	wd.mu.Unlock()
-	if off {
+	if wd.ended() {
 		return
 	}
 	if err := wd.tracker.client.LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: "[" + wd.name + "] " + msg}); err != nil {
@@ -189,17 +186,21 @@ func (wd *workDone) log(ctx context.Context, msg string) {
 }
 
 // notify shows a start or end message to a client without progress.
-func (wd *workDone) notify(ctx context.Context, t protocol.MessageType, msg string) {
-	if err := wd.tracker.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: t, Message: msg}); err != nil {
+func (wd *workDone) notify(ctx context.Context, msg string) {
+	if err := wd.tracker.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: msg}); err != nil {
 		wd.tracker.log.Debug("showMessage", "error", err)
 	}
 }
 
-func (wd *workDone) send(ctx context.Context, value any) {
+// ended reports whether the progress ended: nothing is reported after.
+func (wd *workDone) ended() bool {
 	wd.mu.Lock()
-	off := wd.off
-	wd.mu.Unlock()
-	if off {
+	defer wd.mu.Unlock()
+	return wd.off
+}
+
+func (wd *workDone) send(ctx context.Context, value any) {
+	if wd.ended() {
 		return
 	}
 	raw, err := protocol.Marshal(value)

@@ -8,43 +8,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
-)
 
-var (
-	buildOnce sync.Once
-	built     string
-	buildErr  error
-	buildOut  []byte
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
-
-// module is the repository root.
-func module() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
-}
 
 // TestServer builds tools/mcp/testdata/testserver once per test process and
 // returns its path. Its tools and flags are described in its main.go.
 func TestServer(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "agent-lsp-mcptest-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		built = filepath.Join(dir, "testserver")
-		cmd := exec.Command("go", "build", "-o", built, "./tools/mcp/testdata/testserver")
-		cmd.Dir = module()
-		buildOut, buildErr = cmd.CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("building the test MCP server: %v\n%s", buildErr, buildOut)
-	}
-	return built
+	return toolstest.Build(t, "./tools/mcp/testdata/testserver")
 }
 
 // Everything returns the command line that starts the reference
@@ -53,7 +26,7 @@ func TestServer(t testing.TB) string {
 // must have installed it.
 func Everything(t testing.TB) (node string, args []string) {
 	t.Helper()
-	dir := filepath.Join(module(), "tools", "mcp", "testdata", "everything")
+	dir := filepath.Join(toolstest.ModuleRoot(), "tools", "mcp", "testdata", "everything")
 	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	node, err := exec.LookPath("node")
 	if err != nil {

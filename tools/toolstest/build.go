@@ -1,0 +1,58 @@
+package toolstest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// build is one package of the module, built once per test process.
+type build struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+var (
+	buildsMu sync.Mutex
+	builds   = map[string]*build{}
+)
+
+// ModuleRoot is the repository root.
+func ModuleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Build builds the module's package pkg ("./cmd/agent-lsp") once per test
+// process and returns the executable's path, for tests that drive a real
+// binary.
+func Build(t testing.TB, pkg string) string {
+	t.Helper()
+	buildsMu.Lock()
+	b, ok := builds[pkg]
+	if !ok {
+		b = &build{}
+		builds[pkg] = b
+	}
+	buildsMu.Unlock()
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "agent-lsp-build-")
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path = filepath.Join(dir, filepath.Base(pkg))
+		cmd := exec.Command("go", "build", "-o", b.path, pkg)
+		cmd.Dir = ModuleRoot()
+		b.out, b.err = cmd.CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("building %s: %v\n%s", pkg, b.err, b.out)
+	}
+	return b.path
+}
