@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -80,7 +81,7 @@ func TestSeedScenarioTakesTwoIterations(t *testing.T) {
 	}
 	want := []agent.EventKind{agent.EventStart, agent.EventIteration, agent.EventThought, agent.EventToolCall,
 		agent.EventToolResult, agent.EventIteration, agent.EventThought, agent.EventDone}
-	if got := rec.kinds(); !equalKinds(got, want) {
+	if got := rec.kinds(); !slices.Equal(got, want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
 	for _, line := range []string{"[AGENT] Iteration 1/10", "[THINK] Tool call: read_file", "[ACT] Executing tool: read_file",
@@ -90,18 +91,6 @@ func TestSeedScenarioTakesTwoIterations(t *testing.T) {
 			t.Errorf("trace lacks %q:\n%s", line, trace.String())
 		}
 	}
-}
-
-func equalKinds(a, b []agent.EventKind) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestIterationCap(t *testing.T) {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -48,7 +49,7 @@ func (a *Agent) refresh(ctx context.Context, ts *toolset, notice func(string)) *
 	for _, n := range notices {
 		notice(n)
 	}
-	if sameTools(extra, ts.extra) {
+	if slices.Equal(extra, ts.extra) {
 		return ts
 	}
 	var keep []tools.Tool
@@ -65,18 +66,6 @@ func (a *Agent) refresh(ctx context.Context, ts *toolset, notice func(string)) *
 		return &toolset{reg: a.cfg.Tools, specs: a.specs, extra: extra}
 	}
 	return &toolset{reg: reg, specs: specsOf(reg), extra: extra}
-}
-
-func sameTools(a, b []tools.Tool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // readOnlySource offers only the read-only tools of a source: a sub-agent's
