@@ -10,6 +10,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 // TestNodeClient runs testdata/nodeclient/client.mjs: the real binary
@@ -18,16 +19,7 @@ import (
 // node_modules; elsewhere the test skips without them.
 func TestNodeClient(t *testing.T) {
 	dir, _ := filepath.Abs("testdata/nodeclient")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("node_modules missing: `make deps` must run npm ci in acp/testdata/nodeclient")
-		}
-		t.Skip("run `make deps` (npm ci in acp/testdata/nodeclient) to enable")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("no node")
-	}
+	node := toolstest.Node(t, dir, "@agentclientprotocol/sdk")
 	bin := servertest.Binary(t)
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte("def greet():\n    return \"Hello from disk\"\n"), 0o644); err != nil {

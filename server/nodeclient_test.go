@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 // TestNodeClient runs testdata/nodeclient/client.mjs: the real binary driven
@@ -16,16 +17,7 @@ import (
 // .ci/run installs its node_modules; elsewhere the test skips without them.
 func TestNodeClient(t *testing.T) {
 	dir, _ := filepath.Abs("testdata/nodeclient")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "vscode-languageserver-protocol")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("node_modules missing: .ci/run must run npm ci in server/testdata/nodeclient")
-		}
-		t.Skip("run `npm ci` in server/testdata/nodeclient to enable")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("no node")
-	}
+	node := toolstest.Node(t, dir, "vscode-languageserver-protocol")
 	bin := servertest.Binary(t)
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte("def greet():\n    return \"Hello from disk\"\n"), 0o644); err != nil {

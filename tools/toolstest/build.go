@@ -56,3 +56,23 @@ func Build(t testing.TB, pkg string) string {
 	}
 	return b.path
 }
+
+// Node returns the node executable for a test that needs the npm package
+// pkg installed in dir/node_modules (by `make deps`). It skips the test
+// without node, and without the package unless in CI, where its absence
+// means `make deps` did not run.
+func Node(t testing.TB, dir, pkg string) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg)); err != nil {
+		rel, _ := filepath.Rel(ModuleRoot(), dir)
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s missing: `make deps` must run npm ci in %s", pkg, rel)
+		}
+		t.Skipf("run `make deps` (npm ci in %s) to enable", rel)
+	}
+	return node
+}

@@ -5,8 +5,6 @@
 package mcptest
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -27,16 +25,6 @@ func TestServer(t testing.TB) string {
 func Everything(t testing.TB) (node string, args []string) {
 	t.Helper()
 	dir := filepath.Join(toolstest.ModuleRoot(), "tools", "mcp", "testdata", "everything")
-	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("no node")
-	}
-	if _, err := os.Stat(script); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("server-everything missing: .ci/run must run `make deps` (npm ci in tools/mcp/testdata/everything)")
-		}
-		t.Skip("run `npm ci` in tools/mcp/testdata/everything (or `make deps`) to enable")
-	}
-	return node, []string{script, "stdio"}
+	node = toolstest.Node(t, dir, "@modelcontextprotocol/server-everything")
+	return node, []string{filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}
 }
