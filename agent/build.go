@@ -91,7 +91,8 @@ func Prepare(r Run) (*Agent, Task, error) {
 	a, err := Build(Setup{
 		Provider: r.Provider, Workspace: r.Workspace, Policy: r.Policy, Approver: r.Approver, Memory: r.Memory,
 		MCP: MCPServers(s, r.Workspace.Root()), MCPPool: r.MCPPool,
-		Limits:        tools.CommandLimits{Timeout: time.Duration(s.CommandTimeoutS) * time.Second, MaxOutput: s.MaxOutput},
+		// The user's command_timeout_s is also the most a model may ask for.
+		Limits:        tools.CommandLimits{Timeout: time.Duration(s.CommandTimeoutS) * time.Second, MaxTimeout: time.Duration(s.CommandTimeoutS) * time.Second, MaxOutput: s.MaxOutput},
 		MaxIterations: s.MaxIterations, ContextWindow: s.ContextWindow, Stream: r.Stream, OnEvent: r.OnEvent,
 	})
 	if err != nil {

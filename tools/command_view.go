@@ -2,12 +2,10 @@ package tools
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
@@ -40,7 +38,7 @@ func (w *Workspace) SetSandbox(o SandboxOptions) {
 
 // commandSpec prepares a command's run: the view of the workspace with the
 // staged changes (made at the first command, then kept in step) and the
-// workspace's private home and cache.
+// run's cache.
 func (w *Workspace) commandSpec(ctx context.Context, command string) (sandbox.Spec, error) {
 	changes := w.Changes()
 	caps := sandbox.Probe()
@@ -48,6 +46,7 @@ func (w *Workspace) commandSpec(ctx context.Context, command string) (sandbox.Sp
 	v, opts := w.view, w.sandboxOpts
 	w.mu.Unlock()
 	if v == nil {
+		sandbox.SweepStale()
 		made, err := w.newView(ctx, caps, changes)
 		if err != nil {
 			return sandbox.Spec{}, err
@@ -64,10 +63,7 @@ func (w *Workspace) commandSpec(ctx context.Context, command string) (sandbox.Sp
 	if err := v.Sync(changes); err != nil {
 		return sandbox.Spec{}, err
 	}
-	home, cache, err := w.privateDirs(opts.Dir)
-	if err != nil {
-		return sandbox.Spec{}, err
-	}
+	cache := v.cache()
 	if opts.Cache != "" {
 		cache = opts.Cache
 		if err := os.MkdirAll(cache, 0o700); err != nil {
@@ -79,7 +75,7 @@ func (w *Workspace) commandSpec(ctx context.Context, command string) (sandbox.Sp
 		env = os.Environ()
 	}
 	return sandbox.Spec{
-		Command: command, View: v.view(), Home: home, Cache: cache, Env: env,
+		Command: command, View: v.view(), Cache: cache, Env: env,
 		Network: opts.Network, ReadOnly: opts.ReadOnly, Limits: opts.Limits,
 		GitDir: filepath.Join(w.root, ".git"),
 	}, nil
@@ -93,13 +89,17 @@ func SandboxLevel() sandbox.Caps { return sandbox.Probe() }
 // and kept in step with the changes; Close removes it.
 type commandView interface {
 	view() sandbox.View
+	// cache is the run's own cache dir: what its commands build is trusted
+	// by no later run (a build cache maps inputs to outputs that a command
+	// could forge), so it goes with the view.
+	cache() string
 	Sync(changes []Change) error
 	Close() error
 }
 
-// newView makes the view the sandbox level wants: an overlay upper dir
-// (set-up independent of the workspace's size) where overlays mount, else a
-// copy of the workspace.
+// newView makes the view the sandbox level wants: an overlay (set-up
+// independent of the workspace's size) where overlays mount, else a copy of
+// the workspace.
 func (w *Workspace) newView(ctx context.Context, caps sandbox.Caps, changes []Change) (commandView, error) {
 	if caps.Level == sandbox.Full && caps.Mounts == "overlay" {
 		return newOverlayView(w.root, changes)
@@ -123,6 +123,8 @@ type copyView struct{ *Sandbox }
 
 func (c copyView) view() sandbox.View { return sandbox.View{Root: c.root, Copy: c.Dir} }
 
+func (c copyView) cache() string { return c.cacheDir }
+
 func gitPlaceholder(root, dir string) error {
 	fi, err := os.Lstat(filepath.Join(root, ".git"))
 	switch {
@@ -134,24 +136,28 @@ func gitPlaceholder(root, dir string) error {
 	return os.WriteFile(filepath.Join(dir, ".git"), nil, 0o644)
 }
 
-// overlayView is an overlay's upper dir holding the staged changes and
-// whatever commands wrote during the run.
+// overlayView is what the overlay of a run's commands is made of, under one
+// temporary dir: staged holds the staged changes and is written by the host
+// only (a lower layer: commands never write it); upper holds what the run's
+// commands wrote, and the host only ever removes things there, never
+// following what a command made; cache is the run's cache.
 type overlayView struct {
-	root, dir, upper, work string
+	root, dir, staged, upper, work, cacheDir string
 
 	mu      sync.Mutex        // guards applied
-	applied map[string]string // rel path → content written into upper
+	applied map[string]string // rel path → content written into staged
 }
 
 func newOverlayView(root string, changes []Change) (*overlayView, error) {
-	dir, err := os.MkdirTemp("", "agent-lsp-view-")
+	dir, err := sandbox.MkdirTemp("view")
 	if err != nil {
 		return nil, err
 	}
-	v := &overlayView{root: root, dir: dir, upper: filepath.Join(dir, "upper"), work: filepath.Join(dir, "work"), applied: map[string]string{}}
-	for _, d := range []string{v.upper, v.work} {
+	v := &overlayView{root: root, dir: dir, staged: filepath.Join(dir, "staged"), upper: filepath.Join(dir, "upper"),
+		work: filepath.Join(dir, "work"), cacheDir: filepath.Join(dir, "cache"), applied: map[string]string{}}
+	for _, d := range []string{v.staged, v.upper, v.work, v.cacheDir} {
 		if err := os.Mkdir(d, 0o700); err != nil {
-			os.RemoveAll(dir)
+			sandbox.RemoveTree(dir)
 			return nil, err
 		}
 	}
@@ -163,11 +169,14 @@ func newOverlayView(root string, changes []Change) (*overlayView, error) {
 }
 
 func (v *overlayView) view() sandbox.View {
-	return sandbox.View{Root: v.root, Lower: v.root, Upper: v.upper, Work: v.work}
+	return sandbox.View{Root: v.root, Lower: v.root, Staged: v.staged, Upper: v.upper, Work: v.work}
 }
 
-// Sync makes the upper dir hold exactly changes: files written, and files no
-// longer changed removed so the workspace shows through.
+func (v *overlayView) cache() string { return v.cacheDir }
+
+// Sync makes the staged layer hold exactly changes, and takes out of the
+// upper dir what a command wrote at a path staged since (or no longer
+// staged), so the staged text shows through.
 func (v *overlayView) Sync(changes []Change) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -177,49 +186,48 @@ func (v *overlayView) Sync(changes []Change) error {
 		if prev, ok := v.applied[c.Path]; ok && prev == c.New {
 			continue
 		}
-		dst := filepath.Join(v.upper, filepath.FromSlash(c.Path))
-		if err := os.RemoveAll(dst); err != nil {
+		if err := sandbox.WriteBeneath(v.staged, c.Path, []byte(c.New), 0o644); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(dst, []byte(c.New), 0o644); err != nil {
+		if err := v.unshadow(c.Path); err != nil {
 			return err
 		}
 		v.applied[c.Path] = c.New
 	}
 	for rel := range v.applied {
-		if !current[rel] {
-			if err := os.RemoveAll(filepath.Join(v.upper, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			delete(v.applied, rel)
+		if current[rel] {
+			continue
 		}
+		if err := sandbox.RemoveBeneath(v.staged, rel); err != nil {
+			return err
+		}
+		if err := v.unshadow(rel); err != nil {
+			return err
+		}
+		delete(v.applied, rel)
 	}
 	return nil
 }
 
-func (v *overlayView) Close() error { return os.RemoveAll(v.dir) }
-
-// privateDirs are a workspace's home and cache inside the sandbox, kept
-// between runs (a warm build cache) and never the user's own: a cache the
-// agent's commands write could be poisoned for the user's later builds.
-func (w *Workspace) privateDirs(base string) (home, cache string, err error) {
-	if base == "" {
-		userCache, err := os.UserCacheDir()
+// unshadow removes from the upper dir what a command left at rel or in
+// place of one of its directories (a link, a file, a whiteout), never
+// following it.
+func (v *overlayView) unshadow(rel string) error {
+	parts := strings.Split(rel, "/")
+	for i := 1; i < len(parts); i++ {
+		fi, err := os.Lstat(filepath.Join(v.upper, filepath.FromSlash(strings.Join(parts[:i], "/"))))
 		if err != nil {
-			return "", "", err
+			break // nothing of the command's on this path below here
 		}
-		base = filepath.Join(userCache, "agent-lsp", "sandbox")
-	}
-	sum := sha256.Sum256([]byte(w.root))
-	dir := filepath.Join(base, filepath.Base(w.root)+"-"+hex.EncodeToString(sum[:6]))
-	home, cache = filepath.Join(dir, "home"), filepath.Join(dir, "cache")
-	for _, d := range []string{home, cache} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return "", "", err
+		if !fi.IsDir() {
+			return sandbox.RemoveBeneath(v.upper, strings.Join(parts[:i], "/"))
 		}
 	}
-	return home, cache, nil
+	err := sandbox.RemoveBeneath(v.upper, rel)
+	if errors.Is(err, sandbox.ErrLinkInView) {
+		return nil // a parent changed under us: gone the next time
+	}
+	return err
 }
+
+func (v *overlayView) Close() error { return sandbox.RemoveTree(v.dir) }

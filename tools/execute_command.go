@@ -3,7 +3,9 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -45,6 +47,8 @@ type CommandOutcome struct {
 	TimedOut bool
 	Output   string
 	Duration time.Duration
+	// Exceeded says which of the sandbox's bounds killed the command.
+	Exceeded string
 }
 
 // NewExecuteCommand runs commands in the workspace root under policy. approver
@@ -91,6 +95,9 @@ func NewExecuteCommand(w *Workspace, policy *Policy, approver Approver, limits C
 			timeout = min(time.Duration(p.TimeoutS)*time.Second, limits.MaxTimeout)
 		}
 		out, err := w.RunCommand(ctx, p.Command, timeout, limits.MaxOutput)
+		if errors.Is(err, sandbox.ErrLinkInView) {
+			return Errorf("%v", err), nil
+		}
 		if err != nil {
 			return Result{}, err
 		}
@@ -107,6 +114,9 @@ func (o CommandOutcome) Text() string {
 	}
 	if o.TimedOut {
 		fmt.Fprintf(&b, "[killed after %s: timeout]\n", o.Duration.Round(time.Millisecond))
+	}
+	if o.Exceeded != "" {
+		fmt.Fprintf(&b, "[killed: it %s]\n", o.Exceeded)
 	}
 	fmt.Fprintf(&b, "[exit code: %d]", o.ExitCode)
 	return b.String()
@@ -128,8 +138,11 @@ func (w *Workspace) RunCommand(ctx context.Context, command string, timeout time
 	defer cancel()
 	stdout, stderr := newMiddleCut(maxOutput/2), newMiddleCut(maxOutput/2)
 	spec.Stdout, spec.Stderr = stdout, stderr
+	// CPU time as well as wall time: no process may use more than the
+	// machine could give it before the timeout.
+	spec.Limits.CPU = timeout * time.Duration(max(1, runtime.NumCPU()))
 	res, err := sandbox.Run(runCtx, spec)
-	out.Duration, out.ExitCode = res.Duration, res.ExitCode
+	out.Duration, out.ExitCode, out.Exceeded = res.Duration, res.ExitCode, res.Exceeded
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}

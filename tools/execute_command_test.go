@@ -30,6 +30,7 @@ func commandRegistry(t *testing.T, root string, approver Approver, limits Comman
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { w.Close() })
 	r, err := NewRegistry(NewExecuteCommand(w, NewPolicy(DefaultAllowlist), approver, limits))
 	if err != nil {
 		t.Fatal(err)

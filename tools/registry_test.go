@@ -13,6 +13,7 @@ func newTestRegistry(t *testing.T, root string) (*Registry, *Workspace) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { w.Close() })
 	return NewDefaultRegistry(w, NewPolicy(DefaultAllowlist), nil, CommandLimits{}), w
 }
 

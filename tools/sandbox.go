@@ -12,8 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 	"github.com/sourcegraph/conc/pool"
-	"golang.org/x/sys/unix"
 )
 
 // Sandbox is a temporary copy of the workspace with the run's changeset
@@ -28,19 +28,27 @@ type Sandbox struct {
 	BytesCopied int64 // bytes written by copying (0 for reflinked files)
 	Reflinked   int   // files cloned instead of copied
 
-	root    string
-	mu      sync.Mutex        // guards applied
-	applied map[string]string // rel path → content written over the copy
+	root     string
+	base     string            // the temporary dir holding Dir and cacheDir
+	cacheDir string            // the run's cache (see commandView)
+	mu       sync.Mutex        // guards applied
+	applied  map[string]string // rel path → content written over the copy
 }
 
 // NewSandbox copies the workspace's tracked and untracked-not-ignored files
 // into a fresh temporary directory and applies changes.
 func NewSandbox(ctx context.Context, w *Workspace, changes []Change) (*Sandbox, error) {
-	dir, err := os.MkdirTemp("", "agent-lsp-sandbox-")
+	base, err := sandbox.MkdirTemp("sandbox")
 	if err != nil {
 		return nil, err
 	}
-	sb := &Sandbox{Dir: dir, root: w.root, applied: map[string]string{}}
+	sb := &Sandbox{Dir: filepath.Join(base, "copy"), root: w.root, base: base, cacheDir: filepath.Join(base, "cache"), applied: map[string]string{}}
+	for _, d := range []string{sb.Dir, sb.cacheDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			sb.Close()
+			return nil, err
+		}
+	}
 	files, err := sandboxFiles(ctx, w)
 	if err == nil {
 		err = sb.copyAll(ctx, files)
@@ -164,7 +172,7 @@ func copyFile(src, dst string, reflinkOK *atomic.Bool) (int64, bool, error) {
 	}
 	defer out.Close()
 	if reflinkOK.Load() {
-		if err := unix.IoctlFileClone(int(out.Fd()), int(in.Fd())); err == nil {
+		if err := cloneFile(out, in); err == nil {
 			return 0, true, nil
 		}
 		reflinkOK.Store(false) // this file system cannot clone; stop trying
@@ -175,21 +183,18 @@ func copyFile(src, dst string, reflinkOK *atomic.Bool) (int64, bool, error) {
 
 // Sync makes the sandbox hold exactly changes on top of the workspace: new
 // and changed files are written, and files changed before but not any more
-// are copied back from the workspace.
+// are copied back from the workspace. The copy is the commands' to change,
+// so nothing a command made there is followed (sandbox.WriteBeneath).
 func (sb *Sandbox) Sync(changes []Change) error {
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	current := map[string]bool{}
 	for _, c := range changes {
 		current[c.Path] = true
-		dst := filepath.Join(sb.Dir, filepath.FromSlash(c.Path))
 		if prev, ok := sb.applied[c.Path]; ok && prev == c.New {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(dst, []byte(c.New), 0o644); err != nil {
+		if err := sandbox.WriteBeneath(sb.Dir, c.Path, []byte(c.New), 0o644); err != nil {
 			return err
 		}
 		sb.applied[c.Path] = c.New
@@ -198,11 +203,7 @@ func (sb *Sandbox) Sync(changes []Change) error {
 		if current[rel] {
 			continue
 		}
-		dst := filepath.Join(sb.Dir, filepath.FromSlash(rel))
-		var off atomic.Bool
-		if _, _, err := copyFile(filepath.Join(sb.root, filepath.FromSlash(rel)), dst, &off); errors.Is(err, fs.ErrNotExist) {
-			os.Remove(dst)
-		} else if err != nil {
+		if err := sb.restore(rel); err != nil {
 			return err
 		}
 		delete(sb.applied, rel)
@@ -210,5 +211,27 @@ func (sb *Sandbox) Sync(changes []Change) error {
 	return nil
 }
 
-// Close removes the sandbox.
-func (sb *Sandbox) Close() error { return os.RemoveAll(sb.Dir) }
+// restore puts the workspace's own file back at rel, or removes rel if the
+// workspace has none.
+func (sb *Sandbox) restore(rel string) error {
+	in, err := openRegular(filepath.Join(sb.root, filepath.FromSlash(rel)))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotRegular) {
+		return sandbox.RemoveBeneath(sb.Dir, rel)
+	}
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(in)
+	if err != nil {
+		return err
+	}
+	return sandbox.WriteBeneath(sb.Dir, rel, data, fi.Mode().Perm())
+}
+
+// Close removes the sandbox and the run's cache.
+func (sb *Sandbox) Close() error { return sandbox.RemoveTree(sb.base) }

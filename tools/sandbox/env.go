@@ -34,6 +34,9 @@ func passes(name string) bool {
 // variables, then the private home, temp and cache dirs, and settings that
 // keep the Go toolchain off the network and off the user's own cache.
 func environ(parent []string, home, tmp, cache, modCache string) []string {
+	if cache == "" {
+		cache = filepath.Join(home, ".cache")
+	}
 	var env []string
 	for _, kv := range parent {
 		name, _, ok := strings.Cut(kv, "=")

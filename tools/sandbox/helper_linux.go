@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -31,12 +32,15 @@ type helperSpec struct {
 	Argv       []string
 	Dir        string
 	Env        []string
-	Namespaces bool // set up the mount namespace (full level)
+	Namespaces bool // build the new root and pivot into it (full level)
 	OwnNetwork bool // in a network namespace of its own: bring its loopback up
 	View       View
-	ReadOnly   []string // paths under View.Root made read-only (.git)
+	Root       []mountOp // the new root's plan (full level)
 	Landlock   *landlockRules
 	Rlimits    []rlimit
+	// DropGroups drops the supplementary groups (the parent could map
+	// them away: it runs as root); else they are kept and reported.
+	DropGroups bool
 }
 
 type rlimit struct {
@@ -73,11 +77,12 @@ func helperMain() int {
 }
 
 // helperRun isolates, starts the command from a thread that carries the
-// Landlock domain and no_new_privs, and reaps every process (it is pid 1 at
-// full level) until the command exits.
+// Landlock domain, the seccomp filter, no_new_privs, no capabilities and a
+// fresh session keyring, and reaps every process (it is pid 1 at full
+// level) until the command exits.
 func helperRun(spec helperSpec) (int, error) {
 	if spec.Namespaces {
-		if err := setUpMounts(spec); err != nil {
+		if err := buildRoot(spec.Root, spec.View); err != nil {
 			return 0, err
 		}
 	}
@@ -91,9 +96,13 @@ func helperRun(spec helperSpec) (int, error) {
 			return 0, fmt.Errorf("rlimit %d: %w", l.Resource, err)
 		}
 	}
-	// Landlock and no_new_privs are per thread: the command is forked from
-	// this one, so it inherits them; the helper's other threads don't matter.
+	// Credentials, Landlock, seccomp and no_new_privs are per thread: the
+	// command is forked from this one, so it inherits them; the helper's
+	// other threads don't matter.
 	runtime.LockOSThread()
+	if err := dropCredentials(spec.DropGroups); err != nil {
+		return 0, err
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return 0, fmt.Errorf("no_new_privs: %w", err)
 	}
@@ -102,6 +111,8 @@ func helperRun(spec helperSpec) (int, error) {
 			return 0, fmt.Errorf("landlock: %w", err)
 		}
 	}
+	closeInherited()
+	// SECCOMP-HERE
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		return 0, err
@@ -118,6 +129,52 @@ func helperRun(spec helperSpec) (int, error) {
 	}
 	null.Close()
 	return reapUntil(pid)
+}
+
+// dropCredentials leaves the calling thread nothing inherited to act with:
+// a new, empty session keyring (the user's keys are not the command's), no
+// supplementary groups where they can be dropped, and no capabilities now
+// or after exec (an empty bounding set, and root in the user namespace
+// gets none from exec).
+func dropCredentials(dropGroups bool) error {
+	if _, _, errno := unix.RawSyscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0); errno != 0 {
+		return fmt.Errorf("new session keyring: %w", errno)
+	}
+	if dropGroups {
+		if _, _, errno := unix.RawSyscall(unix.SYS_SETGROUPS, 0, 0, 0); errno != 0 {
+			return fmt.Errorf("dropping supplementary groups: %w", errno)
+		}
+	}
+	// Without CAP_SETPCAP (an unprivileged user below full) there is nothing
+	// to drop: these fail harmlessly.
+	for c := 0; c <= 63; c++ {
+		if unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0) == unix.EINVAL {
+			break
+		}
+	}
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	// SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_NO_CAP_AMBIENT_RAISE,
+	// each with its lock bit (linux/securebits.h).
+	const secureBits = 0b11001111
+	_ = unix.Prctl(unix.PR_SET_SECUREBITS, secureBits, 0, 0, 0)
+	return nil
+}
+
+// closeInherited marks every descriptor above stdio close-on-exec, so the
+// command inherits none of what the helper or agent-lsp's own parent (an
+// editor) left open without it.
+func closeInherited() {
+	const closeRangeCloexec = 1 << 2 // CLOSE_RANGE_CLOEXEC, Linux 5.11
+	if unix.CloseRange(3, ^uint(0), closeRangeCloexec) == nil {
+		return
+	}
+	entries, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range entries {
+		var fd int
+		if _, err := fmt.Sscan(e.Name(), &fd); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
 }
 
 // reapUntil waits for every child (orphans are re-parented to pid 1) until
@@ -142,70 +199,23 @@ func reapUntil(pid int) (int, error) {
 	}
 }
 
-// setUpMounts builds the command's view of the file system in the new mount
-// namespace: nothing propagates back, the workspace view is mounted on the
-// workspace's own path, .git is read-only, /proc shows only this pid
-// namespace and /dev/shm is private.
-func setUpMounts(spec helperSpec) error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("making mounts private: %w", err)
-	}
-	// .git and the like are bound read-only from the originals, opened before
-	// the view hides them.
-	originals := make([]*os.File, 0, len(spec.ReadOnly))
-	for _, p := range spec.ReadOnly {
-		f, err := os.OpenFile(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			continue // nothing there to protect
-		}
-		defer f.Close()
-		originals = append(originals, f)
-	}
-	v := spec.View
-	if v.Copy != "" {
-		if err := unix.Mount(v.Copy, v.Root, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("binding the copy on %s: %w", v.Root, err)
-		}
-	} else if err := mountOverlay(v, v.Root); err != nil {
-		return err
-	}
-	for _, f := range originals {
-		if err := bindReadOnly(f); err != nil {
-			return err
-		}
-	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mounting /proc: %w", err)
-	}
-	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
-		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=64m"); err != nil {
-			return fmt.Errorf("mounting /dev/shm: %w", err)
-		}
-	}
-	return nil
-}
-
+// mountOverlay mounts the view's overlay on target: the staged changes over
+// the workspace, and the run's upper dir over both.
 func mountOverlay(v View, target string) error {
-	opts := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", v.Lower, v.Upper, v.Work)
+	lower := overlayEscape(v.Lower)
+	if v.Staged != "" {
+		lower = overlayEscape(v.Staged) + ":" + lower
+	}
+	opts := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", lower, overlayEscape(v.Upper), overlayEscape(v.Work))
 	if err := unix.Mount("overlay", target, "overlay", 0, opts); err != nil {
 		return fmt.Errorf("overlay on %s: %w", target, err)
 	}
 	return nil
 }
 
-// bindReadOnly mounts the original (an O_PATH file) read-only on the same
-// path of the view, which must exist there.
-func bindReadOnly(original *os.File) error {
-	p := original.Name()
-	src := fmt.Sprintf("/proc/self/fd/%d", original.Fd())
-	if err := unix.Mount(src, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return fmt.Errorf("binding %s: %w", p, err)
-	}
-	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV)
-	if err := unix.Mount("", p, "", flags, ""); err != nil {
-		return fmt.Errorf("making %s read-only: %w", p, err)
-	}
-	return nil
+// overlayEscape escapes what separates overlayfs's options and layers.
+func overlayEscape(p string) string {
+	return strings.NewReplacer(`\`, `\\`, `,`, `\,`, `:`, `\:`).Replace(p)
 }
 
 // loopbackUp brings lo up in the new network namespace, so a test that

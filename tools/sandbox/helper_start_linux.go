@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // A helper's start (the re-exec, the Go runtime and package initialisation)
@@ -131,6 +133,9 @@ func (h *helperProc) start() error {
 		cmd.SysProcAttr.Cloneflags = h.flags
 		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
 		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+		// Only a parent that may set groups may let the helper drop the
+		// supplementary ones; for anyone else the kernel refuses the map.
+		cmd.SysProcAttr.GidMappingsEnableSetgroups = canDropGroups()
 	}
 	err = cmd.Start()
 	specR.Close()
@@ -170,7 +175,7 @@ func (h *helperProc) kill() {
 // fork, sends the spec and waits, killing everything at ctx's end. It
 // returns the helper's report: empty when the command ran, else why the
 // isolation could not be set up (or, for a probe, what works).
-func startHelper(ctx context.Context, spec helperSpec, flags uintptr, cg *cgroup, stdout, stderr io.Writer) (string, error) {
+func startHelper(ctx context.Context, spec helperSpec, flags uintptr, cg *cgroup, quota *diskQuota, stdout, stderr io.Writer) (string, error) {
 	h, err := takeHelper(flags)
 	if err != nil {
 		return "", err
@@ -191,16 +196,7 @@ func startHelper(ctx context.Context, spec helperSpec, flags uintptr, cg *cgroup
 	}
 	sendErr := json.NewEncoder(h.specW).Encode(spec)
 	h.specW.Close()
-	var waitErr error
-	select {
-	case waitErr = <-h.done:
-	case <-ctx.Done():
-		h.kill()
-		if cg != nil {
-			cg.kill()
-		}
-		waitErr = <-h.done
-	}
+	waitErr := h.wait(ctx, cg, quota)
 	// Whatever it left behind below full (background or setsid children); at
 	// full level the pid namespace died with the helper.
 	if flags == 0 {
@@ -210,8 +206,43 @@ func startHelper(ctx context.Context, spec helperSpec, flags uintptr, cg *cgroup
 		cg.kill()
 	}
 	report, _ := io.ReadAll(io.LimitReader(h.reportR, 64<<10))
+	if errors.Is(waitErr, ErrDiskLimit) {
+		return "", waitErr
+	}
 	if sendErr != nil && len(report) == 0 {
 		return "", fmt.Errorf("sending the spec: %w", sendErr)
 	}
 	return strings.TrimSpace(string(report)), waitErr
+}
+
+// wait waits for the helper to exit, killing it and everything it started
+// at ctx's end or when the command writes past its disk quota (nil: none).
+func (h *helperProc) wait(ctx context.Context, cg *cgroup, quota *diskQuota) error {
+	var check <-chan time.Time
+	if quota != nil {
+		check = time.After(quotaInterval)
+	}
+	kill := func() {
+		h.kill()
+		if cg != nil {
+			cg.kill()
+		}
+	}
+	for {
+		select {
+		case err := <-h.done:
+			return err
+		case <-ctx.Done():
+			kill()
+			return <-h.done
+		case <-check:
+			over, took := quota.over(h.cmd.Process.Pid)
+			if over {
+				kill()
+				<-h.done
+				return ErrDiskLimit
+			}
+			check = time.After(quota.next(took))
+		}
+	}
 }

@@ -16,12 +16,16 @@ import (
 // then killed, for TestCommandDiesWithItsParent.
 const parentEnv = "AGENT_LSP_TEST_SANDBOX_PARENT"
 
+// parentDirEnv is the test's temporary dir the killed parent works in, so
+// that nothing of it outlives the test.
+const parentDirEnv = "AGENT_LSP_TEST_SANDBOX_PARENT_DIR"
+
 func TestMain(m *testing.M) {
 	if marker := os.Getenv(parentEnv); marker != "" {
-		dir, _ := os.MkdirTemp("", "parent-")
+		dir := os.Getenv(parentDirEnv)
 		var out strings.Builder
 		_, err := Run(context.Background(), Spec{Command: "sleep " + marker, View: View{Copy: dir, Root: dir, Lower: dir, Upper: dir + "/u", Work: dir + "/w"},
-			Home: dir, Cache: dir, Stdout: &out, Stderr: &out})
+			Cache: dir, Stdout: &out, Stderr: &out})
 		os.Stderr.WriteString(out.String())
 		if err != nil {
 			os.Stderr.WriteString(err.Error())
@@ -37,7 +41,7 @@ func TestCommandDiesWithItsParent(t *testing.T) {
 	}
 	marker := toolstest.Marker()
 	parent := exec.Command(os.Args[0], "-test.run=^$")
-	parent.Env = append(os.Environ(), parentEnv+"="+marker)
+	parent.Env = append(os.Environ(), parentEnv+"="+marker, parentDirEnv+"="+t.TempDir())
 	var errs strings.Builder
 	parent.Stderr = &errs
 	if err := parent.Start(); err != nil {

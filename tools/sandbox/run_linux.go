@@ -19,10 +19,22 @@ import (
 // when the user opted in to network access).
 const nsFlags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
 
-// systemReadOnly are the directories every command may read: programs,
-// libraries and system configuration, never a home directory.
-var systemReadOnly = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store",
-	"/proc", "/dev/random", "/dev/urandom", "/dev/zero", "/dev/full"}
+// readOnlySystem is what Landlock lets every command read and execute: the
+// system's programs and libraries, the allowlisted parts of /etc, /proc and
+// the harmless devices. At full level the new root holds nothing else of
+// these anyway; below it this is the only file-system boundary.
+func readOnlySystem() []string {
+	ro := slices.Clone(systemDirs)
+	for _, name := range etcAllowed {
+		matches, _ := filepath.Glob(filepath.Join("/etc", name))
+		ro = append(ro, matches...)
+	}
+	ro = append(ro, "/proc")
+	for _, n := range devNodes {
+		ro = append(ro, "/dev/"+n)
+	}
+	return ro
+}
 
 func probe() Caps {
 	c := Caps{LandlockABI: landlockABI()}
@@ -47,13 +59,13 @@ func probe() Caps {
 // probeNamespaces starts the helper in the full level's namespaces and asks
 // it whether an overlay mounts there.
 func probeNamespaces() (string, error) {
-	dir, err := os.MkdirTemp("", "agent-lsp-probe-")
+	dir, err := MkdirTemp("probe")
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(dir)
-	v := View{Lower: filepath.Join(dir, "lower"), Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "work")}
-	for _, d := range []string{v.Lower, v.Upper, v.Work, filepath.Join(dir, "merged")} {
+	defer RemoveTree(dir)
+	v := View{Lower: filepath.Join(dir, "lower"), Staged: filepath.Join(dir, "staged"), Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "work")}
+	for _, d := range []string{v.Lower, v.Staged, v.Upper, v.Work, filepath.Join(dir, "merged")} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			return "", err
 		}
@@ -61,7 +73,7 @@ func probeNamespaces() (string, error) {
 	var out strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	report, err := startHelper(ctx, helperSpec{Probe: true, View: v}, nsFlags, nil, &out, &out)
+	report, err := startHelper(ctx, helperSpec{Probe: true, View: v}, nsFlags, nil, nil, &out, &out)
 	if err != nil {
 		return "", err
 	}
@@ -76,46 +88,66 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 	if caps.Level == None {
 		return runPlain(ctx, spec)
 	}
-	tmp, err := os.MkdirTemp("", "agent-lsp-tmp-")
-	if err != nil {
-		return Result{}, err
-	}
-	defer os.RemoveAll(tmp)
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		return Result{}, err
 	}
 	limits := spec.Limits.withDefaults()
+	toolchains := slices.Concat([]string{caps.goRoot, caps.modCache, filepath.Dir(bash)}, caps.toolDirs, spec.ReadOnly)
 	hs := helperSpec{
-		Argv: []string{bash, "-c", spec.Command},
-		Env:  environ(spec.Env, spec.Home, tmp, spec.Cache, caps.modCache),
-		Landlock: &landlockRules{
-			ABI:    caps.LandlockABI,
-			RO:     slices.Concat(systemReadOnly, []string{caps.goRoot, caps.modCache, filepath.Dir(bash)}, caps.toolDirs, spec.ReadOnly),
-			RW:     []string{spec.Home, spec.Cache, tmp, "/dev/null"},
-			Scoped: true,
-		},
-		Rlimits: []rlimit{{unix.RLIMIT_FSIZE, uint64(limits.FileSize)}, {unix.RLIMIT_CORE, 0}},
+		Argv:       []string{bash, "-c", spec.Command},
+		Landlock:   &landlockRules{ABI: caps.LandlockABI, RO: slices.Concat(readOnlySystem(), toolchains), Scoped: true},
+		Rlimits:    []rlimit{{unix.RLIMIT_FSIZE, uint64(limits.FileSize)}, {unix.RLIMIT_CORE, 0}},
+		DropGroups: canDropGroups(),
 	}
+	if limits.CPU > 0 {
+		secs := uint64((limits.CPU + time.Second - 1) / time.Second)
+		hs.Rlimits = append(hs.Rlimits, rlimit{unix.RLIMIT_CPU, secs})
+	}
+	quota := &diskQuota{limit: limits.Disk, counted: []string{spec.Cache}}
 	flags := uintptr(0)
 	if caps.Level == Full {
 		flags = nsFlags
 		if spec.Network {
 			flags &^= syscall.CLONE_NEWNET
 		}
+		home := privateHome(spec.View.Root)
+		cache := ""
+		if spec.Cache != "" {
+			cache = filepath.Join(home, ".cache")
+		}
+		hs.Env = environ(spec.Env, home, "/tmp", cache, caps.modCache)
 		hs.Namespaces, hs.OwnNetwork, hs.View, hs.Dir = true, !spec.Network, spec.View, spec.View.Root
-		hs.ReadOnly = []string{filepath.Join(spec.View.Root, ".git")}
-		// /dev/shm is a private tmpfs in the mount namespace; below full it is
-		// the host's, shared with every process, and stays closed.
-		hs.Landlock.RW = append(hs.Landlock.RW, spec.View.Root, "/dev/shm")
+		hs.Root = rootPlan(toolchains, spec.View, home, spec.Cache, limits)
+		hs.Landlock.RW = []string{spec.View.Root, "/tmp", home, "/dev/shm", "/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+		quota.tmpfs = []string{"/tmp", home}
+		if spec.View.Copy != "" {
+			quota.grown = []string{spec.View.Copy}
+		} else {
+			quota.counted = append(quota.counted, spec.View.Upper, spec.View.Work)
+		}
 	} else {
+		scratch, err := MkdirTemp("scratch")
+		if err != nil {
+			return Result{}, err
+		}
+		defer RemoveTree(scratch)
+		home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
+		for _, d := range []string{home, tmp} {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return Result{}, err
+			}
+		}
+		hs.Env = environ(spec.Env, home, tmp, spec.Cache, caps.modCache)
 		hs.Dir = spec.View.Copy
-		hs.Landlock.RW = append(hs.Landlock.RW, spec.View.Copy)
+		hs.Landlock.RW = []string{home, tmp, spec.Cache, spec.View.Copy, "/dev/null"}
 		if spec.GitDir != "" {
 			hs.Env = append(hs.Env, "GIT_DIR="+spec.GitDir, "GIT_WORK_TREE="+spec.View.Copy)
 			hs.Landlock.RO = append(hs.Landlock.RO, spec.GitDir)
 		}
 		hs.Landlock.NoTCP = !spec.Network
+		quota.counted = append(quota.counted, scratch)
+		quota.grown = []string{spec.View.Copy}
 	}
 	cg, cgErr := newCgroup(limits)
 	if cgErr != nil {
@@ -123,13 +155,16 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 		// only the fallback; likewise RLIMIT_DATA for memory.
 		hs.Rlimits = append(hs.Rlimits, rlimit{unix.RLIMIT_NPROC, uint64(limits.Processes)}, rlimit{unix.RLIMIT_DATA, uint64(limits.Memory)})
 	}
+	quota.start()
 	start := time.Now()
-	report, err := startHelper(ctx, hs, flags, cg, spec.Stdout, spec.Stderr)
+	report, err := startHelper(ctx, hs, flags, cg, quota, spec.Stdout, spec.Stderr)
 	res := Result{Duration: time.Since(start)}
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		return res, ctx.Err()
+	case errors.Is(err, ErrDiskLimit):
+		res.ExitCode, res.Exceeded = 128+int(syscall.SIGKILL), fmt.Sprintf("wrote more than %d MiB, the sandbox's disk limit", limits.Disk>>20)
 	case report != "":
 		return res, fmt.Errorf("sandbox: %s", report)
 	case errors.As(err, &exitErr):
@@ -142,3 +177,9 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 	}
 	return res, nil
 }
+
+// canDropGroups reports whether this process may drop supplementary groups
+// in the helper: only with CAP_SETGID over its own user namespace (root).
+// Others keep them, as the kernel will not let an unprivileged user shed a
+// group (a negative group permission could be bypassed); Caps reports them.
+func canDropGroups() bool { return os.Geteuid() == 0 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -16,14 +17,20 @@ import (
 // with the scrubbed environment, in its own process group so that a timeout
 // or cancellation kills every process it started.
 func runPlain(ctx context.Context, spec Spec) (Result, error) {
-	tmp, err := os.MkdirTemp("", "agent-lsp-tmp-")
+	scratch, err := MkdirTemp("scratch")
 	if err != nil {
 		return Result{}, err
 	}
-	defer os.RemoveAll(tmp)
+	defer RemoveTree(scratch)
+	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
+	for _, d := range []string{home, tmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return Result{}, err
+		}
+	}
 	cmd := exec.CommandContext(ctx, "bash", "-c", spec.Command)
 	cmd.Dir = spec.View.Copy
-	cmd.Env = environ(spec.Env, spec.Home, tmp, spec.Cache, Probe().modCache)
+	cmd.Env = environ(spec.Env, home, tmp, spec.Cache, Probe().modCache)
 	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

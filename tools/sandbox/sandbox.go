@@ -4,19 +4,33 @@
 // helper sets up the isolation and then runs the command.
 //
 // On Linux at level "full" the helper is pid 1 of new user, mount, pid and
-// network namespaces: the command sees the workspace view (an overlay of the
-// workspace and the run's upper dir, or a copy) at the workspace's own path,
-// with .git read-only, a private /proc, tmp, home and build cache, no network,
-// an allowlisted environment, a process cap, a file-size and a memory limit,
-// and Landlock rules that leave the rest of $HOME unreadable. When the helper
-// exits the kernel kills whatever the command left behind.
+// network namespaces, and the command's world is a new root assembled from
+// an allowlist, as bubblewrap builds a Flatpak's: the system's programs and
+// libraries and the toolchains read-only, the parts of /etc programs need,
+// a minimal /dev, /proc of its own pid namespace, a private /tmp and home
+// (size-bounded tmpfs, empty for every command), the run's cache, and the
+// workspace view (an overlay of the workspace, the staged changes and what
+// the run's commands wrote, or a copy) at the workspace's own path with .git
+// read-only. Nothing else of the host exists there: not /run, /var/run, the
+// host's /tmp or $HOME, so no host daemon's unix socket. Landlock rules and
+// a seccomp filter are a second layer; the command gets no capabilities, a
+// fresh session keyring, no supplementary groups where they can be dropped,
+// no inherited descriptors beyond stdio and an allowlisted environment.
+// When the helper exits the kernel kills whatever the command left behind.
 //
-// Invariant: nothing the command does reaches the user's files, secrets or
-// network at level full; lower levels are reported, never hidden (Probe).
+// On the host, nothing a command could have shaped is followed: staging into
+// a view and removing it go through beneath_unix.go, and every directory
+// this package makes carries its owner's pid so a later start removes what a
+// killed process left (SweepStale).
+//
+// Invariant: nothing the command does reaches the user's files, secrets,
+// sockets or network at level full; lower levels are reported, never
+// hidden (Probe).
 package sandbox
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 )
@@ -40,7 +54,15 @@ const (
 type Limits struct {
 	Processes int   // most processes at once (default 1024)
 	FileSize  int64 // largest file it may write, bytes (default 1 GiB)
-	Memory    int64 // bytes (default 8 GiB)
+	// Memory bounds the command's processes together (default: half the
+	// machine's memory, at most 8 GiB).
+	Memory int64
+	// Disk bounds what the command writes in total: its tmp and home, the
+	// run's cache and the view (default 4 GiB). Past it the command is killed.
+	Disk int64
+	// CPU bounds each process's CPU time (default: none beyond the
+	// wall-clock timeout, which RunCommand sets here too).
+	CPU time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
@@ -51,7 +73,13 @@ func (l Limits) withDefaults() Limits {
 		l.FileSize = 1 << 30
 	}
 	if l.Memory <= 0 {
-		l.Memory = 8 << 30
+		l.Memory = machineMemory() / 2
+		if l.Memory <= 0 || l.Memory > 8<<30 {
+			l.Memory = 8 << 30
+		}
+	}
+	if l.Disk <= 0 {
+		l.Disk = 4 << 30
 	}
 	return l
 }
@@ -61,9 +89,11 @@ type View struct {
 	// Root is the workspace's real path; the command runs there (full level)
 	// and the view is mounted on it.
 	Root string
-	// Lower, Upper and Work make an overlay: the workspace on disk, the run's
-	// upper dir (staged changes and what commands wrote) and overlayfs's work dir.
-	Lower, Upper, Work string
+	// Lower, Staged, Upper and Work make an overlay: the workspace on disk,
+	// the run's staged changes above it (written by the host only; read-only
+	// to commands), the upper dir with what the run's commands wrote, and
+	// overlayfs's work dir. Staged may be empty.
+	Lower, Staged, Upper, Work string
 	// Copy, when set instead of an overlay, is a copy of the workspace with the
 	// run's changes; at full level it is bind-mounted on Root, below full the
 	// command runs in it.
@@ -74,9 +104,10 @@ type View struct {
 type Spec struct {
 	Command string // a bash command line
 	View    View
-	// Home is a private home directory, kept per workspace; Cache a private
-	// cache (GOCACHE lives there), kept per workspace so the second build is warm.
-	Home, Cache string
+	// Cache is the run's cache (GOCACHE and XDG_CACHE_HOME live there),
+	// writable by the run's commands and trusted by nothing after the run.
+	// The home and tmp dirs are the command's own, made empty for it.
+	Cache string
 	// Env is the caller's environment; only an allowlist of it passes.
 	Env []string
 	// GitDir is the workspace's repository: below full, where the command runs
@@ -100,7 +131,12 @@ const outputWait = time.Second
 type Result struct {
 	ExitCode int
 	Duration time.Duration
+	// Exceeded says which bound killed the command, "" if none did.
+	Exceeded string
 }
+
+// ErrDiskLimit is why a command that wrote more than Limits.Disk was killed.
+var ErrDiskLimit = errors.New("the command wrote more than the sandbox's disk limit")
 
 // Run runs spec at the level Probe found, until it ends or ctx is done (then
 // every process it started is killed and ctx's error returned). A non-zero

@@ -42,7 +42,7 @@ func newWorld(t testing.TB) world {
 
 func (w world) spec(command string, out, errs *strings.Builder) Spec {
 	return Spec{Command: command, View: View{Root: w.ws, Lower: w.ws, Upper: w.upper, Work: w.work},
-		Home: w.home, Cache: w.cache, Env: append(os.Environ(), "OPENAI_API_KEY=sk-canary", "AGENT_LSP_MODEL=x"),
+		Cache: w.cache, Env: append(os.Environ(), "OPENAI_API_KEY=sk-canary", "AGENT_LSP_MODEL=x"),
 		Stdout: out, Stderr: errs}
 }
 
@@ -60,13 +60,13 @@ func TestFullLevelSeesTheViewAndNothingElse(t *testing.T) {
 	res, err := Run(context.Background(), w.spec(`pwd; cat a.txt; echo new > b.txt; echo changed > a.txt
 touch .git/hook 2>/dev/null || echo git-read-only
 cat `+w.secret+` 2>/dev/null || echo secret-unreadable
-ls `+filepath.Dir(w.ws)+` 2>/dev/null || echo parent-unlistable
+echo "parent holds: $(ls -A `+filepath.Dir(w.ws)+`)"
 echo "pid 1 is $(tr '\0' ' ' < /proc/1/cmdline)"; env`, &out, &errs))
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("res %+v err %v\n%s%s", res, err, out.String(), errs.String())
 	}
 	got := out.String()
-	for _, want := range []string{w.ws + "\nlower\n", "git-read-only", "secret-unreadable", "parent-unlistable", "pid 1 is " + helperName, "HOME=" + w.home} {
+	for _, want := range []string{w.ws + "\nlower\n", "git-read-only", "secret-unreadable", "parent holds: ws\n", "pid 1 is " + helperName, "HOME=" + privateHome(w.ws)} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}

@@ -12,6 +12,7 @@ import (
 // build is one package of the module, built once per test process.
 type build struct {
 	once sync.Once
+	dir  string
 	path string
 	err  error
 	out  []byte
@@ -46,7 +47,7 @@ func Build(t testing.TB, pkg string) string {
 			b.err = err
 			return
 		}
-		b.path = filepath.Join(dir, filepath.Base(pkg))
+		b.dir, b.path = dir, filepath.Join(dir, filepath.Base(pkg))
 		cmd := exec.Command("go", "build", "-o", b.path, pkg)
 		cmd.Dir = ModuleRoot()
 		b.out, b.err = cmd.CombinedOutput()
@@ -75,4 +76,15 @@ func Node(t testing.TB, dir, pkg string) string {
 		t.Skipf("run `make deps` (npm ci in %s) to enable", rel)
 	}
 	return node
+}
+
+// removeBuilds removes what Build built, when the tests are done.
+func removeBuilds() {
+	buildsMu.Lock()
+	defer buildsMu.Unlock()
+	for _, b := range builds {
+		if b.dir != "" {
+			os.RemoveAll(b.dir)
+		}
+	}
 }

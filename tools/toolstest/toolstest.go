@@ -92,6 +92,7 @@ func Main(m *testing.M) {
 	}
 	os.Setenv("XDG_CACHE_HOME", dir)
 	code := m.Run()
+	removeBuilds()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

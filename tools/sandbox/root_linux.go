@@ -1,0 +1,346 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// The command's root at level full is built from an allowlist, never the
+// host's root with parts hidden: whatever is not listed here does not exist
+// for the command. The host plans it (rootPlan); the helper, in its own
+// mount namespace, carries the plan out (buildRoot) and pivots into it.
+
+// mountKind is what one step of the plan makes at its target.
+type mountKind string
+
+const (
+	kindDir     mountKind = "dir"     // an empty directory
+	kindSymlink mountKind = "symlink" // a link whose text is Source
+	kindBind    mountKind = "bind"    // Source (a host path, links resolved) bound here
+	kindView    mountKind = "view"    // the workspace view: the overlay or the copy
+	kindTmpfs   mountKind = "tmpfs"   // a private tmpfs of Size bytes
+	kindProc    mountKind = "proc"    // /proc of the command's pid namespace
+)
+
+// mountOp is one step of building the root; Target is a path in the new root.
+type mountOp struct {
+	Kind   mountKind
+	Target string
+	Source string `json:",omitempty"`
+	RW     bool   `json:",omitempty"`
+	File   bool   `json:",omitempty"` // the bound source is a file, not a directory
+	Size   int64  `json:",omitempty"`
+	Mode   uint32 `json:",omitempty"`
+}
+
+// systemDirs are the top-level directories of programs and libraries, bound
+// read-only (or, where /usr is merged, recreated as the same links).
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix/store"}
+
+// etcAllowed are the parts of /etc that programs need to run, resolve names,
+// check certificates and find users — never shadow files, host or TLS
+// private keys, sudoers or the host's other configuration. Names with * are
+// globs.
+var etcAllowed = []string{
+	"passwd", "group", "hosts", "hostname", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf",
+	"networks", "protocols", "services", "rpc", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
+	"localtime", "timezone", "os-release", "lsb-release", "debian_version", "issue", "mime.types",
+	"inputrc", "terminfo", "alternatives", "bash.bashrc", "profile", "shells", "login.defs", "magic", "mailcap",
+	"ssl/certs", "ssl/openssl.cnf", "ca-certificates", "ca-certificates.conf", "pki/tls/certs", "pki/ca-trust",
+	"crypto-policies", "java-*", "python3*", "perl", "fonts",
+}
+
+// devNodes are the devices a command gets; everything else of /dev (disks,
+// the host's terminals, /dev/log's socket) does not exist for it.
+var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+// baseMounts is the part of the plan that is the same for every command:
+// the system, /etc, /dev, /proc, /run and /var. Made once per process.
+var baseMounts = sync.OnceValue(func() []mountOp {
+	var ops []mountOp
+	for _, d := range systemDirs {
+		ops = append(ops, hostEntry(d, d, false)...)
+	}
+	ops = append(ops, mountOp{Kind: kindDir, Target: "/etc"})
+	for _, name := range etcAllowed {
+		matches, _ := filepath.Glob(filepath.Join("/etc", name))
+		for _, m := range matches {
+			ops = append(ops, resolvedBind(m, m)...)
+		}
+	}
+	ops = append(ops, mountOp{Kind: kindSymlink, Target: "/etc/mtab", Source: "/proc/self/mounts"},
+		mountOp{Kind: kindDir, Target: "/dev"})
+	for _, n := range devNodes {
+		if _, err := os.Stat("/dev/" + n); err == nil {
+			ops = append(ops, mountOp{Kind: kindBind, Target: "/dev/" + n, Source: "/dev/" + n, RW: true, File: true})
+		}
+	}
+	for link, to := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
+		ops = append(ops, mountOp{Kind: kindSymlink, Target: "/dev/" + link, Source: to})
+	}
+	return append(ops,
+		mountOp{Kind: kindTmpfs, Target: "/dev/shm", Size: 64 << 20, Mode: 0o1777},
+		mountOp{Kind: kindProc, Target: "/proc"},
+		mountOp{Kind: kindDir, Target: "/run"},
+		mountOp{Kind: kindSymlink, Target: "/var/tmp", Source: "/tmp"},
+	)
+})
+
+// hostEntry recreates host path p at target: a link as the same link, a
+// directory bound (read-only unless rw).
+func hostEntry(p, target string, rw bool) []mountOp {
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return nil
+	case fi.Mode()&os.ModeSymlink != 0:
+		text, err := os.Readlink(p)
+		if err != nil {
+			return nil
+		}
+		return []mountOp{{Kind: kindSymlink, Target: target, Source: text}}
+	case fi.IsDir():
+		return []mountOp{{Kind: kindBind, Target: target, Source: p, RW: rw}}
+	}
+	return nil
+}
+
+// resolvedBind binds what host path p leads to (a file or a directory, links
+// resolved on the host, where the command shapes nothing) read-only at target.
+func resolvedBind(p, target string) []mountOp {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil
+	}
+	fi, err := os.Stat(real)
+	if err != nil || !(fi.IsDir() || fi.Mode().IsRegular()) {
+		return nil
+	}
+	return []mountOp{{Kind: kindBind, Target: target, Source: real, File: !fi.IsDir()}}
+}
+
+// rootPlan is the whole root of one command: the base, the toolchains
+// (read-only, where the base does not have them already), a private /tmp
+// and home, the run's cache in the home's .cache, and the view at its root
+// with .git bound read-only from the original.
+func rootPlan(toolchains []string, v View, home, cache string, l Limits) []mountOp {
+	ops := slices.Clone(baseMounts())
+	ops = append(ops,
+		mountOp{Kind: kindTmpfs, Target: "/tmp", Size: l.Disk, Mode: 0o1777},
+		mountOp{Kind: kindTmpfs, Target: home, Size: l.Disk, Mode: 0o700},
+	)
+	for _, d := range toolchains {
+		if d == "" || !filepath.IsAbs(d) || covered(ops, d) {
+			continue
+		}
+		ops = append(ops, resolvedBind(d, d)...)
+	}
+	if cache != "" {
+		ops = append(ops, mountOp{Kind: kindBind, Target: filepath.Join(home, ".cache"), Source: cache, RW: true})
+	}
+	ops = append(ops, mountOp{Kind: kindView, Target: v.Root, RW: true})
+	git := filepath.Join(v.Lower, ".git")
+	if v.Copy != "" {
+		git = filepath.Join(v.Root, ".git")
+	}
+	if fi, err := os.Lstat(git); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
+		ops = append(ops, mountOp{Kind: kindBind, Target: filepath.Join(v.Root, ".git"), Source: git, File: !fi.IsDir()})
+	}
+	// Parents before children: a path sorts before every path below it.
+	slices.SortStableFunc(ops, func(a, b mountOp) int {
+		return strings.Compare(strings.ReplaceAll(a.Target, "/", "\x00"), strings.ReplaceAll(b.Target, "/", "\x00"))
+	})
+	return ops
+}
+
+// covered reports whether p is already in the plan through a bind or a link
+// of one of its ancestors (/usr/local/go/bin under /usr).
+func covered(ops []mountOp, p string) bool {
+	for _, op := range ops {
+		if (op.Kind == kindBind || op.Kind == kindSymlink) && (p == op.Target || strings.HasPrefix(p, op.Target+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// privateHome is where the command's home is: the user's own home's path
+// (so toolchains there are found where they are installed), backed by an
+// empty tmpfs — unless the workspace is the home or holds it.
+func privateHome(root string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "/" || !filepath.IsAbs(home) || home == root || strings.HasPrefix(home, root+"/") {
+		return "/home/agent-lsp"
+	}
+	return filepath.Clean(home)
+}
+
+// rootBase is where the helper assembles the new root before pivoting into
+// it: a tmpfs over the host's /tmp in the helper's own mount namespace.
+// Every source is opened before it is covered.
+const rootBase = "/tmp"
+
+// buildRoot carries the plan out in the helper's mount namespace and makes
+// the result its root. Bind sources are opened (O_PATH, no link followed)
+// before anything is mounted, and bound from their descriptors.
+func buildRoot(ops []mountOp, v View) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making mounts private: %w", err)
+	}
+	sources := make([]*os.File, len(ops))
+	defer func() {
+		for _, f := range sources {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	for i, op := range ops {
+		if op.Kind != kindBind {
+			continue
+		}
+		f, err := os.OpenFile(op.Source, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // gone since the plan was made: left out
+		}
+		sources[i] = f
+	}
+	view, err := openView(v)
+	if err != nil {
+		return err
+	}
+	defer view.Close()
+	if err := unix.Mount("tmpfs", rootBase, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=4m,mode=0755"); err != nil {
+		return fmt.Errorf("mounting the new root: %w", err)
+	}
+	for i, op := range ops {
+		src := sources[i]
+		if op.Kind == kindView {
+			src = view
+		}
+		if op.Kind == kindBind && src == nil {
+			continue
+		}
+		if err := apply(op, rootBase+op.Target, src); err != nil {
+			return fmt.Errorf("%s %s: %w", op.Kind, op.Target, err)
+		}
+	}
+	if err := unix.Mount("", rootBase, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+		return fmt.Errorf("making the new root read-only: %w", err)
+	}
+	if err := unix.Chdir(rootBase); err != nil {
+		return err
+	}
+	if err := unix.PivotRoot(".", "."); err != nil {
+		return fmt.Errorf("pivot_root: %w", err)
+	}
+	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("detaching the host's root: %w", err)
+	}
+	return unix.Chdir("/")
+}
+
+// openView mounts the overlay (on the workspace's path, in this namespace
+// only) or takes the copy, and returns it opened as a path.
+func openView(v View) (*os.File, error) {
+	if v.Copy != "" {
+		return os.OpenFile(v.Copy, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	}
+	if err := mountOverlay(v, v.Root); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(v.Root, unix.O_PATH|unix.O_CLOEXEC, 0)
+}
+
+// apply makes one step at target (the step's path under the new root's base).
+func apply(op mountOp, target string, src *os.File) error {
+	switch op.Kind {
+	case kindDir:
+		return mkdirAll(target)
+	case kindSymlink:
+		if err := mkdirAll(filepath.Dir(target)); err != nil {
+			return err
+		}
+		return os.Symlink(op.Source, target)
+	case kindTmpfs:
+		if err := mkdirAll(target); err != nil {
+			return err
+		}
+		return unix.Mount("tmpfs", target, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, fmt.Sprintf("size=%d,mode=%o", op.Size, op.Mode))
+	case kindProc:
+		if err := mkdirAll(target); err != nil {
+			return err
+		}
+		return unix.Mount("proc", target, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	}
+	if err := mountPoint(target, op.File); err != nil {
+		return err
+	}
+	// The mount point is opened without following a link and mounted on
+	// through its descriptor: a copy view's .git placeholder is the
+	// commands' to change, and a link there must not move the mount.
+	t, err := os.OpenFile(target, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if fi, err := t.Stat(); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a link: not mounted on", target)
+	}
+	if err := unix.Mount(fmt.Sprintf("/proc/self/fd/%d", src.Fd()), fmt.Sprintf("/proc/self/fd/%d", t.Fd()), "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	if op.RW {
+		return nil
+	}
+	return remountReadOnly(target)
+}
+
+func mkdirAll(p string) error {
+	if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+		return nil
+	}
+	return os.MkdirAll(p, 0o755)
+}
+
+// mountPoint makes sure target exists as a directory or a file to mount on.
+func mountPoint(target string, file bool) error {
+	if _, err := os.Lstat(target); err == nil {
+		return nil
+	}
+	if !file {
+		return mkdirAll(target)
+	}
+	if err := mkdirAll(filepath.Dir(target)); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// remountReadOnly makes the bind at target read-only, keeping the flags the
+// kernel locks on a mount made in a user namespace (nosuid, nodev, noexec
+// and the atime ones), which a remount must repeat.
+func remountReadOnly(target string) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(target, &st); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	for st_, ms := range map[int64]uintptr{unix.ST_NOSUID: unix.MS_NOSUID, unix.ST_NODEV: unix.MS_NODEV, unix.ST_NOEXEC: unix.MS_NOEXEC,
+		unix.ST_NOATIME: unix.MS_NOATIME, unix.ST_NODIRATIME: unix.MS_NODIRATIME, unix.ST_RELATIME: unix.MS_RELATIME} {
+		if st.Flags&st_ != 0 {
+			flags |= ms
+		}
+	}
+	return unix.Mount("", target, "", flags, "")
+}
