@@ -16,6 +16,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise
@@ -55,6 +57,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
+	}
+	// What an agent-lsp killed mid-command left (views, temp dirs, cgroups)
+	// goes now: before a one-off ask (a few milliseconds), in the background
+	// of a server's start.
+	switch cmd {
+	case "ask":
+		sandbox.Sweep()
+	case "serve", "acp":
+		sandbox.SweepStale()
 	}
 	switch cmd {
 	case "ask":
