@@ -106,11 +106,10 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	for _, w := range warnings {
 		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
 	}
-	if sb := tools.SandboxLevel(); sb.Level != sandbox.Full {
-		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: commands run at sandbox level "+sb.String()+"; every command that runs the workspace's code asks first")
-	} else {
-		s.logMessage(ctx, protocol.MessageTypeInfo, "agent-lsp: commands run at sandbox level "+sb.String())
-	}
+	// The sandbox's level, toolchain dirs and first helper are found after
+	// the answer: the editor waits for none of it, and the first command
+	// finds them ready.
+	go s.reportSandboxLevel(context.WithoutCancel(ctx))
 
 	openClose, change := true, protocol.TextDocumentSyncKindIncremental
 	kinds := []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite, protocol.CodeActionKindSource}
@@ -263,4 +262,15 @@ func (s *Server) didClose(ctx context.Context, raw jsonrpc2.RawMessage) (any, er
 		return nil, err
 	}
 	return nil, s.docs.close(params.TextDocument.URI)
+}
+
+// reportSandboxLevel probes the sandbox (and has its first helper started)
+// and says in the log what level commands run at.
+func (s *Server) reportSandboxLevel(ctx context.Context) {
+	sb := tools.PrepareSandbox()
+	if sb.Level != sandbox.Full {
+		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: commands run at sandbox level "+sb.String()+"; every command that runs the workspace's code asks first")
+		return
+	}
+	s.logMessage(ctx, protocol.MessageTypeInfo, "agent-lsp: commands run at sandbox level "+sb.String())
 }

@@ -84,6 +84,10 @@ func (w *Workspace) commandSpec(ctx context.Context, command string) (sandbox.Sp
 // SandboxLevel is the isolation in force for this workspace's commands.
 func SandboxLevel() sandbox.Caps { return sandbox.Probe() }
 
+// PrepareSandbox finds the level and has the helper of the first command
+// started ahead, so that command's set-up costs no more than the next ones.
+func PrepareSandbox() sandbox.Caps { return sandbox.Prepare() }
+
 // commandView is what commands see of the workspace during one run: the
 // workspace with the run's staged changes. It is made at the first command
 // and kept in step with the changes; Close removes it.

@@ -66,20 +66,8 @@ func takeHelper(flags uintptr) (*helperProc, error) {
 	warmMu.Lock()
 	h := warm[flags]
 	delete(warm, flags)
-	refill := !warmStarting[flags]
-	warmStarting[flags] = true
 	warmMu.Unlock()
-	if refill {
-		go func() {
-			next, err := spawnHelper(flags)
-			warmMu.Lock()
-			defer warmMu.Unlock()
-			warmStarting[flags] = false
-			if err == nil {
-				warm[flags] = next
-			}
-		}()
-	}
+	go startSpare(flags)
 	if h != nil {
 		if h.alive() {
 			return h, nil
@@ -88,6 +76,36 @@ func takeHelper(flags uintptr) (*helperProc, error) {
 		h.reportR.Close()
 	}
 	return spawnHelper(flags)
+}
+
+// prepare has the spare helper of the level's usual namespaces started
+// (the probe leaves one at full level).
+func prepare(c Caps) {
+	switch c.Level {
+	case Full:
+		startSpare(nsFlags)
+	case Landlock:
+		startSpare(0)
+	}
+}
+
+// startSpare starts a helper for flags to wait for the next command,
+// unless one is waiting or on its way.
+func startSpare(flags uintptr) {
+	warmMu.Lock()
+	if warm[flags] != nil || warmStarting[flags] {
+		warmMu.Unlock()
+		return
+	}
+	warmStarting[flags] = true
+	warmMu.Unlock()
+	next, err := spawnHelper(flags)
+	warmMu.Lock()
+	defer warmMu.Unlock()
+	warmStarting[flags] = false
+	if err == nil {
+		warm[flags] = next
+	}
 }
 
 // spawnHelper starts a helper in new namespaces (flags; 0: none). The

@@ -60,8 +60,8 @@ var (
 func Probe() Caps {
 	probeOnce.Do(func() {
 		probed = probe()
-		probed.goRoot, probed.modCache = goDirs()
 		home, _ := os.UserHomeDir()
+		probed.goRoot, probed.modCache = goDirs(os.Getenv, home)
 		probed.toolDirs = toolDirs(os.Getenv("PATH"), home)
 		switch want := Level(os.Getenv("AGENT_LSP_SANDBOX")); {
 		case want == None && probed.Level != None:
@@ -73,12 +73,63 @@ func Probe() Caps {
 	return probed
 }
 
-// goDirs asks the go command where its toolchain and module cache are, so
-// commands may read them.
-func goDirs() (goRoot, modCache string) {
+// goDirs finds the Go toolchain and module cache that commands may read,
+// without running a go the workspace could steer (a project's toolchain
+// line would start a download at editor start-up): GOROOT and GOMODCACHE
+// from the environment, then the toolchain of the go on PATH and go's own
+// default cache, and only then `go env`, with GOTOOLCHAIN=local, in a
+// neutral directory.
+func goDirs(getenv func(string) string, home string) (goRoot, modCache string) {
+	goRoot, modCache = getenv("GOROOT"), getenv("GOMODCACHE")
+	if goRoot == "" {
+		goRoot = goRootOf(exec.LookPath("go"))
+	}
+	if modCache == "" {
+		gopath := getenv("GOPATH")
+		if gopath == "" && home != "" {
+			gopath = filepath.Join(home, "go")
+		}
+		if first := filepath.SplitList(gopath); len(first) > 0 && first[0] != "" {
+			modCache = filepath.Join(first[0], "pkg", "mod")
+		}
+	}
+	if isDir(goRoot) && isDir(modCache) {
+		return goRoot, modCache
+	}
+	return goEnv()
+}
+
+// goRootOf is the toolchain a go binary belongs to: the directory above
+// its bin, links resolved, if it holds Go's sources.
+func goRootOf(bin string, err error) string {
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		return ""
+	}
+	root := filepath.Dir(filepath.Dir(real))
+	if !isDir(filepath.Join(root, "src", "runtime")) {
+		return ""
+	}
+	return root
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return p != "" && err == nil && fi.IsDir()
+}
+
+// goEnv asks the go command, pinned to its own toolchain, from a directory
+// no project steers.
+func goEnv() (goRoot, modCache string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", "env", "GOROOT", "GOMODCACHE").Output()
+	cmd := exec.CommandContext(ctx, "go", "env", "GOROOT", "GOMODCACHE")
+	cmd.Dir = os.TempDir()
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
+	out, err := cmd.Output()
 	if err != nil {
 		return "", ""
 	}

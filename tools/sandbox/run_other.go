@@ -14,3 +14,5 @@ func probe() Caps {
 func run(ctx context.Context, _ Caps, spec Spec) (Result, error) { return runPlain(ctx, spec) }
 
 func removeStaleCgroups() {}
+
+func prepare(Caps) {}

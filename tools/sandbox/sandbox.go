@@ -144,3 +144,13 @@ var ErrDiskLimit = errors.New("the command wrote more than the sandbox's disk li
 func Run(ctx context.Context, spec Spec) (Result, error) {
 	return run(ctx, Probe(), spec)
 }
+
+// Prepare probes the level (Probe) and has the helper of the first command
+// started ahead where the level uses one, so that the first command's
+// set-up costs what the next ones do. A server calls it after answering
+// the editor's initialize.
+func Prepare() Caps {
+	c := Probe()
+	prepare(c)
+	return c
+}
