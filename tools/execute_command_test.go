@@ -144,3 +144,16 @@ func TestMiddleCutKeepsHeadAndTail(t *testing.T) {
 		t.Fatal(small.String())
 	}
 }
+
+// TestAModelsTimeoutIsCappedByTheUsersLimit: a model asking for an hour
+// gets the user's limit.
+func TestAModelsTimeoutIsCappedByTheUsersLimit(t *testing.T) {
+	root := t.TempDir()
+	r := commandRegistry(t, root, &scriptedApprover{decision: AllowOnce}, CommandLimits{Timeout: 300 * time.Millisecond, MaxTimeout: 300 * time.Millisecond})
+	marker := toolstest.Marker()
+	res := call(t, r, "execute_command", map[string]any{"command": "sleep " + marker, "timeout_s": 3600})
+	if out := res.Data.(CommandOutcome); !out.TimedOut {
+		t.Fatalf("the model's timeout_s outlived the user's limit: %+v", out)
+	}
+	toolstest.Poll(t, "the command to die", func() bool { return len(toolstest.Alive(marker)) == 0 })
+}
