@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -254,4 +255,110 @@ func BenchmarkCompletionBurst(b *testing.B) {
 		calls += len(srv.Requests()) - before
 	}
 	b.ReportMetric(float64(calls)/float64(b.N), "model-calls/burst")
+}
+
+// twoCallModel answers each run with one tool turn and then the answer,
+// 200 ms each: a run's floor is 400 ms.
+func twoCallModel(b *testing.B) *llmtest.Server {
+	return llmtest.NewOpenAIResponder(b, func(body map[string]any) llmtest.Turn {
+		if llmtest.CountRole(body, "tool") == 0 {
+			return llmtest.Turn{Delay: 200 * time.Millisecond, Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"a.txt"}`}}}
+		}
+		return llmtest.Turn{Delay: 200 * time.Millisecond, Text: "done"}
+	})
+}
+
+// newSessions makes n sessions.
+func newSessions(b *testing.B, f *fixture, n int) []string {
+	sessions := make([]string, n)
+	for i := range sessions {
+		var s struct {
+			Session string `json:"session"`
+		}
+		if err := f.editor.Command("agent.newSession", nil, &s); err != nil {
+			b.Fatal(err)
+		}
+		sessions[i] = s.Session
+	}
+	return sessions
+}
+
+// askInSessions starts one agent.ask in each session at once and waits
+// until every run has ended.
+func askInSessions(b *testing.B, f *fixture, sessions []string) {
+	n := len(sessions)
+	var wg sync.WaitGroup
+	ids := make([]string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var res askResult
+			if err := f.editor.Command("agent.ask", map[string]any{"prompt": "read", "session": sessions[i]}, &res); err != nil {
+				b.Error(err)
+			}
+			ids[i] = res.RunID
+		}()
+	}
+	wg.Wait()
+	for _, id := range ids {
+		f.editor.Wait(id, func() bool { _, ok := f.editor.ProgressEnded("agent-lsp/" + id); return ok })
+	}
+}
+
+// BenchmarkTwoHundredConcurrentRuns: 200 runs at once through one server,
+// each two 200 ms model calls. The floor is 400 ms; floor-ratio says how
+// far above it the server's own work put the last run.
+func BenchmarkTwoHundredConcurrentRuns(b *testing.B) {
+	const runs = 200
+	for b.Loop() {
+		srv := twoCallModel(b)
+		f := newFixture(b, map[string]string{"a.txt": "alpha\n"}, srv, nil)
+		f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
+		sessions := newSessions(b, f, runs)
+		start := time.Now()
+		askInSessions(b, f, sessions)
+		wall := time.Since(start)
+		if n := len(srv.Requests()); n != runs*2 {
+			b.Fatalf("%d model calls, want %d", n, runs*2)
+		}
+		b.ReportMetric(wall.Seconds(), "wall-s")
+		b.ReportMetric(wall.Seconds()/0.4, "floor-ratio")
+	}
+}
+
+// BenchmarkMemoryOverSequentialRuns runs 1,000 runs one after another
+// through one server, each in a session of its own (one session's history
+// grows by design until it is compacted), and reports the live heap after
+// the first 100 and after all of them: a server that keeps something per
+// run grows. The model server's record of requests and the editor's of
+// messages and progress are dropped first.
+func BenchmarkMemoryOverSequentialRuns(b *testing.B) {
+	for b.Loop() {
+		srv := llmtest.NewOpenAIResponder(b, func(body map[string]any) llmtest.Turn {
+			if llmtest.CountRole(body, "tool") == 0 {
+				return llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"a.txt"}`}}}
+			}
+			return llmtest.Turn{Text: "done"}
+		})
+		f := newFixture(b, map[string]string{"a.txt": "alpha\n"}, srv, nil)
+		f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
+		heap := func() float64 {
+			srv.Forget()
+			f.editor.Forget()
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			return float64(m.HeapAlloc) / (1 << 20)
+		}
+		var after100 float64
+		for i := range 1000 {
+			askInSessions(b, f, newSessions(b, f, 1))
+			if i == 99 {
+				after100 = heap()
+			}
+		}
+		b.ReportMetric(after100, "heap-MB-after-100")
+		b.ReportMetric(heap(), "heap-MB-after-1000")
+	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -74,6 +75,48 @@ func (g *registry) add(r *run, queue bool) {
 	g.lastID++
 	r.id = g.lastID
 	g.runs = append(g.runs, r)
+	g.pruneLocked()
+}
+
+// keepEnded is how many ended runs and settled proposals the registry
+// remembers (for agent.status and showProposal): a server lives as long as
+// the editor, and what it keeps must not grow with every run.
+const keepEnded = 100
+
+// pruneLocked forgets all but the newest keepEnded settled proposals and
+// ended runs; a running run, an unsettled proposal and its run stay.
+func (g *registry) pruneLocked() {
+	kept := map[*run]bool{}
+	settled := 0
+	g.proposals = pruneOldest(g.proposals, func(p *proposal) bool {
+		if p.state == proposalPending || p.state == proposalApplying {
+			kept[p.run] = true
+			return true
+		}
+		settled++
+		return settled <= keepEnded
+	})
+	ended := 0
+	g.runs = pruneOldest(g.runs, func(r *run) bool {
+		if kept[r] || r.state() == runRunning {
+			return true
+		}
+		ended++
+		return ended <= keepEnded
+	})
+}
+
+// pruneOldest keeps the elements of list (oldest first) that keep accepts,
+// asking from the newest back, so that keep can count the newest.
+func pruneOldest[T any](list []T, keep func(T) bool) []T {
+	out := make([]T, 0, len(list))
+	for i := len(list) - 1; i >= 0; i-- {
+		if keep(list[i]) {
+			out = append(out, list[i])
+		}
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // all is a copy of the runs, oldest first.

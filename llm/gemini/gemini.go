@@ -45,7 +45,11 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("gemini: no API key (set GEMINI_API_KEY)")
 	}
-	cc := &genai.ClientConfig{APIKey: cfg.APIKey, Backend: genai.BackendGeminiAPI, HTTPClient: cfg.HTTPClient}
+	httpClient := cfg.HTTPClient
+	if httpClient == nil {
+		httpClient = llm.SharedHTTPClient()
+	}
+	cc := &genai.ClientConfig{APIKey: cfg.APIKey, Backend: genai.BackendGeminiAPI, HTTPClient: httpClient}
 	if cfg.BaseURL != "" {
 		cc.HTTPOptions.BaseURL = cfg.BaseURL
 	}

@@ -143,6 +143,14 @@ func (s *Server) Requests() []map[string]any {
 	return append([]map[string]any(nil), s.bodies...)
 }
 
+// Forget drops the bodies received so far, for a benchmark that measures
+// the memory of the process this server runs in.
+func (s *Server) Forget() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bodies, s.raw = nil, nil
+}
+
 // RawRequests returns the bodies as received.
 func (s *Server) RawRequests() [][]byte {
 	s.mu.Lock()

@@ -59,9 +59,11 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	httpClient := cfg.HTTPClient
+	if httpClient == nil {
+		httpClient = llm.SharedHTTPClient()
 	}
+	opts = append(opts, option.WithHTTPClient(httpClient))
 	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, thinking: cfg.Thinking, fim: cfg.FIM}, nil
 }
 

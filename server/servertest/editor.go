@@ -86,6 +86,14 @@ type Editor struct {
 	BeforeApply func()
 }
 
+// Forget drops the logs, messages and progress received so far, for a
+// benchmark that measures the memory of the server beside this editor.
+func (e *Editor) Forget() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.logs, e.messages, e.progress = nil, nil, nil
+}
+
 // ProgressEvent is one $/progress value.
 type ProgressEvent struct {
 	Token   string
