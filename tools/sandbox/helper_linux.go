@@ -112,7 +112,11 @@ func helperRun(spec helperSpec) (int, error) {
 		}
 	}
 	closeInherited()
-	// SECCOMP-HERE
+	// Below full no new root hides the host's daemons' sockets: refuse
+	// unix sockets there (socketpair still works).
+	if err := installSeccomp(filterOptions{NoUnixSockets: !spec.Namespaces}); err != nil {
+		return 0, err
+	}
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		return 0, err
