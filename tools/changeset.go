@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -75,28 +76,60 @@ func (p Proposal) Sensitive() []Change {
 // Sensitive says whether the change touches a sensitive file, and why.
 func (c Change) Sensitive() (why string, ok bool) { return SensitivePath(c.Path) }
 
-// sensitiveFiles change what an editor, the agent or CI runs or reads, by
-// base name at any depth; sensitiveDirs do the same for every file under them.
-var (
-	sensitiveFiles = map[string]string{
-		".agent-lsp.toml": "agent configuration",
-		".mcp.json":       "the agent's tool servers (MCP), which it starts",
-		".nvim.lua":       "editor configuration (Neovim runs it)",
-		".nvimrc":         "editor configuration (Vim/Neovim run it)",
-		".exrc":           "editor configuration (Vim/Neovim run it)",
-		".dir-locals.el":  "editor configuration (Emacs directory variables)",
-		".envrc":          "the shell environment (direnv runs it)",
-		".gitmodules":     "git submodules (what git fetches)",
-		".gitattributes":  "git attributes (filters and diff drivers git runs)",
-		"agents.md":       "the agent's instructions",
-	}
-	sensitiveDirs = map[string]string{
-		".vscode": "editor configuration (VS Code tasks and settings)",
-		".helix":  "editor configuration (Helix)",
-		".zed":    "editor configuration (Zed)",
-		".idea":   "editor configuration (JetBrains run configurations)",
-	}
-)
+// SensitiveRule is one kind of file that steers a tool — an editor, the
+// agent, another agent, CI, a hook manager or a toolchain that runs
+// programs — and so is applied only when the user says so. Pattern is a
+// slash path matched at any depth, case-insensitively: "name" is a file of
+// that name; "a/b" a file at that path; a trailing "/" means every file
+// under that directory.
+type SensitiveRule struct {
+	Pattern, Why string
+}
+
+// SensitiveRules is the one list of sensitive files. README.md's table is
+// generated from it (TestREADMESensitiveTable).
+var SensitiveRules = []SensitiveRule{
+	{".agent-lsp.toml", "agent configuration"},
+	{".mcp.json", "the agent's tool servers (MCP), which it starts"},
+	{"AGENTS.md", "the agent's instructions"},
+	{"CLAUDE.md", "another agent's instructions (Claude Code)"},
+	{"GEMINI.md", "another agent's instructions (Gemini CLI)"},
+	{".cursorrules", "another agent's instructions (Cursor)"},
+	{".cursor/", "another agent's rules and settings (Cursor)"},
+	{".github/copilot-instructions.md", "another agent's instructions (Copilot)"},
+	{".windsurfrules", "another agent's instructions (Windsurf)"},
+	{".clinerules", "another agent's instructions (Cline)"},
+	{".clinerules/", "another agent's instructions (Cline)"},
+	{".vscode/", "editor configuration (VS Code tasks and settings)"},
+	{".helix/", "editor configuration (Helix)"},
+	{".zed/", "editor configuration (Zed)"},
+	{".idea/", "editor configuration (JetBrains run configurations)"},
+	{".nvim.lua", "editor configuration (Neovim runs it)"},
+	{".nvimrc", "editor configuration (Vim/Neovim run it)"},
+	{".exrc", "editor configuration (Vim/Neovim run it)"},
+	{".dir-locals.el", "editor configuration (Emacs directory variables)"},
+	{".devcontainer/", "the dev container (what it builds and runs)"},
+	{".github/workflows/", "CI workflows (GitHub Actions runs them)"},
+	{".github/actions/", "CI actions (GitHub Actions runs them)"},
+	{".gitlab-ci.yml", "CI pipeline (GitLab runs it)"},
+	{".circleci/", "CI pipeline (CircleCI runs it)"},
+	{"Jenkinsfile", "CI pipeline (Jenkins runs it)"},
+	{"azure-pipelines.yml", "CI pipeline (Azure Pipelines runs it)"},
+	{".azure-pipelines/", "CI pipelines (Azure Pipelines runs them)"},
+	{"bitbucket-pipelines.yml", "CI pipeline (Bitbucket runs it)"},
+	{".husky/", "git hooks (husky installs and runs them)"},
+	{".pre-commit-config.yaml", "git hooks (pre-commit runs them)"},
+	{"lefthook.yml", "git hooks (lefthook runs them)"},
+	{".lefthook.yml", "git hooks (lefthook runs them)"},
+	{".gitmodules", "git submodules (what git fetches)"},
+	{".gitattributes", "git attributes (filters and diff drivers git runs)"},
+	{".cargo/config.toml", "Cargo configuration (build scripts, runners, registries)"},
+	{".cargo/config", "Cargo configuration (build scripts, runners, registries)"},
+	{".npmrc", "npm configuration (scripts, registries, tokens)"},
+	{".yarnrc.yml", "Yarn configuration (plugins it runs, registries)"},
+	{"pip.conf", "pip configuration (where packages come from)"},
+	{".envrc", "the shell environment (direnv runs it)"},
+}
 
 // SensitivePath says whether writing rel (slash-separated, relative to the
 // workspace root) changes what editors, the agent or CI run or read, and why.
@@ -107,18 +140,28 @@ func SensitivePath(rel string) (why string, ok bool) {
 	if len(parts) == 0 {
 		return "", false
 	}
-	if why, ok := sensitiveFiles[parts[len(parts)-1]]; ok {
-		return why, true
-	}
-	for i, dir := range parts[:len(parts)-1] {
-		if why, ok := sensitiveDirs[dir]; ok {
-			return why, true
-		}
-		if dir == ".github" && i+1 < len(parts)-1 && parts[i+1] == "workflows" {
-			return "CI workflows (GitHub Actions runs them)", true
+	for _, r := range SensitiveRules {
+		if r.matches(parts) {
+			return r.Why, true
 		}
 	}
 	return "", false
+}
+
+// matches reports whether the path (folded parts) is one the rule names.
+func (r SensitiveRule) matches(parts []string) bool {
+	under := strings.HasSuffix(r.Pattern, "/")
+	pat := foldedParts(strings.TrimSuffix(r.Pattern, "/"))
+	if !under {
+		return len(parts) >= len(pat) && slices.Equal(parts[len(parts)-len(pat):], pat)
+	}
+	dirs := parts[:len(parts)-1] // the directories the file is under
+	for i := 0; i+len(pat) <= len(dirs); i++ {
+		if slices.Equal(dirs[i:i+len(pat)], pat) {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrGitDir refuses a write under .git: the repository's configuration and

