@@ -43,6 +43,7 @@ func completionFixture(t *testing.T, srv *llmtest.Server, caps servertest.Caps, 
 	for k, v := range completion {
 		settings[k] = v
 	}
+	caps.UserSettings = true // the completion settings are the user's own
 	f.editor.Initialize(f.root, caps, map[string]any{"completion": settings})
 	return f
 }

@@ -91,13 +91,19 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		}
 	}
 	caps := readCaps(params.Capabilities)
+	initAsSent := initSettings
+	initAsSent.Fallback = slices.Clone(initSettings.Fallback) // filtered in place below
+	if !caps.userSettings {
+		// Helix merges a repository's .helix/languages.toml into these.
+		warnings = append(warnings, config.UntrustedInitOptions(fileSettings, &initSettings)...)
+	}
 	stateDir := agent.StateDir(s.opts.Env, root)
 	s.sessions.open(agent.NewSessionStore(stateDir))
 	s.progress.setSupported(caps.progress)
 	s.mu.Lock()
 	s.initDone, s.root, s.caps = true, root, caps
 	s.memory = agent.NewMemory(stateDir)
-	s.fileSettings, s.initSettings, s.configNotes = fileSettings, initSettings, warnings
+	s.fileSettings, s.initSettings, s.initAsSent, s.configNotes = fileSettings, initSettings, initAsSent, warnings
 	s.policy = tools.NewPolicy(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
 	s.mu.Unlock()
 	if root == "" {
@@ -213,7 +219,7 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw jsonrpc2.RawMes
 		asPushed := user
 		asPushed.Fallback = slices.Clone(user.Fallback) // UntrustedPush filters it in place
 		ignored = config.UntrustedPush(config.Merge(s.fileSettings, s.initSettings), &user)
-		if reflect.DeepEqual(config.Merge(s.initSettings, asPushed), config.Merge(s.initSettings, user)) {
+		if reflect.DeepEqual(config.Merge(s.initAsSent, asPushed), config.Merge(s.initAsSent, user)) {
 			ignored = nil // it only repeats initializationOptions (Helix pushes its config again)
 		}
 	}

@@ -205,6 +205,9 @@ func TestClientThatVanishesEndsTheServer(t *testing.T) {
 func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T) {
 	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "one"}, llmtest.Turn{Text: "two"})
 	f := newFixture(t, nil, srv, nil)
+	// A client that does not say its settings are the user's (Helix merges
+	// a repository's .helix/languages.toml into initializationOptions):
+	// they are filtered as a push is, the model kept, the allowlist not.
 	f.editor.Initialize(f.root, servertest.Caps{}, map[string]any{"model": "from-init-options", "allowlist": []string{"make lint", "make test"}})
 	// eglot pushes an empty section right after initialize: that must not
 	// wipe what initializationOptions set.
@@ -216,8 +219,18 @@ func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T
 	var status struct {
 		Allowlist []string `json:"allowlist"`
 	}
-	if err := f.editor.Command("agent.status", nil, &status); err != nil || !slices.Contains(status.Allowlist, "make test") {
-		t.Fatalf("the allowlist from initializationOptions is gone: %q %v", status.Allowlist, err)
+	if err := f.editor.Command("agent.status", nil, &status); err != nil || slices.Contains(status.Allowlist, "make test") {
+		t.Fatalf("an unmarked client's initializationOptions widened the allowlist: %q %v", status.Allowlist, err)
+	}
+	if logs := strings.Join(f.editor.Logs(), "\n"); !strings.Contains(logs, "initializationOptions: allowlist ignored") {
+		t.Fatalf("no warning names the ignored allowlist:\n%s", logs)
+	}
+	// From a client whose settings are the user's, initializationOptions
+	// are taken whole.
+	m := newFixture(t, nil, nil, nil)
+	m.editor.Initialize(m.root, servertest.Caps{UserSettings: true}, map[string]any{"allowlist": []string{"make lint", "make test"}, "retryAttempts": 9})
+	if err := m.editor.Command("agent.status", nil, &status); err != nil || !slices.Contains(status.Allowlist, "make test") {
+		t.Fatalf("the allowlist from a marked client's initializationOptions is gone: %q %v", status.Allowlist, err)
 	}
 	// Helix pushes its config again: what only repeats
 	// initializationOptions is no news and keeps applying.

@@ -50,7 +50,7 @@ func TestMCPServersStartWithTheFirstRunAndAskTheEditor(t *testing.T) {
 		llmtest.Turn{Text: "done"},
 	)
 	f := newFixture(t, map[string]string{"a.txt": "a\n"}, srv, env)
-	f.editor.Initialize(f.root, servertest.Caps{}, map[string]any{"mcp": map[string]any{"servers": map[string]any{
+	f.editor.Initialize(f.root, servertest.Caps{UserSettings: true}, map[string]any{"mcp": map[string]any{"servers": map[string]any{
 		"test": map[string]any{"command": mcptest.TestServer(t), "env": map[string]string{"MCPTEST_DIR": "${TEST_DIR}"}, "allowedTools": []string{"greet"}},
 	}}})
 	st := f.mcpStatus()

@@ -76,7 +76,11 @@ type Server struct {
 	exited       chan struct{}
 	root         string
 	fileSettings config.Settings // files and environment
-	initSettings config.Settings // initializationOptions
+	initSettings config.Settings // initializationOptions, filtered as a push is unless the client's are the user's
+	// initAsSent is initializationOptions as sent: a push that only repeats
+	// them (Helix sends its config again) is no news, and warns of nothing
+	// a second time.
+	initAsSent config.Settings
 	// pushedSettings are the latest didChangeConfiguration's, on top of
 	// initSettings: a client that pushes an empty section (eglot does, right
 	// after initialize) must not wipe what it sent at initialize.

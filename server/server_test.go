@@ -172,7 +172,7 @@ func TestEditsInUTF16AndUTF8WithEmojiAndCRLF(t *testing.T) {
 				llmtest.Turn{Text: "done"},
 			)
 			f := newFixture(t, map[string]string{"a.ts": "x"}, srv, nil)
-			f.editor.Initialize(f.root, servertest.Caps{UTF8: utf8, Progress: true}, map[string]any{"autoApply": true})
+			f.editor.Initialize(f.root, servertest.Caps{UTF8: utf8, Progress: true, UserSettings: true}, map[string]any{"autoApply": true})
 			u := f.uri("a.ts")
 			text := "const s = '😀😀'; let x = 1;\r\nlet y = '𝄞';\r\n"
 			f.editor.Open(u, text)

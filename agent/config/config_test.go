@@ -124,6 +124,10 @@ func TestUntrustedProjectCannotWidenWhatRunsUnasked(t *testing.T) {
 		{"max_output", "max_output = 1000", "max_output = 5000", "max_output = 5000 ignored", func(s Settings) bool { return s.MaxOutput == 1000 }},
 		{"max_trials", "", "max_trials = 9", "max_trials = 9 ignored", func(s Settings) bool { return s.MaxTrials == 0 }},
 		{"max_replans", "", "max_replans = 9", "max_replans = 9 ignored", func(s Settings) bool { return s.MaxReplans == 0 }},
+		{"retry_attempts above the default", "", "retry_attempts = 50", "retry_attempts = 50 ignored: above your limit of 5",
+			func(s Settings) bool { return s.RetryAttempts == 0 }},
+		{"retry_base_ms above the user's", "retry_base_ms = 500", "retry_base_ms = 60000", "retry_base_ms = 60000 ignored: above your limit of 500",
+			func(s Settings) bool { return s.RetryBaseMS == 500 }},
 		{"context_window above the user's", "context_window = 8192", "context_window = 128000", "context_window = 128000 ignored",
 			func(s Settings) bool { return s.ContextWindow == 8192 }},
 	} {
@@ -267,5 +271,14 @@ func TestAProjectCannotSetTheThinkingLevel(t *testing.T) {
 	s, warnings, err := Load(ws, envOf(map[string]string{"XDG_CONFIG_HOME": home}))
 	if err != nil || s.Thinking != "" || len(warnings) != 1 || !strings.Contains(warnings[0], "thinking ignored") {
 		t.Fatalf("thinking %q %v %q", s.Thinking, err, warnings)
+	}
+}
+
+func TestRetrySettingsAreTheUsersToRaise(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, "agent-lsp", "config.toml"), "retry_attempts = 9\nretry_base_ms = 4000\n")
+	s, warnings, err := Load(ws, envOf(map[string]string{"XDG_CONFIG_HOME": home}))
+	if err != nil || len(warnings) != 0 || s.RetryAttempts != 9 || s.RetryBaseMS != 4000 {
+		t.Fatalf("the user's own retry settings: %+v %q %v", s, warnings, err)
 	}
 }

@@ -16,6 +16,8 @@ const (
 	defaultMaxOutput       = 200_000 // tools.CommandLimits.MaxOutput
 	defaultMaxTrials       = 3       // reflexion
 	defaultMaxReplans      = 2       // plan-and-execute
+	defaultRetryAttempts   = 5       // resilience.RetryOptions.MaxAttempts
+	defaultRetryBaseMS     = 1000    // resilience.RetryOptions.Base
 )
 
 // trustHint ends every warning about an ignored project setting.
@@ -110,6 +112,10 @@ func untrustedLimits(user Settings, project *Settings, warn func(string, ...any)
 		{"max_trials", &project.MaxTrials, user.MaxTrials, defaultMaxTrials},
 		{"max_replans", &project.MaxReplans, user.MaxReplans, defaultMaxReplans},
 		{"context_window", &project.ContextWindow, user.ContextWindow, 0},
+		// More tries and longer waits keep a run (and the user's bill and
+		// wait) going against a failing provider.
+		{"retry_attempts", &project.RetryAttempts, user.RetryAttempts, defaultRetryAttempts},
+		{"retry_base_ms", &project.RetryBaseMS, user.RetryBaseMS, defaultRetryBaseMS},
 	} {
 		ceiling := l.user
 		if ceiling <= 0 {
@@ -122,8 +128,8 @@ func untrustedLimits(user Settings, project *Settings, warn func(string, ...any)
 	}
 }
 
-// pushHint ends every warning about an ignored pushed setting.
-const pushHint = "(this editor's pushed settings may come from the repository: set it in your own config, or in the server's initializationOptions)"
+// editorHint ends every warning about an ignored editor setting.
+const editorHint = "(this editor's settings may come from the repository: set it in your own config)"
 
 // UntrustedPush removes from settings an editor pushed
 // (workspace/didChangeConfiguration) what an untrusted project file may not
@@ -132,20 +138,31 @@ const pushHint = "(this editor's pushed settings may come from the repository: s
 // file-local variable, so a .dir-locals.el sets it — so unless the client
 // says its settings are the user's alone (experimental.agentLsp.userSettings,
 // as our VS Code client, whose settings are machine-scoped, does), a push
-// may not send the key elsewhere, allow commands, skip review or add MCP
-// servers. user is what the user's own layers say.
+// may not send the key elsewhere, allow commands, skip review, raise limits
+// or add MCP servers. user is what the user's own layers say.
 func UntrustedPush(user Settings, pushed *Settings) []string {
+	return untrustedEditor("pushed settings", user, pushed)
+}
+
+// UntrustedInitOptions is UntrustedPush for initializationOptions, which
+// some clients fill from the repository too (Helix merges a project's
+// .helix/languages.toml into them).
+func UntrustedInitOptions(user Settings, init *Settings) []string {
+	return untrustedEditor("initializationOptions", user, init)
+}
+
+func untrustedEditor(source string, user Settings, s *Settings) []string {
 	var warnings []string
 	warn := func(format string, args ...any) {
-		warnings = append(warnings, "pushed settings: "+fmt.Sprintf(format, args...)+" "+pushHint)
+		warnings = append(warnings, source+": "+fmt.Sprintf(format, args...)+" "+editorHint)
 	}
-	untrustedServers(user, pushed, warn)
-	untrustedPermissions(pushed, warn)
-	untrustedLimits(user, pushed, warn)
-	untrustedCompletion(pushed, warn)
-	if len(pushed.MCP.Servers) > 0 {
-		warn("MCP servers %s ignored", strings.Join(slices.Sorted(maps.Keys(pushed.MCP.Servers)), ", "))
-		pushed.MCP = MCP{}
+	untrustedServers(user, s, warn)
+	untrustedPermissions(s, warn)
+	untrustedLimits(user, s, warn)
+	untrustedCompletion(s, warn)
+	if len(s.MCP.Servers) > 0 {
+		warn("MCP servers %s ignored", strings.Join(slices.Sorted(maps.Keys(s.MCP.Servers)), ", "))
+		s.MCP = MCP{}
 	}
 	return warnings
 }

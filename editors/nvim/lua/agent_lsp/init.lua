@@ -56,8 +56,10 @@ local function capabilities()
   -- Neovim >= 0.12 would confirm on its own.
   caps.workspace.workspaceEdit.changeAnnotationSupport = nil
   -- We ask for agent.ask's prompt ourselves (the agent.ask handler below),
-  -- so "Ask agent…" code actions carry a command, not a comment template.
-  caps.experimental = vim.tbl_extend('force', caps.experimental or {}, { agentLsp = { promptInput = true } })
+  -- so "Ask agent…" code actions carry a command, not a comment template;
+  -- and our settings are the user's own (setup() in their init.lua), so the
+  -- server takes them whole.
+  caps.experimental = vim.tbl_extend('force', caps.experimental or {}, { agentLsp = { promptInput = true, userSettings = true } })
   return caps
 end
 
