@@ -112,10 +112,6 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	for _, w := range warnings {
 		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
 	}
-	// The sandbox's level, toolchain dirs and first helper are found after
-	// the answer: the editor waits for none of it, and the first command
-	// finds them ready.
-	go s.reportSandboxLevel(context.WithoutCancel(ctx))
 
 	openClose, change := true, protocol.TextDocumentSyncKindIncremental
 	kinds := []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite, protocol.CodeActionKindSource}

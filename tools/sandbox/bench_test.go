@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"syscall"
@@ -40,4 +41,42 @@ func BenchmarkSetup(b *testing.B) {
 			b.ReportMetric(float64(took[len(took)/2])/1e6, "p50-ms")
 		})
 	}
+}
+
+// firstCommandEnv makes this test binary a fresh process that readies the
+// sandbox as a server does at its first run (Prepare, in the background),
+// lets the model think for 100 ms, then runs its first command and prints
+// how long that took.
+const firstCommandEnv = "AGENT_LSP_TEST_FIRST_COMMAND"
+
+func firstCommand(dir string) {
+	go Prepare()
+	time.Sleep(100 * time.Millisecond)
+	w := world{ws: filepath.Join(dir, "ws"), upper: filepath.Join(dir, "upper"), work: filepath.Join(dir, "work"), cache: filepath.Join(dir, "cache")}
+	spec := w.spec("true", nil, nil)
+	spec.Stdout, spec.Stderr = io.Discard, io.Discard
+	start := time.Now()
+	_, err := Run(context.Background(), spec)
+	fmt.Println(time.Since(start).Microseconds(), err)
+}
+
+// BenchmarkFirstCommandAfterStart measures the first command of a fresh
+// process, the sandbox readied in the background while the model thinks:
+// it should cost what every later one does (BenchmarkSetup).
+func BenchmarkFirstCommandAfterStart(b *testing.B) {
+	var took []time.Duration
+	for b.Loop() {
+		w := newWorld(b)
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), firstCommandEnv+"="+filepath.Dir(w.ws))
+		out, err := cmd.Output()
+		var us int64
+		var runErr string
+		if _, serr := fmt.Sscan(string(out), &us, &runErr); err != nil || serr != nil || runErr != "<nil>" {
+			b.Fatalf("%v %q", err, out)
+		}
+		took = append(took, time.Duration(us)*time.Microsecond)
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2])/1e6, "p50-ms")
 }

@@ -92,6 +92,27 @@ func newCgroup(l Limits) (*cgroup, error) {
 	return cg, nil
 }
 
+// cgroupsUsable says the probe could make cgroups: helpers are then placed
+// in one, else rlimits are the fallback.
+var cgroupsUsable atomic.Bool
+
+// setLimits changes the bounds of a cgroup made with other limits (a spare
+// helper's, made ahead with the defaults).
+func (cg *cgroup) setLimits(l Limits) error {
+	for _, dir := range cg.dirs {
+		for _, kv := range [][2]string{{"pids.max", strconv.Itoa(l.Processes)}, {"memory.max", strconv.FormatInt(l.Memory, 10)}, {"memory.limit_in_bytes", strconv.FormatInt(l.Memory, 10)}} {
+			p := filepath.Join(dir, kv[0])
+			if _, err := os.Stat(p); err != nil {
+				continue
+			}
+			if err := os.WriteFile(p, []byte(kv[1]), 0); err != nil {
+				return fmt.Errorf("%s: %w", kv[0], err)
+			}
+		}
+	}
+	return nil
+}
+
 // add puts pid (which has not forked yet) into every cgroup.
 func (cg *cgroup) add(pid int) error {
 	for _, dir := range cg.dirs {

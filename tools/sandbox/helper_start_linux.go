@@ -23,8 +23,13 @@ import (
 
 // helperProc is a started helper, not yet given its spec.
 type helperProc struct {
-	cmd            *exec.Cmd
-	flags          uintptr
+	cmd   *exec.Cmd
+	flags uintptr
+	// cg is the cgroup the helper was put in when it started, or nil.
+	// Moving a running process into a cgroup waits for an RCU grace period
+	// (10–20 ms on cgroup v1), so a spare is moved while it waits, not
+	// when its command comes.
+	cg             *cgroup
 	specW          *os.File
 	reportR        *os.File
 	stdout, stderr relay
@@ -74,6 +79,9 @@ func takeHelper(flags uintptr) (*helperProc, error) {
 		}
 		h.specW.Close() // it died waiting (killed from outside): drop its pipes
 		h.reportR.Close()
+		if h.cg != nil {
+			go h.cg.remove()
+		}
 	}
 	return spawnHelper(flags)
 }
@@ -81,6 +89,8 @@ func takeHelper(flags uintptr) (*helperProc, error) {
 // prepare has the spare helper of the level's usual namespaces started
 // (the probe leaves one at full level).
 func prepare(c Caps) {
+	readOnlySystem()
+	baseMounts()
 	switch c.Level {
 	case Full:
 		startSpare(nsFlags)
@@ -125,6 +135,15 @@ func spawnHelper(flags uintptr) (*helperProc, error) {
 	}()
 	if err := <-started; err != nil {
 		return nil, err
+	}
+	if cgroupsUsable.Load() {
+		if cg, err := newCgroup(Limits{}.withDefaults()); err == nil {
+			if cg.add(h.cmd.Process.Pid) == nil {
+				h.cg = cg
+			} else {
+				cg.remove()
+			}
+		}
 	}
 	return h, nil
 }
@@ -189,11 +208,12 @@ func (h *helperProc) kill() {
 	syscall.Kill(pid, syscall.SIGKILL)
 }
 
-// startHelper runs spec in a helper for flags: places it in cg before it may
-// fork, sends the spec and waits, killing everything at ctx's end. It
-// returns the helper's report: empty when the command ran, else why the
-// isolation could not be set up (or, for a probe, what works).
-func startHelper(ctx context.Context, spec helperSpec, flags uintptr, cg *cgroup, quota *diskQuota, stdout, stderr io.Writer) (string, error) {
+// startHelper runs spec in a helper for flags: with limits (nil: none, for
+// the probe) in a cgroup bounding them, placed there before it may fork;
+// sends the spec and waits, killing everything at ctx's end. It returns the
+// helper's report: empty when the command ran, else why the isolation could
+// not be set up (or, for a probe, what works).
+func startHelper(ctx context.Context, spec helperSpec, flags uintptr, limits *Limits, quota *diskQuota, stdout, stderr io.Writer) (string, error) {
 	h, err := takeHelper(flags)
 	if err != nil {
 		return "", err
@@ -201,11 +221,18 @@ func startHelper(ctx context.Context, spec helperSpec, flags uintptr, cg *cgroup
 	defer h.reportR.Close()
 	h.stdout.set(stdout)
 	h.stderr.set(stderr)
+	cg := h.cg
 	if cg != nil {
 		// Removal waits for the kernel to finish with the killed processes:
 		// nothing the command's result needs to wait for.
 		defer func() { go cg.remove() }()
-		if err := cg.add(h.cmd.Process.Pid); err != nil {
+	}
+	if limits != nil && cgroupsUsable.Load() {
+		err := errors.New("no cgroup was made for the helper")
+		if cg != nil {
+			err = cg.setLimits(*limits)
+		}
+		if err != nil {
 			h.specW.Close()
 			h.kill()
 			<-h.done

@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(3)
 	}
+	if dir := os.Getenv(firstCommandEnv); dir != "" {
+		firstCommand(dir)
+		return
+	}
 	toolstest.Main(m)
 }
 

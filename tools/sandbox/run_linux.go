@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -23,7 +24,7 @@ const nsFlags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWP
 // system's programs and libraries, the allowlisted parts of /etc, /proc and
 // the harmless devices. At full level the new root holds nothing else of
 // these anyway; below it this is the only file-system boundary.
-func readOnlySystem() []string {
+var readOnlySystem = sync.OnceValue(func() []string {
 	ro := slices.Clone(systemDirs)
 	for _, name := range etcAllowed {
 		matches, _ := filepath.Glob(filepath.Join("/etc", name))
@@ -34,7 +35,7 @@ func readOnlySystem() []string {
 		ro = append(ro, "/dev/"+n)
 	}
 	return ro
-}
+})
 
 func probe() Caps {
 	c := Caps{LandlockABI: landlockABI()}
@@ -46,6 +47,7 @@ func probe() Caps {
 	if cg, err := newCgroup(Limits{}.withDefaults()); err == nil {
 		cg.remove()
 		c.Cgroup, _ = cgroupParents()
+		cgroupsUsable.Store(true)
 	}
 	mounts, err := probeNamespaces()
 	if err != nil {
@@ -149,15 +151,14 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 		quota.counted = append(quota.counted, scratch)
 		quota.grown = []string{spec.View.Copy}
 	}
-	cg, cgErr := newCgroup(limits)
-	if cgErr != nil {
+	if !cgroupsUsable.Load() {
 		// RLIMIT_NPROC counts the user's processes (and spares root), so it is
 		// only the fallback; likewise RLIMIT_DATA for memory.
 		hs.Rlimits = append(hs.Rlimits, rlimit{unix.RLIMIT_NPROC, uint64(limits.Processes)}, rlimit{unix.RLIMIT_DATA, uint64(limits.Memory)})
 	}
 	quota.start()
 	start := time.Now()
-	report, err := startHelper(ctx, hs, flags, cg, quota, spec.Stdout, spec.Stderr)
+	report, err := startHelper(ctx, hs, flags, &limits, quota, spec.Stdout, spec.Stderr)
 	res := Result{Duration: time.Since(start)}
 	var exitErr *exec.ExitError
 	switch {
