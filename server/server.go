@@ -85,7 +85,7 @@ type Server struct {
 	// initSettings: a client that pushes an empty section (eglot does, right
 	// after initialize) must not wipe what it sent at initialize.
 	pushedSettings config.Settings
-	configNotes    []string // what loading the configuration ignored or failed on
+	configNotes    []string  // what loading the configuration ignored or failed on
 	sandboxOnce    sync.Once // readies the sandbox at the first run (reportSandboxLevel)
 	caps           clientCaps
 	policy         *tools.Policy
