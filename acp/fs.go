@@ -2,6 +2,8 @@ package acp
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,6 +43,14 @@ func (c *clientFiles) Buffer(abs string) (string, int32, bool) {
 	c.known[abs] = resp.Content
 	c.mu.Unlock()
 	return resp.Content, 0, true
+}
+
+// OpenBuffers implements tools.BufferLister: the client's buffers this turn
+// has at hand (read or embedded), so commands see their unsaved text.
+func (c *clientFiles) OpenBuffers() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.known))
 }
 
 // Known implements tools.KnownOverlay.

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 const basePrompt = `You are agent-lsp, a coding agent working inside the user's editor.
@@ -14,8 +16,8 @@ Work in steps: look at the code with read_file, list_files and search before you
 Change files with edit_file (exact, unique matches) or write_file (whole files).
 Your changes are staged, not written: the user reviews them as a diff and accepts or discards them,
 so never ask the user to save or apply anything yourself.
-execute_command runs shell commands in the workspace root; it sees the files on disk, not your staged changes,
-and commands off the allowlist need the user's approval.
+execute_command runs shell commands in the workspace root; commands off the allowlist need the user's approval.
+%COMMANDS%
 
 When you are done, answer briefly: what you found or changed, and anything the user should check.`
 
@@ -25,7 +27,7 @@ const maxInstructionsBytes = 32 << 10
 // SystemPrompt is the base prompt for a workspace plus the project's
 // instructions (AGENTS.md), when there are any.
 func SystemPrompt(root, instructions string) string {
-	p := strings.Replace(basePrompt, "%ROOT%", root, 1)
+	p := strings.NewReplacer("%ROOT%", root, "%COMMANDS%", tools.CommandsSee).Replace(basePrompt)
 	if strings.TrimSpace(instructions) != "" {
 		p += "\n\n## Project instructions (AGENTS.md)\n\n" + instructions
 	}

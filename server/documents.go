@@ -93,6 +93,19 @@ func (d *documents) Buffer(absPath string) (string, int32, bool) {
 	return snap.text, snap.version, true
 }
 
+// OpenBuffers implements tools.BufferLister: commands see these buffers'
+// unsaved text.
+func (d *documents) OpenBuffers() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	paths := make([]string, 0, len(d.byPath))
+	for p := range d.byPath {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return paths
+}
+
 func (d *documents) open(item protocol.TextDocumentItem) error {
 	p, err := pathOf(item.URI)
 	if err != nil {

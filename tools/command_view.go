@@ -36,11 +36,21 @@ func (w *Workspace) SetSandbox(o SandboxOptions) {
 	w.sandboxOpts = o
 }
 
+// CommandsSee is what a command sees of the workspace: the one statement
+// of it, in the system prompt and in execute_command's description alike.
+const CommandsSee = "Commands run in a sandboxed view of the workspace: the files as the editor shows them, unsaved buffers included, with your staged changes applied on top, so tests run on exactly what you and the user see. What a command writes stays in that view for the rest of this run and never reaches the user's files; to change a file, stage it with edit_file or write_file."
+
 // commandSpec prepares a command's run: the view of the workspace with the
-// staged changes (made at the first command, then kept in step) and the
-// run's cache.
-func (w *Workspace) commandSpec(ctx context.Context, command string) (sandbox.Spec, error) {
+// editor's unsaved buffers and the staged changes over them (made at the
+// first command, then kept in step) and the run's cache. unsaved lists the
+// buffers whose unsaved text the view holds.
+func (w *Workspace) commandSpec(ctx context.Context, command string) (spec sandbox.Spec, unsaved []string, err error) {
 	changes := w.Changes()
+	buffers := w.unsavedBuffers(changes)
+	for _, b := range buffers {
+		unsaved = append(unsaved, b.Path)
+	}
+	changes = append(changes, buffers...)
 	caps := sandbox.Probe()
 	w.mu.Lock()
 	v, opts := w.view, w.sandboxOpts
@@ -49,7 +59,7 @@ func (w *Workspace) commandSpec(ctx context.Context, command string) (sandbox.Sp
 		sandbox.SweepStale()
 		made, err := w.newView(ctx, caps, changes)
 		if err != nil {
-			return sandbox.Spec{}, err
+			return sandbox.Spec{}, nil, err
 		}
 		w.mu.Lock()
 		if w.view == nil {
@@ -61,13 +71,13 @@ func (w *Workspace) commandSpec(ctx context.Context, command string) (sandbox.Sp
 		w.mu.Unlock()
 	}
 	if err := v.Sync(changes); err != nil {
-		return sandbox.Spec{}, err
+		return sandbox.Spec{}, nil, err
 	}
 	cache := v.cache()
 	if opts.Cache != "" {
 		cache = opts.Cache
 		if err := os.MkdirAll(cache, 0o700); err != nil {
-			return sandbox.Spec{}, err
+			return sandbox.Spec{}, nil, err
 		}
 	}
 	env := opts.Env
@@ -78,7 +88,7 @@ func (w *Workspace) commandSpec(ctx context.Context, command string) (sandbox.Sp
 		Command: command, View: v.view(), Cache: cache, Env: env,
 		Network: opts.Network, ReadOnly: opts.ReadOnly, Limits: opts.Limits,
 		GitDir: filepath.Join(w.root, ".git"),
-	}, nil
+	}, unsaved, nil
 }
 
 // SandboxLevel is the isolation in force for this workspace's commands.

@@ -49,6 +49,8 @@ type CommandOutcome struct {
 	Duration time.Duration
 	// Exceeded says which of the sandbox's bounds killed the command.
 	Exceeded string
+	// Unsaved lists the files whose unsaved editor text the command saw.
+	Unsaved []string
 }
 
 // NewExecuteCommand runs commands in the workspace root under policy. approver
@@ -63,7 +65,7 @@ func NewExecuteCommand(w *Workspace, policy *Policy, approver Approver, limits C
 	} else {
 		policy.SetCodeApproval("")
 	}
-	return newTypedTool("execute_command", executeCommandDescription, false, func(ctx context.Context, p executeCommandParams) (Result, error) {
+	return newTypedTool("execute_command", executeCommandDescription+" "+CommandsSee, false, func(ctx context.Context, p executeCommandParams) (Result, error) {
 		if strings.TrimSpace(p.Command) == "" {
 			return Errorf("command is empty"), nil
 		}
@@ -118,6 +120,9 @@ func (o CommandOutcome) Text() string {
 	if o.Exceeded != "" {
 		fmt.Fprintf(&b, "[killed: it %s]\n", o.Exceeded)
 	}
+	if len(o.Unsaved) > 0 {
+		fmt.Fprintf(&b, "[ran with the editor's unsaved text of %s]\n", strings.Join(o.Unsaved, ", "))
+	}
 	fmt.Fprintf(&b, "[exit code: %d]", o.ExitCode)
 	return b.String()
 }
@@ -130,10 +135,11 @@ func (o CommandOutcome) Text() string {
 // returned only when the command cannot run or ctx was cancelled.
 func (w *Workspace) RunCommand(ctx context.Context, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
 	out := CommandOutcome{Command: command}
-	spec, err := w.commandSpec(ctx, command)
+	spec, unsaved, err := w.commandSpec(ctx, command)
 	if err != nil {
 		return out, fmt.Errorf("execute_command: %w", err)
 	}
+	out.Unsaved = unsaved
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	stdout, stderr := newMiddleCut(maxOutput/2), newMiddleCut(maxOutput/2)

@@ -56,3 +56,12 @@ func (m mapOverlay) Buffer(abs string) (string, int32, bool) {
 	b, ok := m[abs]
 	return b.text, b.version, ok
 }
+
+// OpenBuffers makes mapOverlay a BufferLister, as the server's buffers are.
+func (m mapOverlay) OpenBuffers() []string {
+	var paths []string
+	for p := range m {
+		paths = append(paths, p)
+	}
+	return paths
+}

@@ -22,3 +22,43 @@ func scanBuffer(o Overlay, abs string) (string, bool) {
 	text, _, ok := o.Buffer(abs)
 	return text, ok
 }
+
+// BufferLister is an Overlay that can say which buffers it holds, so that
+// commands run on what the editor shows: the command view adds every open
+// buffer whose text differs from disk (an unsaved one) below the staged
+// changes.
+type BufferLister interface {
+	Overlay
+	// OpenBuffers lists the absolute paths of the buffers at hand.
+	OpenBuffers() []string
+}
+
+// unsavedBuffers are the editor's open buffers under the root whose text
+// is not what disk holds, and which no staged change covers, as changes
+// for the command view (never for the proposal).
+func (w *Workspace) unsavedBuffers(staged []Change) []Change {
+	lister, ok := w.overlay.(BufferLister)
+	if !ok {
+		return nil
+	}
+	covered := make(map[string]bool, len(staged))
+	for _, c := range staged {
+		covered[c.Path] = true
+	}
+	var out []Change
+	for _, abs := range lister.OpenBuffers() {
+		real, rel, err := w.Resolve(abs)
+		if err != nil || covered[rel] {
+			continue // outside the workspace, or staged over
+		}
+		text, ok := scanBuffer(w.overlay, real)
+		if !ok {
+			continue
+		}
+		if disk, err := ReadRegular(real); err == nil && string(disk) == text {
+			continue // saved
+		}
+		out = append(out, Change{Path: rel, New: text})
+	}
+	return out
+}
