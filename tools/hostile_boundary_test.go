@@ -501,7 +501,7 @@ func TestHostileKilledParentMidCommand(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a.txt": "mine\n"})
 	child := exec.Command(os.Args[0], "-test.run=^TestHostileKilledParentMidCommand$")
-	child.Env = append(os.Environ(), killedParentEnv+"="+marker, "AGENT_LSP_TEST_KILLED_ROOT="+root)
+	child.Env = append(os.Environ(), killedParentEnv+"="+marker, "AGENT_LSP_TEST_KILLED_ROOT="+root, toolstest.ChildCacheEnv+"="+t.TempDir())
 	child.Stdout, child.Stderr = io.Discard, io.Discard
 	if err := child.Start(); err != nil {
 		t.Fatal(err)

@@ -75,13 +75,22 @@ func Poll(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// ChildCacheEnv names the XDG_CACHE_HOME of a test binary started as a
+// child by a test (see Main).
+const ChildCacheEnv = "AGENT_LSP_TEST_CHILD_CACHE"
+
 // Main runs a package's tests with XDG_CACHE_HOME in a temporary directory,
 // so the sandboxes' private homes and build caches stay out of the user's
 // cache, and removes it afterwards. Call it from TestMain.
 func Main(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agent-lsp-test-cache-")
-	if err != nil {
-		panic(err)
+	// A test that runs this binary as a child it kills (SIGKILL: no clean-up
+	// runs) names the child's dir itself, inside its own temporary dir.
+	dir := os.Getenv(ChildCacheEnv)
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "agent-lsp-test-cache-"); err != nil {
+			panic(err)
+		}
 	}
 	// The go command the tests start (to build the binary) keeps the
 	// developer's build cache, which defaults to one under XDG_CACHE_HOME.
