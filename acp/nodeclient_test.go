@@ -28,7 +28,7 @@ func TestNodeClient(t *testing.T) {
 	script := []llmtest.Turn{
 		{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
 		{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello from the buffer","new_string":"Hello from the agent"}`}}},
-		{Text: "Changed the greeting."},
+		{Reasoning: "Deciding what to say.", Text: "Changed the greeting."},
 		{Delay: waitFor, Text: "too late"},
 	}
 	calls := filepath.Join(t.TempDir(), "model-calls")

@@ -141,8 +141,10 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 	case runErr != nil:
 		s.setCarry("the previous turn failed (" + runErr.Error() + "): the changes it staged were discarded, none were applied.")
 		return resp, requestError(fmt.Errorf("the run failed: %w", runErr))
-	case settings.Strategy != string(agent.StrategyReAct):
-		// A plan's or reflexion's answer is composed at the end, not streamed.
+	case task.Strategy != agent.StrategyReAct:
+		// A plan's or reflexion's answer is composed at the end, not
+		// streamed; react's went out as the model gave it (the default
+		// strategy is "" in the settings: compare the parsed one).
 		t.message(out.Answer)
 	}
 	if !t.offer(t.ws.Proposal(), notes) {

@@ -33,6 +33,7 @@ type turn struct {
 	calls    map[string]*shownCall // in flight, by scope and the model's call id
 	shown    map[string]string     // rel path → its text after the last edit shown as a diff
 	streamed bool                  // top-level text streamed since the model was last called
+	reasoned bool                  // top-level reasoning streamed since the model was last called
 	plan     []sdk.PlanEntry       // the plan strategy's steps, as last sent
 	failed   map[int]bool          // plan steps (1-based) that failed
 }

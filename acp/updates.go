@@ -23,7 +23,7 @@ func (t *turn) event(e agent.Event) {
 	case agent.EventIteration:
 		if e.Scope == "" {
 			t.emu.Lock()
-			t.streamed = false
+			t.streamed, t.reasoned = false, false
 			t.emu.Unlock()
 		}
 	case agent.EventTextDelta:
@@ -38,13 +38,26 @@ func (t *turn) event(e agent.Event) {
 		t.emu.Unlock()
 		t.send(sdk.UpdateAgentMessageText(e.Text))
 	case agent.EventReasoningDelta:
+		if e.Scope == "" {
+			t.emu.Lock()
+			t.reasoned = true
+			t.emu.Unlock()
+		}
 		t.send(sdk.UpdateAgentThoughtText(e.Text))
 	case agent.EventThought:
+		if e.Scope != "" {
+			return
+		}
+		// What the provider streamed went out as it came; what it did not
+		// (a JSON tool protocol, a non-streaming server) goes out whole now.
+		// Never both: clients append chunks.
 		t.emu.Lock()
-		streamed := t.streamed
+		streamed, reasoned := t.streamed, t.reasoned
 		t.emu.Unlock()
-		if e.Scope == "" && !streamed {
-			// The provider did not stream (a JSON tool protocol, say).
+		if !reasoned && strings.TrimSpace(e.Reasoning) != "" {
+			t.send(sdk.UpdateAgentThoughtText(e.Reasoning))
+		}
+		if !streamed {
 			t.message(e.Text)
 		}
 	case agent.EventToolCall:

@@ -85,8 +85,14 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   assert.equal(diff.path, hello);
   assert.equal(diff.oldText, unsaved);
   assert.match(diff.newText, /Hello from the agent/);
-  const answer = updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text).join('');
-  assert.match(answer, /Changed the greeting\.$/);
+  // Clients append chunks: concatenated, they are the answer exactly once
+  // (below the full sandbox level, the level's note comes first), and the
+  // model's reasoning is in the thoughts exactly once, never in the answer.
+  const answer = updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text).join('')
+    .replace(/^agent-lsp: commands run in the sandbox at level [^\n]*\n\n/, '');
+  assert.equal(answer, 'Changed the greeting.');
+  const thoughts = updates.filter((u) => u.sessionUpdate === 'agent_thought_chunk').map((u) => u.content.text).join('');
+  assert.equal(thoughts.split('Deciding what to say.').length - 1, 1, `reasoning in the thoughts: ${JSON.stringify(thoughts)}`);
   assert.equal(asked.length, 1);
   assert.equal(asked[0].options[0].kind, 'reject_once', 'the safe option comes first');
   assert.equal(writes.get(hello), 'def greet():\n    return "Hello from the agent"  # 🐍\n');
