@@ -96,3 +96,32 @@ func (w wholeAnswers) Chat(ctx context.Context, req llm.Request) (llm.Response, 
 	req.OnText, req.OnReasoning = nil, nil
 	return w.Provider.Chat(ctx, req)
 }
+
+// TestWhatTheClientShowsIsShownNotObeyed: an answer, a thought and a
+// command's output carrying escape sequences reach the client escaped.
+func TestWhatTheClientShowsIsShownNotObeyed(t *testing.T) {
+	hostile := "clip\x1b]52;c;cGF5bG9hZA==\x07 \x1b]0;title\x07 \x1b[2K \u009b2J \u202eevil"
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Reasoning: "Thinking " + hostile, Calls: []llmtest.Call{{ID: "c1", Name: "execute_command", Args: `{"command":"cat esc.txt"}`}}},
+		llmtest.Turn{Text: "Done. " + hostile},
+	)
+	f := newFixture(t, map[string]string{"esc.txt": "file says " + hostile + "\n"}, srv, fixtureOptions{})
+	s := f.newSession()
+	f.prompt(s.SessionId, sdk.TextBlock("go"))
+	updates, _, _, _ := f.editor.snapshot()
+	var shown strings.Builder
+	shown.WriteString(agentText(updates) + thoughtText(updates))
+	for _, c := range toolCalls(updates) {
+		shown.WriteString(c.Title + contentText(c))
+	}
+	for _, c := range []string{"\x1b", "\u009b", "\u202e", "\x07"} {
+		if strings.Contains(shown.String(), c) {
+			t.Errorf("the client was sent %q raw:\n%s", c, shown.String())
+		}
+	}
+	for _, want := range []string{`Done. clip\x1b]52;c;`, `file says clip\x1b]52`, `Thinking clip\x1b]52`} {
+		if !strings.Contains(shown.String(), want) {
+			t.Errorf("%q is not shown escaped:\n%s", want, shown.String())
+		}
+	}
+}

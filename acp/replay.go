@@ -29,7 +29,7 @@ func (a *Agent) replay(ctx context.Context, s *session) error {
 		}
 	}
 	send := func(u sdk.SessionUpdate) error {
-		return a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: s.id, Update: u})
+		return a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: s.id, Update: displayable(u)})
 	}
 	n := 0
 	for _, m := range msgs {

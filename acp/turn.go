@@ -90,7 +90,7 @@ func (t *turn) send(u sdk.SessionUpdate) {
 	if t.closed {
 		return
 	}
-	if err := t.a.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: t.s.id, Update: u}); err != nil {
+	if err := t.a.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: t.s.id, Update: displayable(u)}); err != nil {
 		t.a.log.Debug("acp: session/update not sent", "error", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 const traceRule = "----------------------------------------"
@@ -23,7 +25,8 @@ func TraceWriter(w io.Writer, providerName string) func(Event) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		io.WriteString(w, text)
+		// Model text and command output go to a terminal: shown, not obeyed.
+		io.WriteString(w, tools.Displayable(text))
 	}
 }
 

@@ -126,7 +126,11 @@ func writeProposal(p tools.Proposal, apply, sensitive bool, stdout, stderr io.Wr
 		return exitOK
 	}
 	fmt.Fprintln(stdout)
-	fmt.Fprint(stdout, p.Diff())
+	diff := p.Diff()
+	fmt.Fprint(stdout, diff)
+	if tools.DisplayableChanged(diff) {
+		fmt.Fprintln(stderr, "[AGENT] the diff holds control or bidi characters, shown escaped above; --apply writes the files as they are")
+	}
 	if !apply {
 		fmt.Fprintf(stderr, "[AGENT] %d file(s) changed in the proposal; nothing was written (use --apply to write them)\n", len(p.Changes))
 		return exitOK

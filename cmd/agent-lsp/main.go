@@ -17,6 +17,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
@@ -58,6 +59,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
 	}
+	// What reaches the terminal is shown, never obeyed: answers, diffs,
+	// command output and errors may carry escape sequences. stdout of serve
+	// and acp is the protocol, which their own code keeps displayable.
+	if cmd != "serve" && cmd != "acp" {
+		stdout = displayWriter{stdout}
+	}
+	stderr = displayWriter{stderr}
 	// What an agent-lsp killed mid-command left (views, temp dirs, cgroups)
 	// goes now: before a one-off ask (a few milliseconds), in the background
 	// of a server's start.
@@ -97,4 +105,18 @@ func versionString() string {
 		return info.Main.Version
 	}
 	return "(devel)"
+}
+
+// displayWriter writes text with its control and bidi characters escaped
+// (tools.Displayable).
+type displayWriter struct{ w io.Writer }
+
+func (d displayWriter) Write(p []byte) (int, error) {
+	if !tools.DisplayableChanged(string(p)) {
+		return d.w.Write(p)
+	}
+	if _, err := io.WriteString(d.w, tools.Displayable(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -1,0 +1,36 @@
+package tools
+
+import "testing"
+
+func TestDisplayableEscapesWhatATerminalWouldObey(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain text\nwith lines\tand tabs", "plain text\nwith lines\tand tabs"},
+		{"crlf\r\nkept", "crlf\r\nkept"},
+		{"lone\rcarriage return", `lone\rcarriage return`},
+		{"clip \x1b]52;c;cGF5bG9hZA==\x07 board", `clip \x1b]52;c;cGF5bG9hZA==\x07 board`},
+		{"\x1b]8;;http://evil.example\x07link\x1b]8;;\x07", `\x1b]8;;http://evil.example\x07link\x1b]8;;\x07`},
+		{"erase\x1b[2K\x1b[1Aup", `erase\x1b[2K\x1b[1Aup`},
+		{"\x1b]0;title\x07", `\x1b]0;title\x07`},
+		{"\x1b[8mconcealed\x1b[0m", `\x1b[8mconcealed\x1b[0m`},
+		{"csi \u009b2J c1", `csi \u009b2J c1`},
+		{"del\x7f", `del\x7f`},
+		{"bidi \u202eevil\u202c \u2066iso\u2069 \u200f", `bidi \u202eevil\u202c \u2066iso\u2069 \u200f`},
+		{"sep\u2028line", `sep\u2028line`},
+		{"bad \xff byte", `bad \xff byte`},
+		{"日本語 café 👩‍👩‍👧 **markdown** `code`", "日本語 café 👩‍👩‍👧 **markdown** `code`"},
+	} {
+		if got := Displayable(c.in); got != c.want {
+			t.Errorf("Displayable(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if DisplayableChanged(c.in) != (c.in != c.want) {
+			t.Errorf("DisplayableChanged(%q) = %v", c.in, DisplayableChanged(c.in))
+		}
+	}
+}
+
+func BenchmarkDisplayableCleanText(b *testing.B) {
+	text := string(make([]byte, 0)) + "func main() {\n\tfmt.Println(\"hello, 世界\")\n}\n"
+	for b.Loop() {
+		Displayable(text)
+	}
+}
