@@ -23,7 +23,7 @@ test:
 # MCP server (server-everything) the MCP tests start.
 deps:
 	npm ci --no-audit --no-fund --prefix server/testdata/nodeclient
-	npm ci --no-audit --no-fund --prefix acp/testdata/nodeclient
+	npm ci --no-audit --no-fund --prefix server/acp/testdata/nodeclient
 	npm ci --no-audit --no-fund --prefix tools/mcp/testdata/everything
 	npm ci --no-audit --no-fund --prefix editors/vscode
 

@@ -6,8 +6,8 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/agent-lsp/agent-lsp/acp"
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/server/acp"
 )
 
 // acpServe runs the agent as an Agent Client Protocol agent on stdin/stdout

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"syscall"
 
+	"github.com/agent-lsp/agent-lsp/server/apply"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -26,57 +22,15 @@ func applyToDisk(p tools.Proposal, applySensitive bool, stderr io.Writer) (leftO
 			leftOut = append(leftOut, c.Path)
 			continue
 		}
-		if err := checkUnchanged(c); err != nil {
-			return nil, err
+		if err := apply.Check(nil, c, apply.OnDisk); err != nil {
+			return nil, fmt.Errorf("%w; run again", err)
 		}
 		changes = append(changes, c)
 	}
 	for _, c := range changes {
-		if err := writeChange(c); err != nil {
-			return nil, err
+		if err := apply.WriteFile(c.AbsPath, c.New); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Path, err)
 		}
 	}
 	return leftOut, nil
-}
-
-// checkUnchanged refuses a file the user changed or created meanwhile.
-func checkUnchanged(c tools.Change) error {
-	current, err := tools.ReadRegular(c.AbsPath)
-	switch {
-	case c.Existed && err != nil:
-		return fmt.Errorf("%s: %w", c.Path, err)
-	case c.Existed && string(current) != c.Original:
-		return fmt.Errorf("%s changed on disk while the agent worked; run again", c.Path)
-	case !c.Existed && !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s was created while the agent worked; run again", c.Path)
-	}
-	return nil
-}
-
-// writeChange writes one file. O_NOFOLLOW and O_NONBLOCK: a symlink or a
-// FIFO put there since the check fails instead of being written through or
-// blocking.
-func writeChange(c tools.Change) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Lstat(c.AbsPath); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(c.AbsPath), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(c.AbsPath, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, mode)
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.Path, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w", c.Path, tools.ErrNotRegular)
-	}
-	if err := f.Truncate(0); err != nil {
-		return err
-	}
-	if _, err := f.WriteString(c.New); err != nil {
-		return err
-	}
-	return f.Close()
 }

@@ -231,7 +231,7 @@ func TestApplyRefusesStaleFiles(t *testing.T) {
 		origHandler.ServeHTTP(w, r)
 	})
 	r := runCLI(t, env, "ask", "--apply", "--workspace", ws, "edit")
-	if r.code != exitFailed || !strings.Contains(r.stderr, "hello.py changed on disk") {
+	if r.code != exitFailed || !strings.Contains(r.stderr, "hello.py changed while the agent worked") {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	if got, _ := os.ReadFile(filepath.Join(ws, "hello.py")); string(got) != "# user edit\n"+helloPy {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent-lsp/agent-lsp/acp"
+	"github.com/agent-lsp/agent-lsp/server/acp"
 )
 
 // Malformed input gets JSON-RPC errors, an unknown method "method not

@@ -15,12 +15,12 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/agent-lsp/agent-lsp/acp"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/llm/openai"
 	"github.com/agent-lsp/agent-lsp/llm/resilience"
+	"github.com/agent-lsp/agent-lsp/server/acp"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
