@@ -1,5 +1,5 @@
 # The commands a developer and CI run. `make check` is the README's test command.
-.PHONY: build check test lint bench install deps vscode
+.PHONY: build check test lint cross bench install deps vscode
 
 build:
 	go build -o bin/agent-lsp ./cmd/agent-lsp
@@ -31,7 +31,11 @@ vscode: deps
 	npm run --prefix editors/vscode compile
 	npm test --prefix editors/vscode
 
-check: lint vscode test
+# Every package builds and vets for linux, darwin and windows, amd64 and arm64.
+cross:
+	bash .ci/cross
+
+check: lint cross vscode test
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

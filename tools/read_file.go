@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"syscall"
 )
 
 //go:embed read_file.md
@@ -61,13 +60,8 @@ var ErrNotRegular = errors.New("not a regular file")
 // resolved paths, so a link found there was swapped in after they checked.
 // Every disk read of the package goes through here.
 func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
-	switch {
-	case errors.Is(err, syscall.ELOOP):
-		return nil, fmt.Errorf("%w (a symlink)", ErrNotRegular)
-	case errors.Is(err, syscall.ENXIO):
-		return nil, fmt.Errorf("%w (a socket or a device without a driver)", ErrNotRegular)
-	case err != nil:
+	f, err := openNoFollow(path)
+	if err != nil {
 		return nil, err
 	}
 	fi, err := f.Stat()

@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -77,7 +76,7 @@ func WriteFile(abs, text string) error {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, mode)
+	f, err := openForWrite(abs, mode)
 	if err != nil {
 		return err
 	}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -41,6 +43,16 @@ func BenchmarkSetup(b *testing.B) {
 			b.ReportMetric(float64(took[len(took)/2])/1e6, "p50-ms")
 		})
 	}
+}
+
+// childMode runs this test binary as a benchmark's child process, when the
+// environment says so.
+func childMode() bool {
+	if dir := os.Getenv(firstCommandEnv); dir != "" {
+		firstCommand(dir)
+		return true
+	}
+	return false
 }
 
 // firstCommandEnv makes this test binary a fresh process that readies the

@@ -32,8 +32,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(3)
 	}
-	if dir := os.Getenv(firstCommandEnv); dir != "" {
-		firstCommand(dir)
+	if childMode() {
 		return
 	}
 	toolstest.Main(m)
