@@ -25,10 +25,14 @@ func TestNodeClient(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte("def greet():\n    return \"Hello from disk\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A second workspace whose model speaks the JSON tool protocol: its
+	// answers come whole, not streamed.
+	toolstest.WriteFiles(t, filepath.Join(root, "whole"), map[string]string{".agent-lsp.toml": "tool_protocol = \"json\"\n"})
 	script := []llmtest.Turn{
-		{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
+		{Text: "Reading it first. ", Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
 		{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello from the buffer","new_string":"Hello from the agent"}`}}},
 		{Reasoning: "Deciding what to say.", Text: "Changed the greeting."},
+		{Reasoning: "Weighing it whole.", Text: `{"thought": "easy", "response": "Answered whole."}`},
 		{Delay: waitFor, Text: "too late"},
 	}
 	calls := filepath.Join(t.TempDir(), "model-calls")
@@ -47,7 +51,7 @@ func TestNodeClient(t *testing.T) {
 	})
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "AGENT_LSP_BIN="+bin, "WORKSPACE="+root, "MODEL_CALLS_FILE="+calls, "AGENT_LSP_MODEL=gpt-test",
+	cmd.Env = append(os.Environ(), "AGENT_LSP_BIN="+bin, "WORKSPACE="+root, "MODEL_CALLS_FILE="+calls, "MODEL_CALLS="+strconv.Itoa(len(script)), "AGENT_LSP_MODEL=gpt-test",
 		"OPENAI_BASE_URL="+srv.URL+"/v1", "XDG_CONFIG_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)

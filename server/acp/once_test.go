@@ -21,7 +21,7 @@ import (
 func TestEachAnswerReachesTheClientOnce(t *testing.T) {
 	for _, c := range []struct {
 		name            string
-		protocol        string // a text tool protocol over the wire model ("": native; "whole": a server that does not stream)
+		protocol        string // a text tool protocol over the wire model ("": native; "whole": a server that does not stream; "part": one that streams half)
 		turns           []llmtest.Turn
 		answer, thought string
 	}{
@@ -33,6 +33,13 @@ func TestEachAnswerReachesTheClientOnce(t *testing.T) {
 		{"not streamed", "whole", []llmtest.Turn{{Reasoning: "Thought it through.", Text: "Answered at once."}}, "Answered at once.", "Thought it through."},
 		{"not streamed (a JSON tool protocol)", toolproto.JSON,
 			[]llmtest.Turn{{Reasoning: "Thought whole.", Text: `{"thought": "easy", "response": "Answered whole."}`}}, "Answered whole.", "Thought whole."},
+		{"streamed in part", "part", []llmtest.Turn{{Reasoning: "Half of it streamed, the rest came whole.", Text: "Half streamed, half whole."}},
+			"Half streamed, half whole.", "Half of it streamed, the rest came whole."},
+		{"cut off by the token limit and continued", "", []llmtest.Turn{{Text: "The first half, ", Finish: "length"}, {Text: "then the rest."}},
+			"The first half, then the rest.", ""},
+		{"after a malformed answer (a JSON tool protocol)", toolproto.JSON, []llmtest.Turn{
+			{Text: `{"thought": "nearly", "response": "Fixed it."`},
+			{Text: `{"thought": "again", "response": "Fixed it."}`}}, "Fixed it.", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := llmtest.NewOpenAIServer(t, c.turns...)
@@ -43,6 +50,11 @@ func TestEachAnswerReachesTheClientOnce(t *testing.T) {
 				o.provider = func(ctx context.Context, s config.Settings) (llm.Provider, error) {
 					p, err := openai.New(openai.Config{Model: s.Model, BaseURL: s.BaseURL})
 					return wholeAnswers{p}, err
+				}
+			case "part":
+				o.provider = func(ctx context.Context, s config.Settings) (llm.Provider, error) {
+					p, err := openai.New(openai.Config{Model: s.Model, BaseURL: s.BaseURL})
+					return partlyStreamed{p}, err
 				}
 			default:
 				proto, err := toolproto.ByName(c.protocol)
@@ -58,10 +70,11 @@ func TestEachAnswerReachesTheClientOnce(t *testing.T) {
 			s := f.newSession()
 			f.prompt(s.SessionId, sdk.TextBlock("a question"))
 			updates, _, _, _ := f.editor.snapshot()
-			if got := agentText(updates); got != c.answer {
+			note := sandboxNote(updates)
+			if got := strings.ReplaceAll(agentText(updates), note, ""); got != c.answer {
 				t.Errorf("the message chunks say %q, want the answer once: %q", got, c.answer)
 			}
-			if got := strings.ReplaceAll(thoughtText(updates), sandboxThought(updates), ""); c.thought != "" && got != c.thought {
+			if got := strings.ReplaceAll(thoughtText(updates), note, ""); c.thought != "" && got != c.thought {
 				t.Errorf("the thought chunks say %q, want the reasoning once: %q", got, c.thought)
 			}
 			// The replay of a loaded session shows the answer once too.
@@ -77,12 +90,54 @@ func TestEachAnswerReachesTheClientOnce(t *testing.T) {
 	}
 }
 
-// sandboxThought is the first turn's note of the sandbox level, when it
-// came as a thought.
-func sandboxThought(updates []sdk.SessionUpdate) string {
+// TestPlanAnswerReachesTheClientOnce: in plan mode the steps' text streams
+// as thoughts and the answer, composed when the plan ends, is sent whole
+// once; the replay of the loaded session shows that same answer.
+func TestPlanAnswerReachesTheClientOnce(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Text: `{"steps":[{"goal":"Read a.txt","done":"its content is known"},{"goal":"Report it","done":"answered"}]}`},
+		llmtest.Turn{Text: "Read it: alpha. STEP DONE"},
+		llmtest.Turn{Text: "It says alpha. STEP DONE"},
+	)
+	f := newFixture(t, map[string]string{"a.txt": "alpha\n"}, srv, fixtureOptions{})
+	s := f.newSession()
+	if _, err := f.conn.SetSessionMode(f.ctx(), sdk.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	f.prompt(s.SessionId, sdk.TextBlock("what does a.txt say?"))
+	updates, _, _, _ := f.editor.snapshot()
+	answer := strings.ReplaceAll(agentText(updates), sandboxNote(updates), "")
+	for _, once := range []string{"The plan is done", "Read it: alpha.", "It says alpha."} {
+		if n := strings.Count(answer, once); n != 1 {
+			t.Errorf("%q is in the message chunks %d times, want once:\n%s", once, n, answer)
+		}
+	}
+	if !strings.Contains(thoughtText(updates), "It says alpha.") {
+		t.Errorf("the steps' text should stream as thoughts: %q", thoughtText(updates))
+	}
+	before := len(updates)
+	if _, err := f.conn.LoadSession(f.ctx(), sdk.LoadSessionRequest{SessionId: s.SessionId, Cwd: f.root, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	updates, _, _, _ = f.editor.snapshot()
+	if got := agentText(updates[before:]); got != answer {
+		t.Errorf("the replay's message chunks say %q, want the turn's answer %q", got, answer)
+	}
+}
+
+// sandboxNote is the first turn's note of the sandbox level: a thought at
+// the full level, a message below it.
+func sandboxNote(updates []sdk.SessionUpdate) string {
 	for _, u := range updates {
-		if u.AgentThoughtChunk != nil && u.AgentThoughtChunk.Content.Text != nil && strings.Contains(u.AgentThoughtChunk.Content.Text.Text, "commands run in the sandbox") {
-			return u.AgentThoughtChunk.Content.Text.Text
+		var text *sdk.ContentBlockText
+		switch {
+		case u.AgentThoughtChunk != nil:
+			text = u.AgentThoughtChunk.Content.Text
+		case u.AgentMessageChunk != nil:
+			text = u.AgentMessageChunk.Content.Text
+		}
+		if text != nil && strings.Contains(text.Text, "commands run in the sandbox") {
+			return text.Text
 		}
 	}
 	return ""
@@ -95,6 +150,26 @@ type wholeAnswers struct{ llm.Provider }
 func (w wholeAnswers) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
 	req.OnText, req.OnReasoning = nil, nil
 	return w.Provider.Chat(ctx, req)
+}
+
+// partlyStreamed is a provider that streams the first half of its text
+// and reasoning; the rest comes only with the whole response.
+type partlyStreamed struct{ llm.Provider }
+
+func (p partlyStreamed) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	onText, onReasoning := req.OnText, req.OnReasoning
+	req.OnText, req.OnReasoning = nil, nil
+	resp, err := p.Provider.Chat(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	if onReasoning != nil && resp.Reasoning != "" {
+		onReasoning(resp.Reasoning[:len(resp.Reasoning)/2])
+	}
+	if onText != nil && resp.Text != "" {
+		onText(resp.Text[:len(resp.Text)/2])
+	}
+	return resp, nil
 }
 
 // TestWhatTheClientShowsIsShownNotObeyed: an answer, a thought and a

@@ -12,14 +12,22 @@ import (
 
 // What the loop itself says to the model as the user: not the user's
 // words, so a replay leaves them out (agent/agent.go writes them).
-var loopMessages = []string{
-	"Your last answer could not be used: ",
-	"Your reply was cut off by the output token limit.",
-}
+const (
+	// formatFeedback follows an answer the loop could not read (a tool
+	// protocol's malformed answer); the model answers again.
+	formatFeedback = "Your last answer could not be used: "
+	// continuation follows an answer cut off by the token limit: it is
+	// the beginning of the answer, and the next one goes on from it.
+	continuation = "Your reply was cut off by the output token limit."
+)
+
+var loopMessages = []string{formatFeedback, continuation}
 
 // replay sends a loaded session's history as updates: the user's messages,
 // the agent's answers, and each tool call with its result. Edits show as
-// their results: the text they replaced is not stored.
+// their results: the text they replaced is not stored. An answer the loop
+// could not read is left out, as the turn left it out: the model's next
+// answer is the one the user was shown.
 func (a *Agent) replay(ctx context.Context, s *session) error {
 	msgs := s.historyRef().Messages()
 	results := map[string]llm.ToolResult{}
@@ -32,7 +40,7 @@ func (a *Agent) replay(ctx context.Context, s *session) error {
 		return a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: s.id, Update: displayable(u)})
 	}
 	n := 0
-	for _, m := range msgs {
+	for i, m := range msgs {
 		var err error
 		switch m.Role {
 		case llm.RoleUser:
@@ -40,6 +48,9 @@ func (a *Agent) replay(ctx context.Context, s *session) error {
 				err = send(sdk.UpdateUserMessageText(userWords(m.Text)))
 			}
 		case llm.RoleAssistant:
+			if rejected(msgs, i) {
+				continue
+			}
 			if strings.TrimSpace(m.Text) != "" {
 				err = send(sdk.UpdateAgentMessageText(m.Text))
 			}
@@ -56,6 +67,12 @@ func (a *Agent) replay(ctx context.Context, s *session) error {
 		}
 	}
 	return nil
+}
+
+// rejected says whether msgs[i] is an answer the loop could not read: the
+// loop's feedback follows it.
+func rejected(msgs []llm.Message, i int) bool {
+	return i+1 < len(msgs) && msgs[i+1].Role == llm.RoleUser && strings.HasPrefix(msgs[i+1].Text, formatFeedback)
 }
 
 func isLoopMessage(text string) bool {

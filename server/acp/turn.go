@@ -32,8 +32,8 @@ type turn struct {
 	seq      int                   // tool calls started
 	calls    map[string]*shownCall // in flight, by scope and the model's call id
 	shown    map[string]string     // rel path → its text after the last edit shown as a diff
-	streamed bool                  // top-level text streamed since the model was last called
-	reasoned bool                  // top-level reasoning streamed since the model was last called
+	streamed strings.Builder       // top-level text streamed since the model was last called
+	reasoned strings.Builder       // top-level reasoning streamed since the model was last called
 	plan     []sdk.PlanEntry       // the plan strategy's steps, as last sent
 	failed   map[int]bool          // plan steps (1-based) that failed
 }

@@ -23,7 +23,8 @@ func (t *turn) event(e agent.Event) {
 	case agent.EventIteration:
 		if e.Scope == "" {
 			t.emu.Lock()
-			t.streamed, t.reasoned = false, false
+			t.streamed.Reset()
+			t.reasoned.Reset()
 			t.emu.Unlock()
 		}
 	case agent.EventTextDelta:
@@ -34,13 +35,13 @@ func (t *turn) event(e agent.Event) {
 			return
 		}
 		t.emu.Lock()
-		t.streamed = true
+		t.streamed.WriteString(e.Text)
 		t.emu.Unlock()
 		t.send(sdk.UpdateAgentMessageText(e.Text))
 	case agent.EventReasoningDelta:
 		if e.Scope == "" {
 			t.emu.Lock()
-			t.reasoned = true
+			t.reasoned.WriteString(e.Text)
 			t.emu.Unlock()
 		}
 		t.send(sdk.UpdateAgentThoughtText(e.Text))
@@ -49,17 +50,16 @@ func (t *turn) event(e agent.Event) {
 			return
 		}
 		// What the provider streamed went out as it came; what it did not
-		// (a JSON tool protocol, a non-streaming server) goes out whole now.
-		// Never both: clients append chunks.
+		// (a JSON tool protocol, a non-streaming server, the end of a
+		// stream that stopped early) goes out now. Never twice: clients
+		// append chunks.
 		t.emu.Lock()
-		streamed, reasoned := t.streamed, t.reasoned
+		text, reasoning := unsent(e.Text, t.streamed.String()), unsent(e.Reasoning, t.reasoned.String())
 		t.emu.Unlock()
-		if !reasoned && strings.TrimSpace(e.Reasoning) != "" {
-			t.send(sdk.UpdateAgentThoughtText(e.Reasoning))
+		if strings.TrimSpace(reasoning) != "" {
+			t.send(sdk.UpdateAgentThoughtText(reasoning))
 		}
-		if !streamed {
-			t.message(e.Text)
-		}
+		t.message(text)
 	case agent.EventToolCall:
 		t.toolStarted(e)
 	case agent.EventToolResult:
@@ -85,6 +85,18 @@ func (t *turn) event(e agent.Event) {
 			t.planDone()
 		}
 	}
+}
+
+// unsent is what of a model's whole text the client has not been sent,
+// given what was streamed of it: all of it when nothing was, the rest when
+// the stream was its beginning, and nothing when the stream differs from
+// it (a text tool protocol streams the call lines it then takes out):
+// sent chunks cannot be taken back, and sending it again would show it twice.
+func unsent(whole, streamed string) string {
+	if rest, ok := strings.CutPrefix(whole, streamed); ok {
+		return rest
+	}
+	return ""
 }
 
 func scoped(scope, text string) string {

@@ -4,9 +4,13 @@
 // through fs/read_text_file, an edit shown as a diff, the proposal accepted
 // through session/request_permission and written with fs/write_text_file,
 // set_mode, an unknown method, session/cancel answered "cancelled", then a
-// second process loading the session and replaying it. Run by acp's
-// TestNodeClient, which provides the binary and a scripted model server
-// through the environment.
+// second process loading the session and replaying it. Clients append
+// message and thought chunks, so every turn's answer and reasoning must
+// arrive exactly once: streamed (with text before and after tool calls),
+// and whole from a model that does not stream (a second session in a
+// workspace whose model speaks the JSON tool protocol), live and replayed.
+// Run by acp's TestNodeClient, which provides the binary and a scripted
+// model server through the environment.
 import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
@@ -18,6 +22,7 @@ import * as acp from '@agentclientprotocol/sdk';
 const root = process.env.WORKSPACE;
 const bin = process.env.AGENT_LSP_BIN;
 const hello = path.join(root, 'hello.py');
+const wholeRoot = path.join(root, 'whole');
 const unsaved = 'def greet():\n    return "Hello from the buffer"  # 🐍\n';
 
 // One editor: its buffers, what it was sent and what it was asked.
@@ -53,7 +58,20 @@ function start() {
 
 const clientCapabilities = { fs: { readTextFile: true, writeTextFile: true } };
 
+// What a client shows as the agent's answer and as its thoughts: the
+// chunks appended (below the full sandbox level, the first turn of a
+// session opens with the level's note, which is not the answer).
+const note = /^agent-lsp: commands run in the sandbox at level [^\n]*\n\n/;
+const shown = (kind) => updates.filter((u) => u.sessionUpdate === kind).map((u) => u.content.text).join('');
+const answerShown = () => shown('agent_message_chunk').replace(note, '');
+const timesIn = (text, part) => text.split(part).length - 1;
+// The library hands a response over before it has run the handlers of the
+// notifications read before it; those run as promise jobs, so all of them
+// have run once the jobs queued now have drained.
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
 // First process: a whole turn, modes, an unknown method, a cancel.
+let wholeSession;
 const first = start();
 const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   const init = await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities });
@@ -74,6 +92,7 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
     ],
   });
   assert.equal(turn.stopReason, 'end_turn');
+  await settled();
   assert.ok(reads.includes(hello), `fs/read_text_file was not asked for hello.py: ${reads}`);
   const started = updates.filter((u) => u.sessionUpdate === 'tool_call');
   const read = started.find((u) => u.kind === 'read');
@@ -85,18 +104,25 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   assert.equal(diff.path, hello);
   assert.equal(diff.oldText, unsaved);
   assert.match(diff.newText, /Hello from the agent/);
-  // Clients append chunks: concatenated, they are the answer exactly once
-  // (below the full sandbox level, the level's note comes first), and the
-  // model's reasoning is in the thoughts exactly once, never in the answer.
-  const answer = updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => u.content.text).join('')
-    .replace(/^agent-lsp: commands run in the sandbox at level [^\n]*\n\n/, '');
-  assert.equal(answer, 'Changed the greeting.');
-  const thoughts = updates.filter((u) => u.sessionUpdate === 'agent_thought_chunk').map((u) => u.content.text).join('');
-  assert.equal(thoughts.split('Deciding what to say.').length - 1, 1, `reasoning in the thoughts: ${JSON.stringify(thoughts)}`);
+  // Streamed: the text before the tools and the answer after them, each
+  // once; the reasoning in the thoughts once, never in the answer.
+  assert.equal(answerShown(), 'Reading it first. Changed the greeting.');
+  assert.equal(timesIn(shown('agent_thought_chunk'), 'Deciding what to say.'), 1, `reasoning in the thoughts: ${JSON.stringify(shown('agent_thought_chunk'))}`);
   assert.equal(asked.length, 1);
   assert.equal(asked[0].options[0].kind, 'reject_once', 'the safe option comes first');
   assert.equal(writes.get(hello), 'def greet():\n    return "Hello from the agent"  # 🐍\n');
   assert.equal(fs.readFileSync(hello, 'utf8'), 'def greet():\n    return "Hello from disk"\n', 'the agent wrote to disk behind the editor');
+
+  // Not streamed: a model on the JSON tool protocol answers whole, and
+  // its answer and reasoning are sent whole, once.
+  updates = [];
+  const whole = await agent.request(acp.methods.agent.session.new, { cwd: wholeRoot, mcpServers: [] });
+  const wholeTurn = await agent.request(acp.methods.agent.session.prompt, { sessionId: whole.sessionId, prompt: [{ type: 'text', text: 'Say it whole' }] });
+  assert.equal(wholeTurn.stopReason, 'end_turn');
+  await settled();
+  assert.equal(answerShown(), 'Answered whole.');
+  assert.equal(timesIn(shown('agent_thought_chunk'), 'Weighing it whole.'), 1, `reasoning in the thoughts: ${JSON.stringify(shown('agent_thought_chunk'))}`);
+  wholeSession = whole.sessionId;
 
   await agent.request(acp.methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'ask' });
   await assert.rejects(agent.request('no/such_method', {}), (err) => err.code === -32601);
@@ -128,15 +154,26 @@ await second.app.connectWith(second.stream, async (agent) => {
   assert.equal(loaded.modes.currentModeId, 'code');
   // The replay is sent before the answer; the library may hand the answer
   // over before it has dispatched every notification read with it.
-  await until(() => updates.length >= 5);
+  await until(() => updates.length >= 6);
   const replay = updates.map((u) => [u.sessionUpdate, u.content?.text ?? u.title]);
   assert.deepEqual(replay.slice(1), [
+    ['agent_message_chunk', 'Reading it first. '],
     ['tool_call', 'Read hello.py'],
     ['tool_call', 'Edit hello.py'],
     ['agent_message_chunk', 'Changed the greeting.'],
     ['user_message_chunk', 'think long'],
   ]);
   assert.match(replay[0][1], /^Change the greeting in/);
+  // Replayed, each answer is there once too, and no reasoning is in it.
+  assert.equal(answerShown(), 'Reading it first. Changed the greeting.');
+
+  updates = [];
+  await agent.request(acp.methods.agent.session.load, { sessionId: wholeSession, cwd: wholeRoot, mcpServers: [] });
+  await until(() => updates.length >= 2);
+  assert.deepEqual(updates.map((u) => [u.sessionUpdate, u.content?.text]), [
+    ['user_message_chunk', 'Say it whole'],
+    ['agent_message_chunk', 'Answered whole.'],
+  ]);
 });
 second.proc.stdin.end();
 assert.equal(await second.exited, 0);
@@ -151,7 +188,7 @@ async function until(cond) {
 async function waitForModelCall() {
   const file = process.env.MODEL_CALLS_FILE;
   for (let i = 0; i < 2000; i++) {
-    if (fs.existsSync(file) && Number(fs.readFileSync(file, 'utf8')) >= 4) return;
+    if (fs.existsSync(file) && Number(fs.readFileSync(file, 'utf8')) >= Number(process.env.MODEL_CALLS)) return;
     await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error('the model was never called for the turn to cancel');
