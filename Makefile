@@ -1,5 +1,5 @@
 # The commands a developer and CI run. `make check` is the README's test command.
-.PHONY: build check test lint cross bench install deps vscode
+.PHONY: build check test lint cross release bench install deps vscode
 
 build:
 	go build -o bin/agent-lsp ./cmd/agent-lsp
@@ -34,6 +34,10 @@ vscode: deps
 # Every package builds and vets for linux, darwin and windows, amd64 and arm64.
 cross:
 	bash .ci/cross
+
+# Six stripped binaries and a .vsix per platform carrying its binary, in dist/.
+release: deps
+	bash .ci/release
 
 check: lint cross vscode test
 

@@ -102,3 +102,16 @@ export function withAgentCapabilities(caps: { experimental?: unknown }): void {
   const experimental = (caps.experimental ?? {}) as Record<string, unknown>;
   caps.experimental = { ...experimental, agentLsp: { ...((experimental.agentLsp ?? {}) as object), promptInput: true, userSettings: true } };
 }
+
+/**
+ * serverCommand picks the agent-lsp to start: a path the user set
+ * (anything but the default), else the binary a platform-specific .vsix
+ * carries (bundled: its path when it exists), else agent-lsp from PATH,
+ * else where `go install` puts it (GOBIN, else GOPATH's bin, else ~/go/bin).
+ */
+export function serverCommand(setting: string | undefined, bundled: string | undefined, onPath: boolean, goInstalled: string | undefined): string {
+  if (setting && setting !== 'agent-lsp') return setting;
+  if (bundled) return bundled;
+  if (onPath || !goInstalled) return 'agent-lsp';
+  return goInstalled;
+}

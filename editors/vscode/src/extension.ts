@@ -3,7 +3,10 @@
 // server's needsConfirmation annotations; all agent logic stays in the server.
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
-import { askArgs, AskResult, initializationOptions, summary, withAgentCapabilities } from './args';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { askArgs, AskResult, initializationOptions, serverCommand, summary, withAgentCapabilities } from './args';
 
 let client: LanguageClient | undefined;
 let status: vscode.StatusBarItem;
@@ -11,7 +14,7 @@ let running = 0;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const config = () => vscode.workspace.getConfiguration('agent-lsp');
-  const serverOptions: ServerOptions = { command: config().get<string>('path') || 'agent-lsp', args: ['serve'] };
+  const serverOptions: ServerOptions = { command: findServer(context.extensionPath, config().get<string>('path')), args: ['serve'] };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
     initializationOptions: initializationOptions(config()),
@@ -84,4 +87,15 @@ async function run(command: string, arg: unknown): Promise<void> {
 
 export async function deactivate(): Promise<void> {
   await client?.stop();
+}
+
+/** findServer looks on disk for the candidates serverCommand chooses from. */
+function findServer(extensionPath: string, setting: string | undefined): string {
+  const exe = process.platform === 'win32' ? 'agent-lsp.exe' : 'agent-lsp';
+  const exists = (p: string) => { try { return fs.statSync(p).isFile(); } catch { return false; } };
+  const bundled = path.join(extensionPath, 'bin', exe);
+  const onPath = (process.env.PATH ?? '').split(path.delimiter).some((d) => d !== '' && exists(path.join(d, exe)));
+  const gobin = process.env.GOBIN || path.join((process.env.GOPATH ?? '').split(path.delimiter)[0] || path.join(os.homedir(), 'go'), 'bin');
+  const goInstalled = path.join(gobin, exe);
+  return serverCommand(setting, exists(bundled) ? bundled : undefined, onPath, exists(goInstalled) ? goInstalled : undefined);
 }

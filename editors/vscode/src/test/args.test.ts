@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { askArgs, initializationOptions, summary, withAgentCapabilities } from '../args';
+import { askArgs, initializationOptions, serverCommand, summary, withAgentCapabilities } from '../args';
 
 const sel = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
@@ -40,4 +40,12 @@ test('withAgentCapabilities declares the prompt box and keeps other experimental
   const empty: { experimental?: unknown } = {};
   withAgentCapabilities(empty);
   assert.deepEqual(empty.experimental, { agentLsp: { promptInput: true, userSettings: true } });
+});
+
+test('serverCommand prefers the user\'s path, then the bundled binary, then PATH, then go install\'s', () => {
+  assert.equal(serverCommand('/opt/agent-lsp', '/ext/bin/agent-lsp', true, '/home/u/go/bin/agent-lsp'), '/opt/agent-lsp');
+  assert.equal(serverCommand('agent-lsp', '/ext/bin/agent-lsp', true, undefined), '/ext/bin/agent-lsp');
+  assert.equal(serverCommand(undefined, undefined, true, '/home/u/go/bin/agent-lsp'), 'agent-lsp');
+  assert.equal(serverCommand(undefined, undefined, false, '/home/u/go/bin/agent-lsp'), '/home/u/go/bin/agent-lsp');
+  assert.equal(serverCommand('', undefined, false, undefined), 'agent-lsp');
 });
