@@ -139,34 +139,9 @@ func benchmarkConcurrentAsks(b *testing.B, second llmtest.Call) {
 		})
 		f := newFixture(b, map[string]string{"a.txt": "alpha\n"}, srv, nil)
 		f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
-		sessions := make([]string, runs)
-		for i := range sessions {
-			var s struct {
-				Session string `json:"session"`
-			}
-			if err := f.editor.Command("agent.newSession", nil, &s); err != nil {
-				b.Fatal(err)
-			}
-			sessions[i] = s.Session
-		}
+		sessions := newSessions(b, f, runs)
 		start := time.Now()
-		var wg sync.WaitGroup
-		ids := make([]string, runs)
-		for i := range runs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var res askResult
-				if err := f.editor.Command("agent.ask", map[string]any{"prompt": "read", "session": sessions[i]}, &res); err != nil {
-					b.Error(err)
-				}
-				ids[i] = res.RunID
-			}()
-		}
-		wg.Wait()
-		for _, id := range ids {
-			f.editor.Wait(id, func() bool { _, ok := f.editor.ProgressEnded("agent-lsp/" + id); return ok })
-		}
+		askInSessions(b, f, sessions)
 		b.ReportMetric(time.Since(start).Seconds(), "wall-s")
 		if n := len(srv.Requests()); n != runs*3 {
 			b.Fatalf("%d model calls, want %d", n, runs*3)

@@ -124,9 +124,11 @@ func helperRun(spec helperSpec) (int, error) {
 	pid, err := syscall.ForkExec(spec.Argv[0], spec.Argv, &syscall.ProcAttr{
 		Dir: spec.Dir, Env: spec.Env,
 		Files: []uintptr{null.Fd(), 1, 2},
-		// Below full, no pid namespace ends the command with the helper:
-		// at least the command itself dies with it.
-		Sys: &syscall.SysProcAttr{Setpgid: !spec.Namespaces, Pdeathsig: syscall.SIGKILL},
+		// A session of its own: no controlling terminal to type into
+		// (TIOCSTI) or read from when agent-lsp runs in one. Below full, no
+		// pid namespace ends the command with the helper: at least the
+		// command itself dies with it (its session's id is its group's).
+		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
 		return 0, fmt.Errorf("starting %s: %w", spec.Argv[0], err)

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -32,8 +33,14 @@ var deniedCalls = append([]struct {
 	{unix.SYS_IO_URING_SETUP, "io_uring (its operations bypass seccomp)"}, {unix.SYS_IO_URING_ENTER, "io_uring"}, {unix.SYS_IO_URING_REGISTER, "io_uring"},
 	{unix.SYS_OPEN_BY_HANDLE_AT, "files by handle, past the mount namespace"}, {unix.SYS_NAME_TO_HANDLE_AT, "file handles"},
 	{unix.SYS_SWAPON, "swap"}, {unix.SYS_SWAPOFF, "swap"}, {unix.SYS_ACCT, "process accounting"}, {unix.SYS_QUOTACTL, "quotas"},
-	{unix.SYS_SYSLOG, "the kernel log"},
+	{unix.SYS_SYSLOG, "the kernel log"}, {unix.SYS_LOOKUP_DCOOKIE, "kernel profiling"},
 }, archDenied...)
+
+// deniedIoctls are ioctl requests refused whatever the descriptor: typing
+// into a terminal's input queue (TIOCSTI, the bubblewrap CVE-2017-5226
+// pattern) and the Linux console's (TIOCLINUX). The helper also starts the
+// command in a session of its own, without a controlling terminal.
+var deniedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX}
 
 // namespaceFlags are clone's flags that make a namespace (CLONE_NEWTIME
 // shares its bit with clone's exit signal and only means a namespace to
@@ -78,6 +85,14 @@ func (o filterOptions) program() ([]unix.SockFilter, error) {
 	a.jumpIf(unix.BPF_JEQ, unix.SYS_CLONE, "clone", "")
 	a.jumpIf(unix.BPF_JEQ, unix.SYS_SOCKET, "socket", "")
 	a.jumpIf(unix.BPF_JEQ, unix.SYS_PERSONALITY, "personality", "")
+	a.jumpIf(unix.BPF_JEQ, unix.SYS_IOCTL, "ioctl", "")
+	a.ret(retAllow)
+
+	a.label("ioctl")
+	a.load(offArg0 + 8) // the request, arg1's low 32 bits
+	for _, req := range deniedIoctls {
+		a.jumpIf(unix.BPF_JEQ, req, "eperm", "")
+	}
 	a.ret(retAllow)
 
 	a.label("clone")
@@ -119,8 +134,13 @@ func installSeccomp(o filterOptions) error {
 		return err
 	}
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&fprog)), 0, 0); err != nil {
-		return fmt.Errorf("seccomp: %w", err)
+	// The pointers are passed as integers: keep what they point at alive
+	// (and in place) until the call is done.
+	_, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
+	runtime.KeepAlive(&fprog)
+	runtime.KeepAlive(prog)
+	if errno != 0 {
+		return fmt.Errorf("seccomp: %w", errno)
 	}
 	return nil
 }

@@ -65,6 +65,7 @@ func probes() []probe {
 		{"io_uring_setup", func() error { return raw(unix.SYS_IO_URING_SETUP, 0, 0) }},
 		{"open_by_handle_at", func() error { return raw(unix.SYS_OPEN_BY_HANDLE_AT, ^uintptr(99), 0, 0) }},
 		{"init_module", func() error { return raw(unix.SYS_INIT_MODULE, 0, 0, 0) }},
+		{"ioctl TIOCSTI", func() error { c := byte('x'); return raw(unix.SYS_IOCTL, 0, unix.TIOCSTI, uintptr(unsafe.Pointer(&c))) }},
 	}
 }
 
