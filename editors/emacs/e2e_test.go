@@ -4,7 +4,10 @@
 package emacs_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,6 +87,35 @@ func TestEglotAskApply(t *testing.T) {
 func TestEglotCodeActions(t *testing.T) {
 	t.Parallel()
 	askApply(t, emacs(t), "eglot", "code-actions")
+}
+
+// TestClientsSayWhoseSettingsTheyAre: the lsp-mode client, whose settings
+// are agent-lsp-settings from the user's init file, says they are the
+// user's own (experimental.agentLsp.userSettings), so the server takes its
+// initializationOptions whole; eglot, whose pushes a repository's
+// .dir-locals.el can fill, does not, so the server filters them.
+func TestClientsSayWhoseSettingsTheyAre(t *testing.T) {
+	bin := emacs(t)
+	plugin, _ := filepath.Abs(".")
+	out, err := batch(t, bin, "", nil, "-f", "package-activate-all", "-L", plugin, "-l", filepath.Join(plugin, "test", "capabilities.el"))
+	if err != nil {
+		t.Fatalf("capabilities.el: %v\n%s", err, out)
+	}
+	var got struct {
+		Eglot, LspMode struct {
+			AgentLsp map[string]bool `json:"agentLsp"`
+		}
+	}
+	line := string(out[bytes.LastIndexByte(bytes.TrimSpace(out), '\n')+1:])
+	if err := json.Unmarshal([]byte(line), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if want := map[string]bool{"promptInput": true}; !maps.Equal(got.Eglot.AgentLsp, want) {
+		t.Errorf("eglot says %v, want %v", got.Eglot.AgentLsp, want)
+	}
+	if want := map[string]bool{"promptInput": true, "userSettings": true}; !maps.Equal(got.LspMode.AgentLsp, want) {
+		t.Errorf("lsp-mode says %v, want %v", got.LspMode.AgentLsp, want)
+	}
 }
 
 // lsp-mode is optional (Debian's elpa-lsp-mode; CI does not install it).
