@@ -139,7 +139,8 @@ func (s *Server) executeCommand(ctx context.Context, raw jsonrpc2.RawMessage) (a
 	}
 	for _, c := range commands {
 		if c.name == params.Command {
-			return c.call(s, ctx, params.Arguments)
+			result, err := c.call(s, ctx, params.Arguments)
+			return displayResult(result), err
 		}
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q; commands: %s", params.Command, strings.Join(commandNames(), ", ")))

@@ -204,7 +204,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	if ctx.Err() != nil {
 		return nil, protocol.ErrRequestCancelled
 	}
-	return result, err
+	return result, displayError(err)
 }
 
 // decode unmarshals params, turning a failure into InvalidParams.

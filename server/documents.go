@@ -10,6 +10,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/server/fileuri"
 )
 
 // document is an open editor buffer. Its text lives in buf and is edited in
@@ -63,22 +65,17 @@ type documents struct {
 
 func newDocuments() *documents { return &documents{byPath: map[string]*document{}} }
 
-// pathOf maps a file URI to the path the workspace view uses.
+// pathOf maps a file URI to the path the workspace view uses: the path it
+// names on this system (fileuri), links resolved where it exists.
 func pathOf(u uri.URI) (string, error) {
-	if u == "" {
-		return "", fmt.Errorf("empty document URI")
-	}
-	if u.Scheme() != "file" {
-		return "", fmt.Errorf("%s is not a file URI", u)
-	}
-	p := u.FsPath()
-	if p == "" || !filepath.IsAbs(p) {
-		return "", fmt.Errorf("%s is not a file URI", u)
+	p, err := fileuri.Path(u)
+	if err != nil {
+		return "", err
 	}
 	if real, err := filepath.EvalSymlinks(p); err == nil {
 		return real, nil
 	}
-	return filepath.Clean(p), nil
+	return p, nil
 }
 
 // Buffer implements tools.Overlay.
@@ -191,4 +188,17 @@ func (d *documents) getPath(p string) (document, bool) {
 		return document{}, false
 	}
 	return doc.snapshot(), true
+}
+
+// uriOf is the URI the server sends for a file: the one the client opened
+// it by when it is open (perhaps through a symlink, as macOS's /tmp is
+// /private/tmp, while absPath has links resolved), else the one fileuri
+// makes.
+func (d *documents) uriOf(absPath string) uri.URI {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if doc, ok := d.byPath[absPath]; ok {
+		return doc.uri
+	}
+	return fileuri.URI(absPath)
 }

@@ -7,6 +7,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/server/fileuri"
 )
 
 // Notifications and requests to the client, in one place.
@@ -41,7 +43,7 @@ func (s *Server) showFile(ctx context.Context, name, content string, focus bool)
 		s.log.Warn("write document", "error", err)
 		return "", false
 	}
-	u := uri.File(path)
+	u := fileuri.URI(path)
 	s.mu.Lock()
 	supported := s.caps.showDocument
 	s.mu.Unlock()

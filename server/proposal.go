@@ -79,7 +79,7 @@ func editsNothing(edit protocol.WorkspaceEdit) bool {
 // addChange adds one file's change to edit; added is false when the file
 // already holds what the agent wants.
 func (s *Server) addChange(edit *protocol.WorkspaceEdit, c tools.Change, caps clientCaps) (added bool, err error) {
-	u := uri.File(c.AbsPath)
+	u := s.docs.uriOf(c.AbsPath)
 	current, version, exists, err := s.currentText(c.AbsPath)
 	if err != nil {
 		return false, err
@@ -276,8 +276,12 @@ func overlaps(a, b udiff.Edit) bool {
 	return a.Start < b.End && b.Start < a.End
 }
 
+// summarize is s on one line of at most n runes, as a title, label or
+// progress message shows it: its whitespace collapsed, and what a terminal
+// or an editor would obey instead of show escaped (tools.Displayable) — a
+// prompt may come from a file's comment, a diagnostic from another server.
 func summarize(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = tools.Displayable(strings.Join(strings.Fields(s), " "))
 	if len([]rune(s)) > n {
 		return string([]rune(s)[:n-1]) + "…"
 	}

@@ -44,7 +44,12 @@ type proposal struct {
 
 func (p *proposal) name() string { return fmt.Sprintf("proposal-%d", p.id) }
 
-func (p *proposal) diff() string { return tools.Proposal{Changes: p.changes}.Diff() }
+// diff is the proposal's unified diff as the user reads it (a command's
+// result, the diff and answer documents): control and bidi characters the
+// files hold are escaped, the first line saying so (tools.DisplayableDiff).
+func (p *proposal) diff() string {
+	return tools.DisplayableDiff(tools.Proposal{Changes: p.changes}.Diff())
+}
 
 // registry is the connection's runs and proposals, numbered in the order
 // they started: a run and its proposal share the number ("run-3",

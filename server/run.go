@@ -154,7 +154,7 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 			}
 			if e.Kind == agent.EventPlan {
 				// The plan is shown before it runs, where the answer will be.
-				go s.showFile(context.WithoutCancel(ctx), r.name()+"-plan.md", "# Plan: "+summarize(r.request, 80)+"\n\n"+e.Text, false)
+				go s.showFile(context.WithoutCancel(ctx), r.name()+"-plan.md", "# Plan: "+summarize(r.request, 80)+"\n\n"+tools.Displayable(e.Text), false)
 			}
 			r.progress.event(ctx, e)
 		},
@@ -217,7 +217,8 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 	}
 	notes := s.notesNotice(r, p)
 	doc.WriteString(notes)
-	if u, shown := s.showFile(ctx, r.name()+".md", doc.String(), false); !shown {
+	// The answer document is read, never obeyed: escaped like a message.
+	if u, shown := s.showFile(ctx, r.name()+".md", tools.Displayable(doc.String()), false); !shown {
 		// As a message: its lines kept, cut where long, and where the whole is.
 		msg := "agent-lsp: " + r.name() + ":\n" + excerpt(strings.TrimSpace(answer), answerMessageLimit)
 		if u != "" {

@@ -89,6 +89,20 @@ func Displayable(s string) string {
 // DisplayableChanged says whether Displayable(s) differs from s.
 func DisplayableChanged(s string) bool { return !displaySafe(s) }
 
+// EscapedDiffNote is the first line of a diff that DisplayableDiff escaped.
+const EscapedDiffNote = "# ⚠ this diff holds control or bidi characters, shown escaped (\\x1b, \\u202e …); applying it writes them as they are"
+
+// DisplayableDiff returns a unified diff as it may be shown: Displayable,
+// and, when that escaped anything, with EscapedDiffNote as its first line,
+// so the user knows that a file really holds such characters (the escapes
+// show where). A diff with none is returned as it is.
+func DisplayableDiff(diff string) string {
+	if displaySafe(diff) {
+		return diff
+	}
+	return EscapedDiffNote + "\n" + Displayable(diff)
+}
+
 func displaySafe(s string) bool {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])

@@ -28,6 +28,43 @@ func TestDisplayableEscapesWhatATerminalWouldObey(t *testing.T) {
 	}
 }
 
+// TestDisplayableIsStable: what Displayable returns is safe to show and
+// unchanged by a second pass, so boundaries that meet (a trace written to
+// an escaping writer) escape once; nothing but the escaped runes changes.
+func TestDisplayableIsStable(t *testing.T) {
+	for _, in := range []string{
+		"a\x1b[31mred\x1b[0m\r\n\u202e\xff\xc3",
+		"\u009b\u0085\u2066\u061c\x00\x7f",
+		"ok\r\n\r\nok\r",
+	} {
+		once := Displayable(in)
+		if twice := Displayable(once); twice != once {
+			t.Errorf("Displayable(Displayable(%q)) = %q, want %q", in, twice, once)
+		}
+		if DisplayableChanged(once) {
+			t.Errorf("DisplayableChanged(%q) after escaping", once)
+		}
+		for _, r := range once {
+			if r == 0x1b || (r >= 0x80 && r <= 0x9f) || r == 0x202e || r == 0xfffd {
+				t.Errorf("Displayable(%q) = %q still holds %U", in, once, r)
+			}
+		}
+	}
+}
+
+func TestDisplayableDiffSaysWhenItEscaped(t *testing.T) {
+	clean := "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+日本 ✓\n"
+	if got := DisplayableDiff(clean); got != clean {
+		t.Errorf("a clean diff changed: %q", got)
+	}
+	hostile := "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\x1b]52;c;eA==\x07\u202e\n"
+	got := DisplayableDiff(hostile)
+	want := EscapedDiffNote + "\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\\x1b]52;c;eA==\\x07\\u202e\n"
+	if got != want {
+		t.Errorf("DisplayableDiff = %q, want %q", got, want)
+	}
+}
+
 func BenchmarkDisplayableCleanText(b *testing.B) {
 	text := string(make([]byte, 0)) + "func main() {\n\tfmt.Println(\"hello, 世界\")\n}\n"
 	for b.Loop() {

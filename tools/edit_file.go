@@ -25,7 +25,7 @@ func NewEditFile(w *Workspace) Tool {
 	return newTypedTool("edit_file", editFileDescription, false, func(ctx context.Context, p editFileParams) (Result, error) {
 		f, err := w.Read(p.Path)
 		if errors.Is(err, fs.ErrNotExist) && p.OldString == "" {
-			c, err := w.Stage(p.Path, p.NewString)
+			c, err := w.Stage(p.Path, withEnding(p.NewString, newFileEnding))
 			if err != nil {
 				return pathError(err), nil
 			}

@@ -60,11 +60,7 @@ func NewExecuteCommand(w *Workspace, policy *Policy, approver Approver, limits C
 	// The policy keeps reads in this workspace, and below the full sandbox
 	// asks before anything runs the workspace's code.
 	policy.SetRoot(w.Root())
-	if caps := sandbox.Probe(); caps.Level != sandbox.Full {
-		policy.SetCodeApproval(fmt.Sprintf("the sandbox here is %q (%s)", caps.Level, caps.Why))
-	} else {
-		policy.SetCodeApproval("")
-	}
+	policy.SetCodeApproval(codeApproval(sandbox.Probe()))
 	return newTypedTool("execute_command", executeCommandDescription+" "+CommandsSee, false, func(ctx context.Context, p executeCommandParams) (Result, error) {
 		if strings.TrimSpace(p.Command) == "" {
 			return Errorf("command is empty"), nil

@@ -69,6 +69,9 @@ func (c *checker) outside(p string) bool {
 		return true // the home directory, or another user's
 	}
 	root := c.p.root
+	// On Windows a path rooted without a drive (/c/Users, \x) is not
+	// relative to the workspace, whatever filepath.IsAbs says.
+	p = hostPaths.native(p, root)
 	if !filepath.IsAbs(p) {
 		p = root + string(filepath.Separator) + p
 	}

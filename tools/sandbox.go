@@ -19,14 +19,18 @@ import (
 // Sandbox is a temporary copy of the workspace with the run's changeset
 // applied: the view commands get where overlays can't be mounted (see
 // command_view.go), so they see the agent's edits while the user's files
-// stay untouched. Files are cloned (reflink) where the file system
-// supports it and copied otherwise, never hard-linked: a command writing to
-// a file must not reach the original. Close removes it.
+// stay untouched. Files are cloned (reflink; on APFS the whole tree at
+// once) where the file system supports it and copied otherwise, never
+// hard-linked: a command writing to a file must not reach the original.
+// Close removes it.
 type Sandbox struct {
 	Dir         string
 	Files       int   // files copied
 	BytesCopied int64 // bytes written by copying (0 for reflinked files)
 	Reflinked   int   // files cloned instead of copied
+	// TreeCloned counts the workspace's top-level entries cloned whole
+	// (APFS, see cloneTree); when it is set nothing was copied.
+	TreeCloned int
 
 	root     string
 	base     string            // the temporary dir holding Dir and cacheDir
@@ -35,8 +39,9 @@ type Sandbox struct {
 	applied  map[string]string // rel path → content written over the copy
 }
 
-// NewSandbox copies the workspace's tracked and untracked-not-ignored files
-// into a fresh temporary directory and applies changes.
+// NewSandbox clones the workspace (macOS) or copies its tracked and
+// untracked-not-ignored files into a fresh temporary directory, and applies
+// changes.
 func NewSandbox(ctx context.Context, w *Workspace, changes []Change) (*Sandbox, error) {
 	base, err := sandbox.MkdirTemp("sandbox")
 	if err != nil {
@@ -49,10 +54,7 @@ func NewSandbox(ctx context.Context, w *Workspace, changes []Change) (*Sandbox, 
 			return nil, err
 		}
 	}
-	files, err := sandboxFiles(ctx, w)
-	if err == nil {
-		err = sb.copyAll(ctx, files)
-	}
+	err = sb.cloneOrCopy(ctx, w)
 	if err == nil {
 		err = sb.Sync(changes)
 	}
@@ -61,6 +63,31 @@ func NewSandbox(ctx context.Context, w *Workspace, changes []Change) (*Sandbox, 
 		return nil, err
 	}
 	return sb, nil
+}
+
+// cloneOrCopy fills the sandbox with the workspace: a clone of the whole
+// tree, .git aside, where the file system makes one (macOS), else a copy
+// of the files a checkout would have.
+func (sb *Sandbox) cloneOrCopy(ctx context.Context, w *Workspace) error {
+	n, err := cloneTree(w.root, sb.Dir)
+	if err == nil {
+		sb.TreeCloned = n
+		return nil
+	}
+	if !errors.Is(err, errors.ErrUnsupported) {
+		// Part of it may have been cloned: start the copy from an empty dir.
+		if err := sandbox.RemoveTree(sb.Dir); err != nil {
+			return err
+		}
+		if err := os.Mkdir(sb.Dir, 0o700); err != nil {
+			return err
+		}
+	}
+	files, err := sandboxFiles(ctx, w)
+	if err != nil {
+		return err
+	}
+	return sb.copyAll(ctx, files)
 }
 
 // sandboxFiles lists what a checkout would have, as `git ls-files --cached

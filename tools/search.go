@@ -206,7 +206,7 @@ func (w *Workspace) searchFile(rel, abs string, re *regexp.Regexp, buf *[]byte) 
 // editor for every file).
 func (w *Workspace) unsavedText(abs, rel string) (string, bool) {
 	w.mu.Lock()
-	c, staged := w.changes[rel]
+	c, staged := w.changes[w.paths.key(rel)]
 	w.mu.Unlock()
 	if staged {
 		return c.New, true

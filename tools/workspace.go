@@ -49,6 +49,7 @@ type File struct {
 type Workspace struct {
 	root    string // absolute, symlinks resolved
 	overlay Overlay
+	paths   pathStyle // how the system spells paths, and whether root's volume ignores case
 
 	mu          sync.Mutex // guards changes, view and sandboxOpts
 	changes     map[string]*Change
@@ -69,15 +70,21 @@ func NewWorkspace(root string, overlay Overlay) (*Workspace, error) {
 	if fi, err := os.Stat(resolved); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("workspace root %s is not a directory", root)
 	}
-	return &Workspace{root: resolved, overlay: overlay, changes: map[string]*Change{}}, nil
+	paths := hostPaths
+	paths.foldCase = caseInsensitive(resolved, hostPaths.foldCase)
+	return &Workspace{root: resolved, overlay: overlay, paths: paths, changes: map[string]*Change{}}, nil
 }
 
 // Root is the absolute, symlink-resolved workspace root.
 func (w *Workspace) Root() string { return w.root }
 
 // Resolve maps a path given by the model (relative to the root, or absolute
-// inside it) to its absolute and slash-separated relative forms, refusing any
-// path that leaves the root lexically or through a symlink.
+// inside it, in the system's spelling or, on Windows, with "/" or Git
+// Bash's /c/…) to its absolute and slash-separated relative forms, refusing
+// any path that leaves the root lexically or through a symlink, and, on
+// Windows, names that are no plain file (pathStyle.check). Where the root's
+// volume ignores case, so does the comparison, and the absolute path
+// starts with the root as the workspace spells it.
 func (w *Workspace) Resolve(p string) (abs, rel string, err error) {
 	if strings.ContainsRune(p, 0) {
 		return "", "", fmt.Errorf("%q: invalid path", p)
@@ -85,26 +92,37 @@ func (w *Workspace) Resolve(p string) (abs, rel string, err error) {
 	if p == "" {
 		p = "."
 	}
+	p = w.paths.native(p, w.root)
+	if err := w.paths.check(p); err != nil {
+		return "", "", err
+	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(w.root, p)
 	}
 	p = filepath.Clean(p)
-	if !within(w.root, p) {
+	if !w.paths.within(w.root, p) {
 		return "", "", fmt.Errorf("%s: %w", p, ErrOutsideWorkspace)
 	}
 	real, err := resolveExisting(p)
 	if err != nil {
 		return "", "", err
 	}
-	if !within(w.root, real) {
+	if !w.paths.within(w.root, real) {
 		return "", "", fmt.Errorf("%s resolves to %s: %w", p, real, ErrOutsideWorkspace)
 	}
-	r, _ := filepath.Rel(w.root, real)
-	return real, filepath.ToSlash(r), nil
+	rel = w.paths.rel(w.root, real)
+	if rel == "." {
+		return w.root, rel, nil
+	}
+	return filepath.Join(w.root, filepath.FromSlash(rel)), rel, nil
 }
 
+// within reports whether p is root or below it, case and all: the strict
+// test for what is not a model's path (a command's argument, a link's
+// target), where a wrong "outside" costs a question and a wrong "inside"
+// would not.
 func within(root, p string) bool {
-	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+	return pathStyle{windows: hostPaths.windows}.within(root, p)
 }
 
 // resolveExisting evaluates symlinks in the longest existing prefix of p and
@@ -143,7 +161,7 @@ func (w *Workspace) Read(p string) (File, error) {
 
 func (w *Workspace) read(abs, rel string) (File, error) {
 	w.mu.Lock()
-	c, staged := w.changes[rel]
+	c, staged := w.changes[w.paths.key(rel)]
 	var f File
 	if staged {
 		f = File{Path: rel, Text: c.New, Version: c.Version, HasVersion: c.HasVersion, Source: FromStaged}
@@ -191,7 +209,7 @@ func (w *Workspace) Stage(p, newText string) (Change, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	c, ok := w.changes[rel]
+	c, ok := w.changes[w.paths.key(rel)]
 	if !ok {
 		c = &Change{Path: rel, AbsPath: abs}
 		f, err := w.readBase(abs, rel)
@@ -201,7 +219,7 @@ func (w *Workspace) Stage(p, newText string) (Change, error) {
 		case !errors.Is(err, fs.ErrNotExist):
 			return Change{}, err
 		}
-		w.changes[rel] = c
+		w.changes[w.paths.key(rel)] = c
 	}
 	c.New = newText
 	return *c, nil
@@ -228,9 +246,10 @@ func (w *Workspace) stagedPaths(dir string) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []string
-	for rel := range w.changes {
-		if dir == "." || strings.HasPrefix(rel, dir+"/") {
-			out = append(out, rel)
+	prefix := w.paths.key(dir) + "/"
+	for key, c := range w.changes {
+		if dir == "." || strings.HasPrefix(key, prefix) {
+			out = append(out, c.Path)
 		}
 	}
 	sort.Strings(out)
@@ -244,7 +263,7 @@ func (w *Workspace) Restore(changes []Change) {
 	w.changes = map[string]*Change{}
 	for _, c := range changes {
 		c := c
-		w.changes[c.Path] = &c
+		w.changes[w.paths.key(c.Path)] = &c
 	}
 }
 

@@ -15,10 +15,14 @@ type writeFileParams struct {
 	Content string `json:"content" jsonschema:"the complete new content of the file"`
 }
 
-// NewWriteFile stages whole-file writes into the workspace's changeset.
+// NewWriteFile stages whole-file writes into the workspace's changeset. The
+// file keeps its line ending (CRLF stays CRLF); a new one gets the
+// system's (CRLF on Windows).
 func NewWriteFile(w *Workspace) Tool {
 	return newTypedTool("write_file", writeFileDescription, false, func(ctx context.Context, p writeFileParams) (Result, error) {
-		c, err := w.Stage(p.Path, p.Content)
+		current, err := w.Read(p.Path)
+		content := withEnding(p.Content, endingFor(current.Text, err == nil, newFileEnding))
+		c, err := w.Stage(p.Path, content)
 		if err != nil {
 			return pathError(err), nil
 		}
@@ -26,8 +30,8 @@ func NewWriteFile(w *Workspace) Tool {
 		if !c.Existed {
 			what = "created"
 		}
-		lines := strings.Count(p.Content, "\n")
-		if p.Content != "" && !strings.HasSuffix(p.Content, "\n") {
+		lines := strings.Count(content, "\n")
+		if content != "" && !strings.HasSuffix(content, "\n") {
 			lines++
 		}
 		return Result{Text: fmt.Sprintf("Staged: %s %s (%d lines). The user will review it before it is applied.%s", c.Path, what, lines, sensitiveNote(c)), Data: c}, nil

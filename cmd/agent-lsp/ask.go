@@ -126,8 +126,11 @@ func writeProposal(p tools.Proposal, apply, sensitive bool, stdout, stderr io.Wr
 		return exitOK
 	}
 	fmt.Fprintln(stdout)
+	// Shown, not obeyed: a file that really holds control or bidi characters
+	// is shown escaped, the diff's first line saying so (stdout escapes too,
+	// but only this says why).
 	diff := p.Diff()
-	fmt.Fprint(stdout, diff)
+	fmt.Fprint(stdout, tools.DisplayableDiff(diff))
 	if tools.DisplayableChanged(diff) {
 		fmt.Fprintln(stderr, "[AGENT] the diff holds control or bidi characters, shown escaped above; --apply writes the files as they are")
 	}

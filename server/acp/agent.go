@@ -204,11 +204,12 @@ func (a *Agent) closeAll() {
 }
 
 // requestError is a JSON-RPC error with our message, for failures the user
-// must read (no model, a broken config file).
+// must read (no model, a broken config file): shown, never obeyed
+// (tools.Displayable), as a provider's or a file's words may be in it.
 func requestError(err error) error {
 	var re *sdk.RequestError
 	if errors.As(err, &re) {
 		return re
 	}
-	return &sdk.RequestError{Code: -32603, Message: "agent-lsp: " + err.Error()}
+	return &sdk.RequestError{Code: -32603, Message: "agent-lsp: " + tools.Displayable(err.Error())}
 }

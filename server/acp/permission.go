@@ -28,7 +28,7 @@ const (
 func (t *turn) ask(id sdk.ToolCallId, title string, kind sdk.ToolKind, content []sdk.ToolCallContent, options []sdk.PermissionOption) (choice sdk.PermissionOptionId, cancelled bool, err error) {
 	resp, err := t.a.conn.RequestPermission(t.ctx, sdk.RequestPermissionRequest{
 		SessionId: t.s.id,
-		ToolCall:  sdk.ToolCallUpdate{ToolCallId: id, Title: &title, Kind: &kind, Status: sdk.Ptr(sdk.ToolCallStatusPending), Content: content},
+		ToolCall:  displayableCall(sdk.ToolCallUpdate{ToolCallId: id, Title: &title, Kind: &kind, Status: sdk.Ptr(sdk.ToolCallStatusPending), Content: content}),
 		Options:   options,
 	})
 	switch {

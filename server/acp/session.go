@@ -98,7 +98,7 @@ func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (re
 			return resp, requestError(err)
 		}
 		for _, info := range list {
-			title, updated := info.Title, info.Updated.UTC().Format(time.RFC3339)
+			title, updated := tools.Displayable(info.Title), info.Updated.UTC().Format(time.RFC3339)
 			resp.Sessions = append(resp.Sessions, sdk.SessionInfo{SessionId: sdk.SessionId(info.ID), Cwd: cwd, Title: &title, UpdatedAt: &updated})
 		}
 	}

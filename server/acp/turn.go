@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -143,7 +142,7 @@ func (s *session) locate(uri string) (label, abs string) {
 	if u.Fragment != "" {
 		where = " (" + tools.Printable(u.Fragment) + ")"
 	}
-	resolved, rel, err := s.view.Resolve(filepath.FromSlash(u.Path))
+	resolved, rel, err := resolveFile(s.view, uri)
 	if err != nil {
 		return tools.Printable(u.Path) + where, ""
 	}

@@ -14,8 +14,9 @@ import (
 )
 
 // runPlain runs the command with no OS isolation (level none): in the copy,
-// with the scrubbed environment, in its own process group so that a timeout
-// or cancellation kills every process it started.
+// with the scrubbed environment, in a session of its own — no controlling
+// terminal to type into (TIOCSTI) when agent-lsp runs in one — whose
+// process group a timeout or cancellation kills.
 func runPlain(ctx context.Context, spec Spec) (Result, error) {
 	scratch, err := MkdirTemp("scratch")
 	if err != nil {
@@ -32,7 +33,7 @@ func runPlain(ctx context.Context, spec Spec) (Result, error) {
 	cmd.Dir = spec.View.Copy
 	cmd.Env = environ(spec.Env, home, tmp, spec.Cache, Probe().modCache)
 	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = outputWait
 	start := time.Now()

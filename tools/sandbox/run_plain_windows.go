@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -15,9 +16,10 @@ import (
 
 // runPlain runs the command with no OS isolation (level none, the only one
 // on Windows): in the copy, with the scrubbed environment, through the POSIX
-// shell that Git for Windows (or MSYS2, Cygwin) puts on PATH — the language
-// the command policy parses and models write — and in a Job Object, so a
-// timeout or cancellation kills the whole tree it started.
+// shell of Git for Windows (or MSYS2, Cygwin) — the language
+// the command policy parses and models write — and in a Job Object it joins
+// before it runs, so a timeout or cancellation kills the whole tree it
+// started.
 func runPlain(ctx context.Context, spec Spec) (Result, error) {
 	shell, err := posixShell()
 	if err != nil {
@@ -39,20 +41,30 @@ func runPlain(ctx context.Context, spec Spec) (Result, error) {
 		return Result{}, fmt.Errorf("job object: %w", err)
 	}
 	defer windows.CloseHandle(job) // kills whatever is left in it
-	cmd := exec.Command(shell, "-c", spec.Command)
+	// The command reaches the shell in a file, not on its command line:
+	// Windows hands a process one string, which the MSYS runtime splits by
+	// rules of its own (in quotes, \\ becomes \), so the text the policy
+	// checked would not be the text bash ran.
+	script := filepath.Join(scratch, "command.sh")
+	if err := os.WriteFile(script, []byte(spec.Command+"\n"), 0o600); err != nil {
+		return Result{}, err
+	}
+	cmd := exec.Command(shell, script)
 	cmd.Dir = spec.View.Copy
 	cmd.Env = environ(spec.Env, home, tmp, spec.Cache, Probe().modCache)
 	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
 	cmd.WaitDelay = outputWait
+	// The shell starts suspended and runs only once it is in the job, so
+	// nothing it starts can be outside it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("execute_command: %w", err)
 	}
-	// What the shell starts before it is in the job escapes it: the window
-	// is the few instructions between CreateProcess and this call.
-	if p, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(cmd.Process.Pid)); err == nil {
-		windows.AssignProcessToJobObject(job, p)
-		windows.CloseHandle(p)
+	if err := joinAndResume(job, uint32(cmd.Process.Pid)); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return Result{}, fmt.Errorf("execute_command: %w", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -75,14 +87,56 @@ func runPlain(ctx context.Context, spec Spec) (Result, error) {
 	return res, nil
 }
 
-// posixShell finds bash, else sh, on PATH.
+// posixShell finds the shell commands run in (windowsShells: Git for
+// Windows' bash first, never WSL's).
 func posixShell() (string, error) {
-	for _, name := range []string{"bash", "sh"} {
-		if p, err := exec.LookPath(name); err == nil {
+	git, _ := exec.LookPath("git")
+	for _, p := range windowsShells(os.Getenv("PATH"), git, os.Getenv("SystemRoot")) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p, nil
 		}
 	}
-	return "", errors.New("no POSIX shell on PATH: commands need bash or sh (install Git for Windows and let it add its tools to PATH)")
+	return "", errors.New("no POSIX shell: commands need bash (install Git for Windows and let it add git to PATH)")
+}
+
+// joinAndResume puts the suspended process pid in job, then resumes its
+// threads (a process created suspended has one).
+func joinAndResume(job windows.Handle, pid uint32) error {
+	p, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, pid)
+	if err != nil {
+		return fmt.Errorf("opening the shell's process: %w", err)
+	}
+	err = windows.AssignProcessToJobObject(job, p)
+	windows.CloseHandle(p)
+	if err != nil {
+		return fmt.Errorf("putting the shell in a job object: %w", err)
+	}
+	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPTHREAD, 0)
+	if err != nil {
+		return fmt.Errorf("listing the shell's threads: %w", err)
+	}
+	defer windows.CloseHandle(snap)
+	resumed := 0
+	te := windows.ThreadEntry32{Size: uint32(unsafe.Sizeof(windows.ThreadEntry32{}))}
+	for err = windows.Thread32First(snap, &te); err == nil; err = windows.Thread32Next(snap, &te) {
+		if te.OwnerProcessID != pid {
+			continue
+		}
+		th, err := windows.OpenThread(windows.THREAD_SUSPEND_RESUME, false, te.ThreadID)
+		if err != nil {
+			return fmt.Errorf("resuming the shell: %w", err)
+		}
+		_, err = windows.ResumeThread(th)
+		windows.CloseHandle(th)
+		if err != nil {
+			return fmt.Errorf("resuming the shell: %w", err)
+		}
+		resumed++
+	}
+	if resumed == 0 {
+		return errors.New("resuming the shell: it has no thread")
+	}
+	return nil
 }
 
 // killOnCloseJob makes a Job Object whose processes die when it is closed.

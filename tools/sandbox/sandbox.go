@@ -18,8 +18,16 @@
 // no inherited descriptors beyond stdio and an allowlisted environment.
 // When the helper exits the kernel kills whatever the command left behind.
 //
+// On macOS the level is none unless the user opts in to Seatbelt
+// (AGENT_LSP_SANDBOX=seatbelt): sandbox-exec runs the command under a
+// deny-by-default profile written from the same allowlists (seatbelt.go,
+// tested as text everywhere; run_darwin.go runs it). On Windows it is none:
+// the command runs through Git for Windows' bash in a Job Object that
+// kills its whole tree (run_plain_windows.go).
+//
 // On the host, nothing a command could have shaped is followed: staging into
-// a view and removing it go through beneath_unix.go, and every directory
+// a view and removing it go through beneath_unix.go (beneath_windows.go,
+// which never follows a reparse point), and every directory
 // this package makes carries its owner's pid so a later start removes what a
 // killed process left (SweepStale).
 //

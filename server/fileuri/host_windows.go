@@ -1,0 +1,4 @@
+package fileuri
+
+// Host is the system this binary runs on.
+const Host = Windows

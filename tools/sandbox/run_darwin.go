@@ -1,0 +1,191 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// sandboxExec is Apple's, at its fixed path: never one from PATH.
+const sandboxExec = "/usr/bin/sandbox-exec"
+
+// probe finds the level on macOS: none unless the user asked for Seatbelt
+// (AGENT_LSP_SANDBOX=seatbelt) and a command actually runs under the
+// profile this package writes, so a profile this macOS rejects is reported
+// rather than trusted.
+func probe() Caps {
+	if Level(os.Getenv("AGENT_LSP_SANDBOX")) != Seatbelt {
+		return Caps{Level: None, Why: "Seatbelt is opt-in until it has run on a Mac in agent-lsp's tests (AGENT_LSP_SANDBOX=seatbelt)"}
+	}
+	if err := trySeatbelt(); err != nil {
+		return Caps{Level: None, Why: "Seatbelt does not work here: " + err.Error()}
+	}
+	return Caps{Level: Seatbelt}
+}
+
+// trySeatbelt runs a shell command that writes a file in a fresh dir under
+// the profile, and checks it did.
+func trySeatbelt() error {
+	dir, err := MkdirTemp("probe")
+	if err != nil {
+		return err
+	}
+	defer RemoveTree(dir)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	profile, err := seatbeltProfile(seatbeltPolicy{Write: []string{real}})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, sandboxExec, "-p", profile, "/bin/sh", "-c", "echo ok > \"$0\"", filepath.Join(real, "ok")).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%v %s", err, strings.TrimSpace(string(out)))
+	}
+	if _, err := os.Stat(filepath.Join(real, "ok")); err != nil {
+		return errors.New("the probe command ran but could not write in its own dir")
+	}
+	return nil
+}
+
+func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
+	if caps.Level != Seatbelt {
+		return runPlain(ctx, spec)
+	}
+	return runSeatbelt(ctx, caps, spec)
+}
+
+// runSeatbelt runs the command under sandbox-exec in the view (an APFS
+// clone of the workspace with the run's changes, made by the tools
+// package), with its own empty home and tmp, in a new session (no
+// controlling terminal), bounded by rlimits the shell sets before it runs
+// the command and by the disk limit, checked while it runs.
+func runSeatbelt(ctx context.Context, caps Caps, spec Spec) (Result, error) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return Result{}, err
+	}
+	scratch, err := MkdirTemp("scratch")
+	if err != nil {
+		return Result{}, err
+	}
+	defer RemoveTree(scratch)
+	if scratch, err = filepath.EvalSymlinks(scratch); err != nil {
+		return Result{}, err
+	}
+	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
+	for _, d := range []string{home, tmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return Result{}, err
+		}
+	}
+	limits := spec.Limits.withDefaults()
+	env := environ(spec.Env, home, tmp, spec.Cache, caps.modCache)
+	read := realPaths(slices.Concat([]string{caps.goRoot, caps.modCache, filepath.Dir(bash)}, caps.toolDirs, spec.ReadOnly))
+	if git := realPaths([]string{spec.GitDir}); len(git) == 1 {
+		read = append(read, git[0])
+		env = append(env, "GIT_DIR="+git[0], "GIT_WORK_TREE="+spec.View.Copy)
+	}
+	write := realPaths([]string{spec.View.Copy, home, tmp, spec.Cache})
+	profile, err := seatbeltProfile(seatbeltPolicy{Read: read, Write: write, Network: spec.Network})
+	if err != nil {
+		return Result{}, err
+	}
+	cmd := exec.CommandContext(ctx, sandboxExec, "-p", profile, bash, "-c", rlimitScript(limits), bash, spec.Command)
+	cmd.Dir = spec.View.Copy
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = outputWait
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Result{}, fmt.Errorf("sandbox: %w", err)
+	}
+	var overDisk atomic.Bool
+	stop := watchDisk(limits.Disk, []string{scratch, spec.Cache}, []string{spec.View.Copy}, func() {
+		overDisk.Store(true)
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	})
+	err = cmd.Wait()
+	stop()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // a background child must not outlive the command
+	res := Result{Duration: time.Since(start)}
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return res, ctx.Err()
+	case overDisk.Load():
+		res.ExitCode, res.Exceeded = 128+int(syscall.SIGKILL), fmt.Sprintf("wrote more than %d MiB, the sandbox's disk limit", limits.Disk>>20)
+	case errors.As(err, &exitErr):
+		res.ExitCode = exitErr.ExitCode()
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.ExitCode = 128 + int(ws.Signal())
+		}
+	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		return res, fmt.Errorf("sandbox: %w", err)
+	}
+	return res, nil
+}
+
+// realPaths resolves each existing path's links (Seatbelt matches real
+// paths) and drops the empty and the missing.
+func realPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, real) {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
+// diskCheckEvery is the first wait between two checks of the disk limit;
+// a check that takes long (a big cache) is made twenty times less often
+// than it lasts.
+const diskCheckEvery = 200 * time.Millisecond
+
+// watchDisk calls kill once what was written under counted, plus the
+// growth of grown since the start, passes limit; stop ends the watch.
+func watchDisk(limit int64, counted, grown []string, kill func()) (stop func()) {
+	base := usage(grown)
+	done := make(chan struct{})
+	go func() {
+		wait := diskCheckEvery
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(wait):
+			}
+			began := time.Now()
+			if usage(counted)+usage(grown)-base > limit {
+				kill()
+				return
+			}
+			wait = max(diskCheckEvery, 20*time.Since(began))
+		}
+	}()
+	return func() { close(done) }
+}
+
+// removeStaleCgroups: macOS has no cgroups.
+func removeStaleCgroups() {}
+
+// prepare: no helper is started ahead on macOS; sandbox-exec is the
+// command's own first process.
+func prepare(Caps) {}
