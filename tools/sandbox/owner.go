@@ -76,3 +76,26 @@ func running(pid int, start uint64) bool {
 	got, ok := processStart(pid)
 	return ok && (start == 0 || got == start)
 }
+
+// newScratch makes a command's own empty home and tmp in a new directory
+// (dir, by its real path: Seatbelt matches paths after links, and macOS's
+// temp dir is under a link) of the temp dir, below full, where no tmpfs
+// holds them. The caller removes dir (RemoveTree).
+func newScratch() (dir, home, tmp string, err error) {
+	made, err := MkdirTemp("scratch")
+	if err != nil {
+		return "", "", "", err
+	}
+	if dir, err = filepath.EvalSymlinks(made); err != nil {
+		RemoveTree(made)
+		return "", "", "", err
+	}
+	home, tmp = filepath.Join(dir, "home"), filepath.Join(dir, "tmp")
+	for _, d := range []string{home, tmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			RemoveTree(dir)
+			return "", "", "", err
+		}
+	}
+	return dir, home, tmp, nil
+}

@@ -76,20 +76,11 @@ func runSeatbelt(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	scratch, err := MkdirTemp("scratch")
+	scratch, home, tmp, err := newScratch()
 	if err != nil {
 		return Result{}, err
 	}
 	defer RemoveTree(scratch)
-	if scratch, err = filepath.EvalSymlinks(scratch); err != nil {
-		return Result{}, err
-	}
-	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
-	for _, d := range []string{home, tmp} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return Result{}, err
-		}
-	}
 	limits := spec.Limits.withDefaults()
 	env := environ(spec.Env, home, tmp, spec.Cache, caps.modCache)
 	read := realPaths(slices.Concat([]string{caps.goRoot, caps.modCache, filepath.Dir(bash)}, caps.toolDirs, spec.ReadOnly))

@@ -129,17 +129,11 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 			quota.counted = append(quota.counted, spec.View.Upper, spec.View.Work)
 		}
 	} else {
-		scratch, err := MkdirTemp("scratch")
+		scratch, home, tmp, err := newScratch()
 		if err != nil {
 			return Result{}, err
 		}
 		defer RemoveTree(scratch)
-		home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
-		for _, d := range []string{home, tmp} {
-			if err := os.Mkdir(d, 0o700); err != nil {
-				return Result{}, err
-			}
-		}
 		hs.Env = environ(spec.Env, home, tmp, spec.Cache, caps.modCache)
 		hs.Dir = spec.View.Copy
 		hs.Landlock.RW = []string{home, tmp, spec.Cache, spec.View.Copy, "/dev/null"}

@@ -6,9 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -18,17 +16,11 @@ import (
 // terminal to type into (TIOCSTI) when agent-lsp runs in one — whose
 // process group a timeout or cancellation kills.
 func runPlain(ctx context.Context, spec Spec) (Result, error) {
-	scratch, err := MkdirTemp("scratch")
+	scratch, home, tmp, err := newScratch()
 	if err != nil {
 		return Result{}, err
 	}
 	defer RemoveTree(scratch)
-	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
-	for _, d := range []string{home, tmp} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return Result{}, err
-		}
-	}
 	cmd := exec.CommandContext(ctx, "bash", "-c", spec.Command)
 	cmd.Dir = spec.View.Copy
 	cmd.Env = environ(spec.Env, home, tmp, spec.Cache, Probe().modCache)

@@ -25,17 +25,11 @@ func runPlain(ctx context.Context, spec Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	scratch, err := MkdirTemp("scratch")
+	scratch, home, tmp, err := newScratch()
 	if err != nil {
 		return Result{}, err
 	}
 	defer RemoveTree(scratch)
-	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
-	for _, d := range []string{home, tmp} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return Result{}, err
-		}
-	}
 	job, err := killOnCloseJob()
 	if err != nil {
 		return Result{}, fmt.Errorf("job object: %w", err)
