@@ -93,7 +93,9 @@ func goDirs(getenv func(string) string, home string) (goRoot, modCache string) {
 			modCache = filepath.Join(first[0], "pkg", "mod")
 		}
 	}
-	if isDir(goRoot) && isDir(modCache) {
+	// A module cache that does not exist yet is fine (nothing was
+	// downloaded); only a toolchain not found is a reason to ask go.
+	if isDir(goRoot) {
 		return goRoot, modCache
 	}
 	return goEnv()
@@ -128,7 +130,8 @@ func goEnv() (goRoot, modCache string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "env", "GOROOT", "GOMODCACHE")
 	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
+	// No telemetry: go would leave a child process writing to its dir.
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=", "GOTELEMETRY=off")
 	out, err := cmd.Output()
 	if err != nil {
 		return "", ""
