@@ -19,13 +19,17 @@ test:
 	AGENT_LSP_SANDBOX=none go test -count=1 -run 'Hostile|SmallModule|ExecuteCommand|Sandbox' ./tools/
 
 # Node packages the tests need: the VS Code extension, the LSP wire test,
-# the ACP wire test (the official TypeScript ACP library) and the reference
-# MCP server (server-everything) the MCP tests start.
+# the ACP wire test (the official TypeScript ACP library), the reference
+# MCP server (server-everything) the MCP tests start, and the real VS Code
+# (code-server on Node 24, playwright-core) the extension's end-to-end test
+# drives; that last one is kept between runs and reinstalled when its lock
+# files change.
 deps:
 	npm ci --no-audit --no-fund --prefix server/testdata/nodeclient
 	npm ci --no-audit --no-fund --prefix server/acp/testdata/nodeclient
 	npm ci --no-audit --no-fund --prefix tools/mcp/testdata/everything
 	npm ci --no-audit --no-fund --prefix editors/vscode
+	bash editors/vscode/testdata/e2e/install.sh
 
 vscode: deps
 	npm run --prefix editors/vscode compile

@@ -35,25 +35,47 @@ function isEmpty(r: Range): boolean {
 /** Reads settings by name, as vscode.WorkspaceConfiguration.get does. */
 export interface Settings { get<T>(key: string): T | undefined }
 
+/** Settings of the extension alone: they never reach the server. */
+const clientOnlySettings = new Set(['path']);
+
 /**
- * initializationOptions maps the extension's settings to the server's
- * (camelCase, empty values left out so the server's own config applies).
- * API keys are never among them: the server reads them from its environment.
+ * serverSettingKeys are the declared settings (package.json's
+ * contributes.configuration) the server reads, without the "agent-lsp."
+ * prefix: every one but the client's own, so a setting added to the
+ * manifest reaches the server without a second list here.
  */
-export function initializationOptions(s: Settings): Record<string, unknown> {
+export function serverSettingKeys(manifest: { contributes?: { configuration?: { properties?: Record<string, unknown> } } }): string[] {
+  return Object.keys(manifest.contributes?.configuration?.properties ?? {})
+    .map((k) => k.replace(/^agent-lsp\./, ''))
+    .filter((k) => !clientOnlySettings.has(k));
+}
+
+/**
+ * initializationOptions maps the extension's settings to the server's (the
+ * names are the same, camelCase), so the server starts with the user's
+ * configuration. Unset values are left out so the server's own config
+ * applies: empty strings, 0, null and empty lists. API keys are never among
+ * them: the server reads them from its environment.
+ */
+export function initializationOptions(s: Settings, keys: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of ['provider', 'model', 'baseUrl']) {
-    const v = s.get<string>(key);
-    if (typeof v === 'string' && v.trim() !== '') out[key] = v.trim();
+  for (const key of keys) {
+    const v = unsetToUndefined(s.get<unknown>(key));
+    if (v !== undefined) out[key] = v;
   }
-  const allow = s.get<string[]>('allowlist');
-  if (Array.isArray(allow)) {
-    const cleaned = allow.map((a) => String(a).trim()).filter((a) => a !== '');
-    if (cleaned.length > 0) out.allowlist = cleaned;
-  }
-  const iterations = s.get<number>('maxIterations');
-  if (typeof iterations === 'number' && iterations > 0) out.maxIterations = Math.floor(iterations);
   return out;
+}
+
+function unsetToUndefined(v: unknown): unknown {
+  if (v === null || v === undefined) return undefined;
+  if (typeof v === 'string') return v.trim() === '' ? undefined : v.trim();
+  if (typeof v === 'number') return v > 0 ? Math.floor(v) : undefined;
+  if (Array.isArray(v)) {
+    const kept = v.map((a) => (typeof a === 'string' ? a.trim() : a)).filter((a) => a !== '' && a !== null && a !== undefined);
+    return kept.length > 0 ? kept : undefined;
+  }
+  if (typeof v === 'object') return Object.keys(v as object).length > 0 ? v : undefined;
+  return v;
 }
 
 /** The result of agent.ask with wait: true. */
@@ -69,12 +91,13 @@ export interface AskResult {
 
 /** summary is the one-line message shown when a run ends. */
 export function summary(r: AskResult): string {
+  if (r.state === 'cancelled') return 'Agent run cancelled.';
   if (r.state && r.state !== 'completed') {
     return `Agent ${r.state}: ${firstLine(r.answer ?? '')}`;
   }
   const files = (r.diff ?? '').split('\n').filter((l) => l.startsWith('+++ ')).length;
   if (files === 0) return `Agent: ${firstLine(r.answer ?? 'done')}` + notesHint(r.notes, false);
-  return `Agent proposes changes to ${files} file${files === 1 ? '' : 's'} (${r.proposalId}): review them in the preview.` + notesHint(r.notes, true);
+  return `Agent proposes changes to ${files} file${files === 1 ? '' : 's'} (${r.proposalId}): ${firstLine(r.answer ?? '')}` + notesHint(r.notes, true);
 }
 
 /** notesHint tells how to keep the notes the agent wants to remember. */
@@ -114,4 +137,69 @@ export function serverCommand(setting: string | undefined, bundled: string | und
   if (bundled) return bundled;
   if (onPath || !goInstalled) return 'agent-lsp';
   return goInstalled;
+}
+
+/**
+ * humanError is what the user reads for a failed request: Go's and the
+ * language client's words replaced by what happened.
+ */
+export function humanError(message: string): string {
+  if (/context canceled|request (was )?cancel+ed/i.test(message)) return 'Agent run cancelled.';
+  if (/client is not running|client is not ready|connection (got )?(closed|disposed)/i.test(message)) {
+    return 'the agent-lsp server is not running (see the notification about starting it, or run "Developer: Reload Window").';
+  }
+  return message;
+}
+
+/** What a palette command's result tells the user. */
+export function feedback(command: string, result: unknown): string {
+  const r = (result ?? {}) as Record<string, unknown>;
+  switch (command) {
+    case 'agent.cancel': {
+      const runs = (r.cancelled as string[] | undefined) ?? [];
+      return runs.length === 0 ? 'Agent: no run to cancel.' : `Agent: cancelling ${runs.join(', ')}.`;
+    }
+    case 'agent.newSession':
+      return `Agent: started a new session${r.session ? ` (${r.session})` : ''}; the agent forgot the conversation.`;
+    case 'agent.discardProposal':
+      return `Agent: discarded the proposal ${r.id}; no file was changed.`;
+    case 'agent.applyProposal':
+      if (r.applied) return `Agent: applied the proposal ${r.id}.`;
+      return `Agent: the proposal ${r.id} was not applied${r.reason ? ` (${r.reason})` : ''}; it stays pending ("Agent: Apply Proposal" applies it).`;
+    case 'agent.keepNotes': {
+      const n = Number(r.kept ?? 0);
+      return `Agent: kept ${n} note${n === 1 ? '' : 's'} of ${r.id}.`;
+    }
+  }
+  return `Agent: ${command} done.`;
+}
+
+/** An LSP text edit (positions in UTF-16 code units, as VS Code counts). */
+export interface TextEdit { range: Range; newText: string }
+
+/**
+ * applyTextEdits is text with edits applied, as an LSP client applies
+ * them: the ranges refer to the original text and do not overlap. The
+ * review shows this beside the file before anything is written.
+ */
+export function applyTextEdits(text: string, edits: TextEdit[]): string {
+  const lineStarts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === '\n') lineStarts.push(i + 1);
+  const offset = (p: Position) => {
+    if (p.line >= lineStarts.length) return text.length;
+    const start = lineStarts[p.line];
+    const end = p.line + 1 < lineStarts.length ? lineStarts[p.line + 1] - 1 : text.length;
+    return Math.min(start + p.character, end);
+  };
+  const sorted = edits
+    .map((e, i) => ({ start: offset(e.range.start), end: offset(e.range.end), text: e.newText, i }))
+    .sort((a, b) => a.start - b.start || a.i - b.i);
+  let out = '';
+  let at = 0;
+  for (const e of sorted) {
+    if (e.start < at) throw new Error('overlapping edits');
+    out += text.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  return out + text.slice(at);
 }

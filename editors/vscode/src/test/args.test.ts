@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { askArgs, initializationOptions, serverCommand, summary, withAgentCapabilities } from '../args';
+import { applyTextEdits, askArgs, feedback, humanError, initializationOptions, serverCommand, serverSettingKeys, summary, withAgentCapabilities } from '../args';
 
 const sel = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
@@ -11,18 +11,26 @@ test('askArgs sends the selection, not an empty one', () => {
 });
 
 test('initializationOptions keeps what is set and never a key', () => {
-  const values: Record<string, unknown> = { provider: 'gemini', model: ' gemini-2.5-flash ', baseUrl: '', allowlist: ['npm test', ' ', 'make lint'], maxIterations: 12.7, apiKey: 'secret' };
-  const opts = initializationOptions({ get: <T>(k: string) => values[k] as T });
-  assert.deepEqual(opts, { provider: 'gemini', model: 'gemini-2.5-flash', allowlist: ['npm test', 'make lint'], maxIterations: 12 });
-  assert.deepEqual(initializationOptions({ get: () => undefined }), {});
+  const values: Record<string, unknown> = {
+    provider: 'gemini', model: ' gemini-2.5-flash ', baseUrl: '', allowlist: ['npm test', ' ', 'make lint'], maxIterations: 12.7, apiKey: 'secret',
+    noDefaultAllowlist: false, autoApply: null, checks: [], commandTimeoutS: 0, completion: { model: 'coder' }, mcp: null, strategy: 'plan',
+  };
+  const keys = ['provider', 'model', 'baseUrl', 'allowlist', 'maxIterations', 'noDefaultAllowlist', 'autoApply', 'checks', 'commandTimeoutS', 'completion', 'mcp', 'strategy'];
+  const opts = initializationOptions({ get: <T>(k: string) => values[k] as T }, keys);
+  assert.deepEqual(opts, {
+    provider: 'gemini', model: 'gemini-2.5-flash', allowlist: ['npm test', 'make lint'], maxIterations: 12,
+    noDefaultAllowlist: false, completion: { model: 'coder' }, strategy: 'plan',
+  });
+  assert.deepEqual(initializationOptions({ get: () => undefined }, keys), {});
 });
 
 test('summary counts files and reports failures', () => {
   const diff = '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n--- /dev/null\n+++ b/b.go\n@@ -0,0 +1 @@\n+z\n';
   assert.equal(summary({ runId: 'run-1', proposalId: 'proposal-1', state: 'completed', answer: 'ok', diff }),
-    'Agent proposes changes to 2 files (proposal-1): review them in the preview.');
+    'Agent proposes changes to 2 files (proposal-1): ok');
   assert.equal(summary({ runId: 'run-2', proposalId: 'proposal-2', state: 'completed', answer: 'It reads a file.\nMore.' }), 'Agent: It reads a file.');
   assert.equal(summary({ runId: 'run-3', proposalId: 'proposal-3', state: 'failed', answer: 'no model configured' }), 'Agent failed: no model configured');
+  assert.equal(summary({ runId: 'run-6', proposalId: 'proposal-6', state: 'cancelled', answer: 'context canceled' }), 'Agent run cancelled.');
 });
 
 test('summary says how to keep the notes the agent wants to remember', () => {
@@ -30,7 +38,7 @@ test('summary says how to keep the notes the agent wants to remember', () => {
     'Agent: Noted. The agent wants to remember 1 note (see the answer): keep them with "Agent: Keep the Agent\'s Notes".');
   const diff = '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n';
   assert.match(summary({ runId: 'run-5', proposalId: 'proposal-5', state: 'completed', answer: 'ok', diff, notes: ['a', 'b'] }),
-    /review them in the preview\. The agent wants to remember 2 notes \(see the answer\): applying the changes keeps them/);
+    /\(proposal-5\): ok The agent wants to remember 2 notes \(see the answer\): applying the changes keeps them/);
 });
 
 test('withAgentCapabilities declares the prompt box and keeps other experimental capabilities', () => {
@@ -48,4 +56,43 @@ test('serverCommand prefers the user\'s path, then the bundled binary, then PATH
   assert.equal(serverCommand(undefined, undefined, true, '/home/u/go/bin/agent-lsp'), 'agent-lsp');
   assert.equal(serverCommand(undefined, undefined, false, '/home/u/go/bin/agent-lsp'), '/home/u/go/bin/agent-lsp');
   assert.equal(serverCommand('', undefined, false, undefined), 'agent-lsp');
+});
+
+test('serverSettingKeys is every declared setting but the client\'s own', () => {
+  const manifest = { contributes: { configuration: { properties: { 'agent-lsp.path': {}, 'agent-lsp.model': {}, 'agent-lsp.mcp': {} } } } };
+  assert.deepEqual(serverSettingKeys(manifest), ['model', 'mcp']);
+  assert.deepEqual(serverSettingKeys({}), []);
+});
+
+test('humanError says what happened, not what Go or the client called it', () => {
+  assert.equal(humanError('context canceled'), 'Agent run cancelled.');
+  assert.equal(humanError('Request agent.ask failed: context canceled'), 'Agent run cancelled.');
+  assert.match(humanError('Client is not running and can\'t be stopped.'), /server is not running/);
+  assert.equal(humanError('no running run "run-9"'), 'no running run "run-9"');
+});
+
+test('every palette command says what it did', () => {
+  assert.equal(feedback('agent.cancel', { cancelled: [] }), 'Agent: no run to cancel.');
+  assert.equal(feedback('agent.cancel', { cancelled: ['run-2'] }), 'Agent: cancelling run-2.');
+  assert.match(feedback('agent.newSession', { session: 's-3' }), /new session \(s-3\)/);
+  assert.match(feedback('agent.discardProposal', { id: 'proposal-1', state: 'discarded' }), /discarded the proposal proposal-1; no file was changed/);
+  assert.equal(feedback('agent.applyProposal', { id: 'proposal-1', applied: true }), 'Agent: applied the proposal proposal-1.');
+  assert.match(feedback('agent.applyProposal', { id: 'proposal-1', applied: false, reason: 'declined' }), /not applied \(declined\); it stays pending/);
+  assert.equal(feedback('agent.keepNotes', { id: 'run-1', kept: 2 }), 'Agent: kept 2 notes of run-1.');
+});
+
+test('applyTextEdits applies LSP edits against the original text', () => {
+  const text = 'a\nbé😀c\nlast';
+  const at = (l: number, c: number) => ({ line: l, character: c });
+  assert.equal(applyTextEdits(text, [{ range: { start: at(1, 2), end: at(1, 4) }, newText: 'X' }]), 'a\nbéXc\nlast');
+  assert.equal(applyTextEdits(text, [
+    { range: { start: at(2, 0), end: at(2, 4) }, newText: 'end' },
+    { range: { start: at(0, 0), end: at(1, 0) }, newText: '' },
+  ]), 'bé😀c\nend');
+  assert.equal(applyTextEdits('', [{ range: { start: at(0, 0), end: at(0, 0) }, newText: 'new\n' }]), 'new\n');
+  assert.equal(applyTextEdits('x', [{ range: { start: at(0, 9), end: at(7, 0) }, newText: 'y' }]), 'xy');
+  assert.throws(() => applyTextEdits('abc', [
+    { range: { start: at(0, 0), end: at(0, 2) }, newText: '' },
+    { range: { start: at(0, 1), end: at(0, 3) }, newText: '' },
+  ]), /overlapping/);
 });

