@@ -28,8 +28,9 @@ func TestMain(m *testing.M) { toolstest.Main(m) }
 const greeting = "def greet():\n    return \"Hello, World!\"\n"
 
 // TestVSCodeWalk asks, watches the progress, reviews and applies (the
-// sensitive file left out), opens the code actions, explains, cancels from
-// the notification and runs every palette command.
+// sensitive file left out), opens the code actions, explains, discards a
+// second proposal, cancels from the notification and runs every palette
+// command.
 func TestVSCodeWalk(t *testing.T) {
 	e := newEditor(t)
 	bin := servertest.Binary(t)
@@ -48,9 +49,13 @@ func TestVSCodeWalk(t *testing.T) {
 
 	model := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
 		task := llmtest.LastUserText(body)
-		tools := llmtest.CountRole(body, "tool")
+		// The session keeps earlier runs: a run's first turn is the one
+		// that answers the user's message, not a tool's.
+		messages, _ := body["messages"].([]any)
+		last, _ := messages[len(messages)-1].(map[string]any)
+		first := last["role"] == "user"
 		switch {
-		case strings.Contains(task, "change the greeting") && tools == 0:
+		case strings.Contains(task, "change the greeting") && first:
 			// Held back so that the progress notification is seen.
 			return llmtest.Turn{Delay: 1500 * time.Millisecond, Calls: []llmtest.Call{
 				{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello, World!","new_string":"Hello, agent!"}`},
@@ -60,10 +65,14 @@ func TestVSCodeWalk(t *testing.T) {
 			return llmtest.Turn{Text: "Changed the greeting."}
 		case strings.Contains(task, "Explain what this code does"):
 			return llmtest.Turn{Text: "It greets the world."}
+		case strings.Contains(task, "rename greet") && first:
+			return llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"def greet","new_string":"def hello"}`}}}
+		case strings.Contains(task, "rename greet"):
+			return llmtest.Turn{Text: "Renamed."}
 		case strings.Contains(task, "wait for me"):
 			return llmtest.Turn{Delay: 5 * time.Minute, Text: "too late"}
 		}
-		t.Errorf("unexpected request: %q after %d tool results", task, tools)
+		t.Errorf("unexpected request: %q (first turn: %v)", task, first)
 		return llmtest.Turn{Text: "unexpected"}
 	})
 	e.userSettings(fmt.Sprintf(`{"agent-lsp.provider": "openai", "agent-lsp.model": "gpt-user-settings", "agent-lsp.baseUrl": %q}`, model.URL+"/v1"))

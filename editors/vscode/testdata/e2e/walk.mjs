@@ -77,6 +77,16 @@ async function mainWalk() {
   await toast(/It greets the world/).waitFor({ timeout: 30_000 });
   await dismissToasts();
 
+  await begin('discard from the review');
+  await palette('Agent: Ask…');
+  await input('rename greet');
+  const second = toast(/Agent proposes changes to 1 file\./);
+  await second.waitFor({ timeout: 30_000 });
+  await second.locator('.monaco-button', { hasText: 'Discard' }).click();
+  await toast(/discarded the proposal proposal-3; no file was changed/).waitFor({ timeout: 15_000 });
+  if (!disk('hello.py').includes('def greet')) throw new Error('a discarded proposal changed hello.py');
+  await dismissToasts();
+
   await begin('cancel from the notification');
   await palette('Agent: Ask…');
   await input('wait for me');
@@ -91,9 +101,9 @@ async function mainWalk() {
   for (const [command, said] of [
     ['Agent: Cancel', /no run to cancel/],
     ['Agent: New Session', /started a new session/],
-    // The one proposal is applied: both say so, by its name.
-    ['Agent: Apply Proposal', /agent-lsp: proposal-1 is already applied/],
-    ['Agent: Discard Proposal', /agent-lsp: proposal-1 is already applied/],
+    // The newest proposal is discarded: both say so, by its name.
+    ['Agent: Apply Proposal', /agent-lsp: proposal-3 is already discarded/],
+    ['Agent: Discard Proposal', /agent-lsp: proposal-3 is already discarded/],
     ['Agent: Keep the Agent\'s Notes', /agent-lsp: .*note/i],
   ]) {
     await palette(command);
