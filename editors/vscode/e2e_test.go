@@ -40,8 +40,11 @@ func TestVSCodeWalk(t *testing.T) {
 		copyFile(t, bin, filepath.Join(goBin, "agent-lsp"))
 	}
 	// No agent-lsp.path anywhere: the server is found in ~/go/bin. The
-	// model's settings are in the User settings only and reach the server
-	// as initializationOptions (the model's requests name it).
+	// model's settings are in the Remote (Machine) settings, where a remote
+	// window reads machine-scoped settings (code-server takes them from the
+	// User settings too, or not, depending on which of its start-up steps
+	// ends first), and reach the server as initializationOptions: the
+	// model's requests name the model.
 	os.Mkdir(filepath.Join(e.workspace, ".git"), 0o755)
 	os.Mkdir(filepath.Join(e.workspace, ".vscode"), 0o755)
 	write(t, filepath.Join(e.workspace, "hello.py"), greeting)
@@ -75,7 +78,7 @@ func TestVSCodeWalk(t *testing.T) {
 		t.Errorf("unexpected request: %q (first turn: %v)", task, first)
 		return llmtest.Turn{Text: "unexpected"}
 	})
-	e.userSettings(fmt.Sprintf(`{"agent-lsp.provider": "openai", "agent-lsp.model": "gpt-user-settings", "agent-lsp.baseUrl": %q}`, model.URL+"/v1"))
+	e.machineSettings(fmt.Sprintf(`{"agent-lsp.provider": "openai", "agent-lsp.model": "gpt-remote-settings", "agent-lsp.baseUrl": %q}`, model.URL+"/v1"))
 	e.env = append(e.env, "OPENAI_API_KEY=test")
 	e.start(t)
 	e.walk(t, "main")
@@ -87,8 +90,8 @@ func TestVSCodeWalk(t *testing.T) {
 		t.Errorf("the sensitive file was written though left unticked: %q", got)
 	}
 	for i, body := range model.Requests() {
-		if body["model"] != "gpt-user-settings" {
-			t.Errorf("request %d named model %v, not the one in the User settings", i, body["model"])
+		if body["model"] != "gpt-remote-settings" {
+			t.Errorf("request %d named model %v, not the one in the settings", i, body["model"])
 		}
 	}
 	if model.Abandoned() != 1 {
@@ -157,7 +160,6 @@ func newEditor(t *testing.T) *editor {
 	return e
 }
 
-func (e *editor) userSettings(extra string)    { e.writeSettings("User", extra) }
 func (e *editor) machineSettings(extra string) { e.writeSettings("Machine", extra) }
 
 // writeSettings merges extra into the settings.json of scope (User or Machine).

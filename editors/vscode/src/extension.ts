@@ -33,7 +33,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const review = new Review(proposed);
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
-    initializationOptions: initializationOptions(config(), serverSettingKeys(context.extension.packageJSON)),
+    // Read when the server is initialized, not at activation: a remote
+    // window's settings may arrive in between.
+    initializationOptions: () => initializationOptions(config(), serverSettingKeys(context.extension.packageJSON)),
     synchronize: { configurationSection: 'agent-lsp' },
     middleware: {
       executeCommand: async (command, args, next) => {
