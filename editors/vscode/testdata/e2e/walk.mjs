@@ -41,7 +41,7 @@ async function mainWalk() {
   await input('change the greeting');
 
   await begin('progress notification with Cancel');
-  const progress = toast(/Agent/).filter({ has: page.locator('.monaco-button', { hasText: 'Cancel' }) });
+  const progress = page.locator('.notifications-toasts .notification-toast', { has: page.locator('.monaco-button', { hasText: 'Cancel' }) }).first();
   await progress.waitFor({ timeout: 15_000 });
   await shot('progress');
 
@@ -78,7 +78,7 @@ async function mainWalk() {
   await palette('Agent: Explain Selection');
   // The answer opens as a document and the extension says its first line;
   // where VS Code fails to open the document, the server says it too.
-  await toast(/It greets the world/).first().waitFor({ timeout: 30_000 });
+  await toast(/It greets the world/).waitFor({ timeout: 30_000 });
   await dismissToasts();
 
   await begin('discard from the review');
@@ -94,7 +94,7 @@ async function mainWalk() {
   await begin('cancel from the notification');
   await palette('Agent: Ask…');
   await input('wait for me');
-  const slow = toast(/Agent/).filter({ has: page.locator('.monaco-button', { hasText: 'Cancel' }) });
+  const slow = page.locator('.notifications-toasts .notification-toast', { has: page.locator('.monaco-button', { hasText: 'Cancel' }) }).first();
   await slow.waitFor({ timeout: 15_000 });
   await slow.locator('.monaco-button', { hasText: 'Cancel' }).click();
   await toast(/Agent run cancelled/).waitFor({ timeout: 15_000 });
@@ -121,7 +121,7 @@ async function missingServerWalk() {
   const note = toast(/agent-lsp could not start its server: there is no program at \/nonexistent\/agent-lsp/);
   await note.waitFor({ timeout: 30_000 });
   await shot('cannot-start');
-  const count = await toast(/could not start/).count();
+  const count = await page.locator('.notifications-toasts .notification-toast', { hasText: /could not start/ }).count();
   if (count !== 1) throw new Error(`${count} notifications about the server`);
   await begin('a command says the server is not running');
   await palette('Agent: New Session');
@@ -131,15 +131,17 @@ async function missingServerWalk() {
   await page.locator('.settings-editor .setting-item-contents', { hasText: 'Path to the agent-lsp binary' }).first().waitFor();
 }
 
+// toast is the first notification saying text (a slow machine may show a
+// second before the first is cleared).
 function toast(text) {
-  return page.locator('.notifications-toasts .notification-toast', { hasText: text });
+  return page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
 }
 
+// dismissToasts clears the notifications as a user would, through the
+// palette: hovering a toast races its own fading out.
 async function dismissToasts() {
-  for (let i = 0; i < 10 && (await page.locator('.notifications-toasts .notification-toast').count()) > 0; i++) {
-    await page.locator('.notifications-toasts .notification-toast').first().hover();
-    await page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear').first().click().catch(() => {});
-  }
+  await palette('Notifications: Clear All Notifications');
+  await until(async () => (await page.locator('.notifications-toasts .notification-toast').count()) === 0, 'notifications cleared');
 }
 
 async function palette(command) {
@@ -173,7 +175,7 @@ function disk(rel) {
 
 async function until(ok, what) {
   for (let i = 0; i < 100; i++) {
-    if (ok()) return;
+    if (await ok()) return;
     await page.waitForTimeout(100);
   }
   throw new Error(`not so after 10 s: ${what}`);
