@@ -250,10 +250,10 @@ class Review {
 
   private async show(label: string, files: ProposedFile[]): Promise<void> {
     const n = ++this.reviewed;
-    const resources: [vscode.Uri, vscode.Uri | undefined, vscode.Uri][] = files.map((f) => {
+    const resources: [vscode.Uri, vscode.Uri, vscode.Uri][] = files.map((f) => {
       const right = vscode.Uri.from({ scheme: proposedScheme, path: f.uri.path, query: `review=${n}` });
       this.proposed.set(right, f.proposed);
-      let left: vscode.Uri | undefined = f.uri;
+      let left = f.uri;
       if (f.created) {
         left = vscode.Uri.from({ scheme: proposedScheme, path: f.uri.path, query: `review=${n}&original` });
         this.proposed.set(left, '');
@@ -261,7 +261,14 @@ class Review {
       return [f.uri, left, right];
     });
     const title = `Agent proposal: ${label.replace(/^agent-lsp: /, '')}`;
-    await vscode.commands.executeCommand('vscode.changes', title, resources);
+    try {
+      await vscode.commands.executeCommand('vscode.changes', title, resources);
+    } catch {
+      // VS Code before 1.86 has no changes editor: a diff editor per file.
+      for (const [uri, left, right] of resources) {
+        await vscode.commands.executeCommand('vscode.diff', left, right, `${title}: ${vscode.workspace.asRelativePath(uri)}`, { preview: false });
+      }
+    }
     const sensitive = files.filter((f) => f.sensitive).length;
     const choice = await vscode.window.showInformationMessage(
       `Agent proposes changes to ${files.length} file${files.length === 1 ? '' : 's'}` +
