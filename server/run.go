@@ -107,6 +107,7 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 		if serr := s.sessions.save(r.session, r.history); serr != nil {
 			s.log.Warn("saving the session", "error", serr)
 		}
+		s.sessions.release(r.session)
 		state := runCompleted
 		switch {
 		case errors.Is(err, context.Canceled):

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -9,12 +10,20 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent"
 )
 
+// keptSessions is how many conversations stay loaded besides those in use:
+// the rest are on disk, and are read again when asked for.
+const keptSessions = 16
+
 // sessionSet is the workspace's conversations: the ones loaded this
 // connection, and the current one, which an ask without a session continues.
+// A server that lives for weeks sees many conversations: one no run uses
+// and that is not the current one is let go beyond keptSessions.
 type sessionSet struct {
 	mu      sync.Mutex // guards every field
 	store   *agent.SessionStore
 	loaded  map[string]*agent.History
+	users   map[string]int // runs holding each loaded conversation
+	order   []string       // loaded conversations, least recently used first
 	current string
 }
 
@@ -33,6 +42,7 @@ func (ss *sessionSet) open(store *agent.SessionStore) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	ss.store, ss.loaded, ss.current = store, map[string]*agent.History{id: history}, id
+	ss.users, ss.order = map[string]int{}, []string{id}
 }
 
 // get returns the session called id ("" the current one), reading it from
@@ -44,6 +54,9 @@ func (ss *sessionSet) get(id string) (string, *agent.History, error) {
 	}
 	h, loaded := ss.loaded[id]
 	store := ss.store
+	if loaded {
+		ss.use(id)
+	}
 	ss.mu.Unlock()
 	if loaded {
 		return id, h, nil
@@ -55,10 +68,46 @@ func (ss *sessionSet) get(id string) (string, *agent.History, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if raced, ok := ss.loaded[id]; ok {
+		ss.use(id)
 		return id, raced, nil
 	}
 	ss.loaded[id] = h
+	ss.use(id)
 	return id, h, nil
+}
+
+// use counts a run holding id and makes it the most recently used; the
+// run gives it back with release. Callers hold mu.
+func (ss *sessionSet) use(id string) {
+	ss.users[id]++
+	ss.touch(id)
+}
+
+func (ss *sessionSet) touch(id string) {
+	if i := slices.Index(ss.order, id); i >= 0 {
+		ss.order = slices.Delete(ss.order, i, i+1)
+	}
+	ss.order = append(ss.order, id)
+}
+
+// release gives back what get counted, once the run saved the
+// conversation, and lets go of the least recently used ones beyond
+// keptSessions that no run holds and that are not the current one.
+func (ss *sessionSet) release(id string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.users[id]--; ss.users[id] <= 0 {
+		delete(ss.users, id)
+	}
+	for i := 0; len(ss.order) > keptSessions && i < len(ss.order); {
+		old := ss.order[i]
+		if old == ss.current || ss.users[old] > 0 {
+			i++
+			continue
+		}
+		delete(ss.loaded, old)
+		ss.order = slices.Delete(ss.order, i, i+1)
+	}
 }
 
 // switchTo makes the session called id the current one.
@@ -68,8 +117,9 @@ func (ss *sessionSet) switchTo(id string) (*agent.History, error) {
 		return nil, err
 	}
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
 	ss.current = id
+	ss.mu.Unlock()
+	ss.release(id) // current now, it stays loaded; get counted a run that is not one
 	return h, nil
 }
 
@@ -82,6 +132,7 @@ func (ss *sessionSet) startNew() string {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	ss.loaded[id], ss.current = &agent.History{}, id
+	ss.touch(id)
 	return id
 }
 
