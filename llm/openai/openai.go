@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -228,15 +230,11 @@ func (p *Provider) params(req llm.Request) (sdk.ChatCompletionNewParams, error) 
 		}
 	}
 	for _, t := range req.Tools {
-		var schema map[string]any
-		if err := json.Unmarshal(t.Schema, &schema); err != nil {
-			return params, fmt.Errorf("openai: schema of tool %s: %w", t.Name, err)
+		tool, err := functionTool(t)
+		if err != nil {
+			return params, err
 		}
-		params.Tools = append(params.Tools, sdk.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-			Name:        t.Name,
-			Description: sdk.String(t.Description),
-			Parameters:  shared.FunctionParameters(schema),
-		}))
+		params.Tools = append(params.Tools, sdk.ChatCompletionToolUnionParam{OfFunction: &tool})
 	}
 	if p.thinking != "" {
 		params.ReasoningEffort = shared.ReasoningEffort(p.thinking)
@@ -264,4 +262,49 @@ func (p *Provider) wrapError(ctx context.Context, err error) error {
 		e.RetryAfter = llm.ParseRetryAfter(apiErr.Response.Header.Get("Retry-After"), time.Now())
 	}
 	return e
+}
+
+// toolJSON holds each tool's definition as sent, by its name, description
+// and schema: every request of every run sends the same few tools, and the
+// SDK's reflective encoding of them was a tenth of a busy server's work.
+// It is bounded, as MCP servers may describe their tools anew.
+var toolJSON = struct {
+	sync.Mutex
+	m map[toolKey]json.RawMessage
+}{m: map[toolKey]json.RawMessage{}}
+
+const toolJSONLimit = 512
+
+type toolKey struct{ name, description, schema string }
+
+// functionTool is t as an OpenAI function tool, encoded once.
+func functionTool(t llm.ToolSpec) (sdk.ChatCompletionFunctionToolParam, error) {
+	key := toolKey{t.Name, t.Description, string(t.Schema)}
+	toolJSON.Lock()
+	raw, ok := toolJSON.m[key]
+	toolJSON.Unlock()
+	if !ok {
+		if !json.Valid(t.Schema) {
+			return sdk.ChatCompletionFunctionToolParam{}, fmt.Errorf("openai: schema of tool %s is not JSON", t.Name)
+		}
+		type function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}
+		data, err := json.Marshal(struct {
+			Type     string   `json:"type"`
+			Function function `json:"function"`
+		}{"function", function{t.Name, t.Description, t.Schema}})
+		if err != nil {
+			return sdk.ChatCompletionFunctionToolParam{}, fmt.Errorf("openai: tool %s: %w", t.Name, err)
+		}
+		raw = data
+		toolJSON.Lock()
+		if len(toolJSON.m) < toolJSONLimit {
+			toolJSON.m[key] = raw
+		}
+		toolJSON.Unlock()
+	}
+	return param.Override[sdk.ChatCompletionFunctionToolParam](raw), nil
 }

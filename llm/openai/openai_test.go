@@ -78,7 +78,8 @@ func TestSeedScenarioOnTheWire(t *testing.T) {
 			first := bodies[0]
 			tools := first["tools"].([]any)
 			fn := tools[0].(map[string]any)["function"].(map[string]any)
-			if fn["name"] != "read_file" || first["model"] != "gpt-test" {
+			if fn["name"] != "read_file" || first["model"] != "gpt-test" || tools[0].(map[string]any)["type"] != "function" ||
+				fn["description"] != readFileSpec.Description || fn["parameters"].(map[string]any)["type"] != "object" {
 				t.Fatalf("first request: %v", first)
 			}
 			msgs := bodies[1]["messages"].([]any)
@@ -145,5 +146,24 @@ func TestUnreachableServerIsUnavailable(t *testing.T) {
 func TestMissingModelIsAClearError(t *testing.T) {
 	if _, err := openai.New(openai.Config{}); err == nil || !strings.Contains(err.Error(), "AGENT_LSP_MODEL") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A tool whose schema is not JSON is an error before anything is sent.
+func TestToolWithBrokenSchemaIsRefused(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t)
+	p, err := openai.New(openai.Config{Model: "gpt-test", APIKey: "k", BaseURL: srv.URL + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Chat(context.Background(), llm.Request{
+		Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}},
+		Tools:    []llm.ToolSpec{{Name: "broken", Description: "d", Schema: json.RawMessage(`{"type":`)}},
+	})
+	if err == nil || !strings.Contains(err.Error(), "schema of tool broken is not JSON") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests sent", n)
 	}
 }
