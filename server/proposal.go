@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agent-lsp/agent-lsp/server/apply"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -135,7 +136,7 @@ func changeAnnotations(prompt string, sensitive []tools.Change) map[protocol.Cha
 		annotationID: {Label: "agent-lsp: " + summarize(prompt, 60), NeedsConfirmation: &yes, Description: &desc},
 	}
 	if len(sensitive) > 0 {
-		why := "These files change what editors, the agent or CI run or read; apply them only if you meant to: " + describeSensitive(sensitive)
+		why := "These files change what editors, the agent or CI run or read; apply them only if you meant to: " + apply.DescribeSensitive(sensitive)
 		out[sensitiveAnnotationID] = protocol.ChangeAnnotation{
 			Label: "⚠ agent-lsp: editor, agent or CI configuration", NeedsConfirmation: &yes, Description: &why}
 	}
@@ -172,18 +173,13 @@ func (s *Server) approvedChanges(p *proposal) ([]tools.Change, error) {
 	if len(sensitive) == 0 || s.confirmSensitive(ctx, sensitive) {
 		return p.changes, nil
 	}
-	var rest []tools.Change
-	for _, c := range p.changes {
-		if _, ok := c.Sensitive(); !ok {
-			rest = append(rest, c)
-		}
-	}
+	rest, _ := apply.Split(p.changes, false)
 	if len(rest) == 0 {
-		return nil, fmt.Errorf("its files need your explicit approval, which was not given: %s (agent.showProposal shows the diff)", describeSensitive(sensitive))
+		return nil, fmt.Errorf("its files need your explicit approval, which was not given: %s (agent.showProposal shows the diff)", apply.DescribeSensitive(sensitive))
 	}
 	s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
 		"agent-lsp: %s: applying the rest without the files that need your explicit approval: %s (agent.showProposal shows their diff)",
-		p.name(), describeSensitive(sensitive)))
+		p.name(), apply.DescribeSensitive(sensitive)))
 	return rest, nil
 }
 
@@ -193,7 +189,7 @@ func (s *Server) approvedChanges(p *proposal) ([]tools.Change, error) {
 func (s *Server) confirmSensitive(ctx context.Context, sensitive []tools.Change) bool {
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
-		Message: "agent-lsp's proposal changes what editors, the agent or CI run or read:\n" + describeSensitive(sensitive) + "\nApply these files too?",
+		Message: "agent-lsp's proposal changes what editors, the agent or CI run or read:\n" + apply.DescribeSensitive(sensitive) + "\nApply these files too?",
 		Actions: []protocol.MessageActionItem{{Title: sensitiveLeaveOut}, {Title: sensitiveApply}},
 	}
 	choice, err := s.client.ShowMessageRequest(ctx, params)
@@ -202,17 +198,6 @@ func (s *Server) confirmSensitive(ctx context.Context, sensitive []tools.Change)
 		return false
 	}
 	return choice != nil && choice.Title == sensitiveApply
-}
-
-// describeSensitive lists sensitive changes with why each one is. Paths come
-// from the model: escaped, so a newline cannot forge the rest of a question.
-func describeSensitive(changes []tools.Change) string {
-	var parts []string
-	for _, c := range changes {
-		why, _ := c.Sensitive()
-		parts = append(parts, fmt.Sprintf("%s (%s)", tools.Printable(c.Path), why))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // currentText is what the user has now: the open buffer (with its version)

@@ -15,22 +15,14 @@ import (
 // written: a file changed on disk since the agent read it, or created
 // meanwhile, refuses the whole apply rather than overwrite it.
 func applyToDisk(p tools.Proposal, applySensitive bool, stderr io.Writer) (leftOut []string, err error) {
-	var changes []tools.Change
-	for _, c := range p.Changes {
-		if why, ok := c.Sensitive(); ok && !applySensitive {
-			fmt.Fprintf(stderr, "[AGENT] left out %s: it changes %s (--apply-sensitive writes it)\n", tools.Printable(c.Path), why)
-			leftOut = append(leftOut, c.Path)
-			continue
-		}
-		if err := apply.Check(nil, c, apply.OnDisk); err != nil {
-			return nil, fmt.Errorf("%w; run again", err)
-		}
-		changes = append(changes, c)
+	accepted, left := apply.Split(p.Changes, applySensitive)
+	for _, c := range left {
+		why, _ := c.Sensitive()
+		fmt.Fprintf(stderr, "[AGENT] left out %s: it changes %s (--apply-sensitive writes it)\n", tools.Printable(c.Path), why)
+		leftOut = append(leftOut, c.Path)
 	}
-	for _, c := range changes {
-		if err := apply.WriteFile(c.AbsPath, c.New); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Path, err)
-		}
+	if _, err := apply.Write(nil, accepted, apply.OnDisk, apply.ToDisk); err != nil {
+		return nil, fmt.Errorf("%w; run again", err)
 	}
 	return leftOut, nil
 }

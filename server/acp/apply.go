@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,20 +17,12 @@ import (
 // and as the agent read it (the client's buffer, or disk) — and one that
 // is not refuses the whole write, rather than overwrite the user's edits.
 func (t *turn) write(changes []tools.Change) (report string, err error) {
-	for _, c := range changes {
-		if err := apply.Check(t.ws, c, t.current); err != nil {
-			return "", fmt.Errorf("nothing was written: %w; ask again to redo it on the current files", err)
+	written, err := apply.Write(t.ws, changes, t.current, t.writeOne)
+	if err != nil {
+		if errors.Is(err, apply.ErrNothingWritten) {
+			return "", fmt.Errorf("%w; ask again to redo it on the current files", err)
 		}
-	}
-	var written []string
-	for _, c := range changes {
-		if err := t.writeOne(c); err != nil {
-			if len(written) > 0 {
-				return "", fmt.Errorf("%s not written (%v); written before it: %s", tools.Printable(c.Path), err, strings.Join(written, ", "))
-			}
-			return "", fmt.Errorf("%s not written: %v", tools.Printable(c.Path), err)
-		}
-		written = append(written, tools.Printable(c.Path))
+		return "", err
 	}
 	if len(written) == 0 {
 		return "Nothing to write.", nil

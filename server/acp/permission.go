@@ -9,6 +9,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/server/apply"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -139,10 +140,7 @@ func (t *turn) offer(p tools.Proposal, notes *agent.Memory) bool {
 		}
 		return true
 	}
-	changes := p.Changes
-	if choice != optApplyAll {
-		changes = withoutSensitive(changes)
-	}
+	changes, _ := apply.Split(p.Changes, choice == optApplyAll)
 	report, werr := t.write(changes)
 	if werr == nil && notes != nil {
 		if n, err := notes.Keep(); err != nil {
@@ -222,14 +220,4 @@ func proposalOptions(p tools.Proposal, notes []string) []sdk.PermissionOption {
 		options = append(options, sdk.PermissionOption{OptionId: optApplyAll, Name: "Apply ⚠ (sensitive files)", Kind: sdk.PermissionOptionKindAllowOnce})
 	}
 	return options
-}
-
-func withoutSensitive(changes []tools.Change) []tools.Change {
-	var out []tools.Change
-	for _, c := range changes {
-		if _, ok := c.Sensitive(); !ok {
-			out = append(out, c)
-		}
-	}
-	return out
 }

@@ -1,7 +1,9 @@
-// Package apply writes accepted changes to the user's files: the one place
-// the CLI's `ask --apply` and ACP's turns (when the client does not write
-// through its own buffers) do it. It speaks neither LSP nor ACP; the LSP
-// surface never writes files (the editor applies its edits).
+// Package apply is what every surface does with a proposal the user
+// accepts, in one place: which changes are accepted (sensitive files only
+// when asked for, Split), how they are described, and writing them to the
+// user's files (the CLI's `ask --apply`, and ACP's turns when the client
+// does not write through its own buffers). It speaks neither LSP nor ACP;
+// the LSP surface never writes files (the editor applies its edits).
 //
 // Invariant: a change is written only if the file is still what the agent
 // read — unchanged, not deleted, not created meanwhile, still inside the
@@ -14,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -92,3 +95,58 @@ func WriteFile(abs, text string) error {
 	}
 	return f.Close()
 }
+
+// Split is what the user accepts of changes: every change, or, unless
+// withSensitive, all but the sensitive files (what editors, the agent or
+// CI run or read), which are left out — the one rule the CLI, the editor
+// and ACP all follow.
+func Split(changes []tools.Change, withSensitive bool) (accepted, leftOut []tools.Change) {
+	for _, c := range changes {
+		if _, ok := c.Sensitive(); ok && !withSensitive {
+			leftOut = append(leftOut, c)
+			continue
+		}
+		accepted = append(accepted, c)
+	}
+	return accepted, leftOut
+}
+
+// DescribeSensitive lists sensitive changes with why each one is. Paths
+// come from the model: escaped, so a newline cannot forge the rest of a
+// question.
+func DescribeSensitive(changes []tools.Change) string {
+	var parts []string
+	for _, c := range changes {
+		why, _ := c.Sensitive()
+		parts = append(parts, fmt.Sprintf("%s (%s)", tools.Printable(c.Path), why))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ErrNothingWritten is wrapped when a check refused the changes before
+// any was written.
+var ErrNothingWritten = errors.New("nothing was written")
+
+// Write checks every change (Check) before it writes any, then writes each
+// with write. A failure names what was written before it; written is the
+// changed files' paths, escaped for display.
+func Write(ws *tools.Workspace, changes []tools.Change, current Current, write func(tools.Change) error) (written []string, err error) {
+	for _, c := range changes {
+		if err := Check(ws, c, current); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNothingWritten, err)
+		}
+	}
+	for _, c := range changes {
+		if err := write(c); err != nil {
+			if len(written) > 0 {
+				return written, fmt.Errorf("%s not written (%v); written before it: %s", tools.Printable(c.Path), err, strings.Join(written, ", "))
+			}
+			return nil, fmt.Errorf("%s not written: %v", tools.Printable(c.Path), err)
+		}
+		written = append(written, tools.Printable(c.Path))
+	}
+	return written, nil
+}
+
+// ToDisk is Write's writer for a user without an editor that writes.
+func ToDisk(c tools.Change) error { return WriteFile(c.AbsPath, c.New) }
