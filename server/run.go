@@ -264,7 +264,9 @@ func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult
 		return out, p, err
 	}
 	if !editsNothing(edit) {
-		label := "agent-lsp: " + summarize(p.request, 60)
+		// The proposal's name first: a client that reviews the edit itself
+		// (our VS Code extension) applies or discards that one by name.
+		label := "agent-lsp: " + p.name() + ": " + summarize(p.request, 60)
 		result, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit})
 		if err != nil {
 			return out, p, err

@@ -133,6 +133,11 @@ func TestUnsavedBufferIsReadAndEditedWithPreview(t *testing.T) {
 	if !strings.Contains(toolResult, "unsaved()") || strings.Contains(toolResult, "saved() }") && !strings.Contains(toolResult, "unsaved") {
 		t.Fatalf("the agent did not read the unsaved buffer: %q", toolResult)
 	}
+	// The label names the proposal, so a client that reviews the edit
+	// itself can apply or discard that one by name.
+	if label := f.editor.Edits()[0].Label; label == nil || !strings.HasPrefix(*label, "agent-lsp: "+res.ProposalID+": ") {
+		t.Fatalf("edit label %v does not name %s", label, res.ProposalID)
+	}
 	edit := f.editor.Edits()[0].Edit
 	tde := edit.DocumentChanges[0].(*protocol.TextDocumentEdit)
 	if tde.TextDocument.Version == nil || *tde.TextDocument.Version != 1 {

@@ -203,3 +203,15 @@ export function applyTextEdits(text: string, edits: TextEdit[]): string {
   }
   return out + text.slice(at);
 }
+
+/**
+ * proposalOfLabel reads the server's workspace/applyEdit label,
+ * "agent-lsp: proposal-3: <request>": the proposal's name, to apply or
+ * discard that one, and the request it answers. An older server's label
+ * has no name: id is undefined, and the newest pending proposal is meant.
+ */
+export function proposalOfLabel(label: string | undefined): { id?: string; request: string } {
+  const m = /^agent-lsp: (proposal-\d+): ([\s\S]*)$/.exec(label ?? '');
+  if (m) return { id: m[1], request: m[2] };
+  return { request: (label ?? 'agent-lsp').replace(/^agent-lsp: /, '') };
+}

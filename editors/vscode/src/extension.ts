@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  applyTextEdits, askArgs, AskResult, feedback, humanError, initializationOptions, serverCommand, serverSettingKeys, summary,
+  applyTextEdits, askArgs, AskResult, feedback, humanError, initializationOptions, proposalOfLabel, serverCommand, serverSettingKeys, summary,
   TextEdit, withAgentCapabilities,
 } from './args';
 
@@ -80,8 +80,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const editor = vscode.window.activeTextEditor;
     const sel = editor?.selection;
     const range = sel && { start: { line: sel.start.line, character: sel.start.character }, end: { line: sel.end.line, character: sel.end.character } };
-    const result = await run('agent.ask', askArgs(prompt, editor?.document.uri.toString(), range));
-    if (result) review.answered(result as AskResult);
+    await run('agent.ask', askArgs(prompt, editor?.document.uri.toString(), range));
   };
   const say = async (command: string, arg: unknown) => {
     const result = await run(command, arg);
@@ -90,8 +89,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     vscode.commands.registerCommand('agent-lsp.ask', async () => ask(await vscode.window.showInputBox({ prompt: 'Ask the agent' }))),
     vscode.commands.registerCommand('agent-lsp.explain', () => ask('Explain what this code does, and point out anything surprising.')),
-    vscode.commands.registerCommand('agent-lsp.apply', () => review.approved(() => say('agent.applyProposal', review.idArgs()))),
-    vscode.commands.registerCommand('agent-lsp.discard', () => say('agent.discardProposal', review.idArgs())),
+    // From the palette: the newest pending proposal; from a review: its own.
+    vscode.commands.registerCommand('agent-lsp.apply', (id?: string) => review.approved(() => say('agent.applyProposal', id ? { id } : {}))),
+    vscode.commands.registerCommand('agent-lsp.discard', (id?: string) => say('agent.discardProposal', id ? { id } : {})),
     vscode.commands.registerCommand('agent-lsp.cancel', () => say('agent.cancel', {})),
     vscode.commands.registerCommand('agent-lsp.newSession', () => say('agent.newSession', undefined)),
     vscode.commands.registerCommand('agent-lsp.keepNotes', () => say('agent.keepNotes', {})),
@@ -217,19 +217,9 @@ interface ProposedFile {
  */
 class Review {
   private approving = 0;
-  private lastProposal: string | undefined;
   private reviewed = 0;
 
   constructor(private readonly proposed: ProposedContents) {}
-
-  /** answered notes the proposal an ask ended with, to apply or discard it by name. */
-  answered(result: AskResult): void {
-    if (result.diff) this.lastProposal = result.proposalId;
-  }
-
-  idArgs(): { id?: string } {
-    return this.lastProposal ? { id: this.lastProposal } : {};
-  }
 
   /** approved runs f, during which the server's edit is applied, not reviewed. */
   async approved<T>(f: () => Promise<T>): Promise<T> {
@@ -260,7 +250,8 @@ class Review {
       }
       return [f.uri, left, right];
     });
-    const title = `Agent proposal: ${label.replace(/^agent-lsp: /, '')}`;
+    const { id, request } = proposalOfLabel(label);
+    const title = `Agent proposal: ${request}`;
     try {
       await vscode.commands.executeCommand('vscode.changes', title, resources);
     } catch {
@@ -275,7 +266,7 @@ class Review {
       (sensitive > 0 ? `, ${sensitive} of them editor, agent or CI configuration (left out unless you tick them)` : '') + '. Apply them?',
       'Apply', 'Discard');
     if (choice === 'Apply' || choice === 'Discard') {
-      await vscode.commands.executeCommand(choice === 'Apply' ? 'agent-lsp.apply' : 'agent-lsp.discard');
+      await vscode.commands.executeCommand(choice === 'Apply' ? 'agent-lsp.apply' : 'agent-lsp.discard', id);
       await closeReviews(title);
     } else vscode.window.showInformationMessage('Agent: the proposal stays pending; "Agent: Apply Proposal" or "Agent: Discard Proposal" settles it.');
   }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyTextEdits, askArgs, feedback, humanError, initializationOptions, serverCommand, serverSettingKeys, summary, withAgentCapabilities } from '../args';
+import { applyTextEdits, askArgs, proposalOfLabel, feedback, humanError, initializationOptions, serverCommand, serverSettingKeys, summary, withAgentCapabilities } from '../args';
 
 const sel = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
@@ -95,4 +95,10 @@ test('applyTextEdits applies LSP edits against the original text', () => {
     { range: { start: at(0, 0), end: at(0, 2) }, newText: '' },
     { range: { start: at(0, 1), end: at(0, 3) }, newText: '' },
   ]), /overlapping/);
+});
+
+test('proposalOfLabel names the proposal an edit carries', () => {
+  assert.deepEqual(proposalOfLabel('agent-lsp: proposal-3: change the greeting'), { id: 'proposal-3', request: 'change the greeting' });
+  assert.deepEqual(proposalOfLabel('agent-lsp: change the greeting'), { request: 'change the greeting' });
+  assert.deepEqual(proposalOfLabel(undefined), { request: 'agent-lsp' });
 });

@@ -105,11 +105,12 @@ async function mainWalk() {
   for (const [command, said] of [
     ['Agent: Cancel', /no run to cancel/],
     ['Agent: New Session', /started a new session/],
-    // The newest proposal is discarded: both say so, by its name.
-    ['Agent: Apply Proposal', /agent-lsp: proposal-3 is already discarded/],
-    ['Agent: Discard Proposal', /agent-lsp: proposal-3 is already discarded/],
+    // Every proposal is settled: both say there is none to act on.
+    ['Agent: Apply Proposal', /agent-lsp: there is no pending proposal/],
+    ['Agent: Discard Proposal', /agent-lsp: there is no pending proposal/],
     ['Agent: Keep the Agent\'s Notes', /agent-lsp: .*note/i],
   ]) {
+    console.log(`  ${command}`);
     await palette(command);
     await toast(said).waitFor({ timeout: 10_000 });
     await dismissToasts();
