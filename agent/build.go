@@ -38,7 +38,7 @@ type Setup struct {
 // sub-agents, and the system prompt with AGENTS.md and the notes.
 func Build(s Setup) (*Agent, error) {
 	ts := tools.NewDefaultRegistry(s.Workspace, s.Policy, s.Approver, s.Limits).Tools()
-	system := SystemPrompt(s.Workspace.Root(), LoadInstructions(s.Workspace.Root()))
+	system := WorkspacePrompt(s.Workspace)
 	if s.Memory != nil {
 		ts = append(ts, NewRememberTool(s.Memory))
 		system += s.Memory.Prompt()

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // askArgs are agent.ask's arguments.
@@ -53,11 +54,25 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 		return askResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams,
 			"agent.ask needs a prompt: {\"prompt\": \"…\"}. In Helix, write an `AGENT: …` comment and pick its code action, or run :lsp-workspace-command agent.ask <prompt>")
 	}
+	// The run starts in the folder of the file it is asked about (the
+	// first folder without one), with that folder's settings, and sees
+	// the folders open now.
+	docPath := ""
+	if a.URI != "" {
+		docPath, _ = pathOf(a.URI)
+	}
 	s.mu.Lock()
-	settings := config.Merge(s.settingsLocked(), config.Settings{Model: a.Model, Strategy: a.Strategy})
-	root := s.root
+	folders := s.folders
+	start := folderFor(folders, docPath)
+	if start == nil && len(folders) > 0 {
+		start = folders[0]
+	}
+	var settings config.Settings
+	if start != nil {
+		settings = config.Merge(s.folderSettingsLocked(start), config.Settings{Model: a.Model, Strategy: a.Strategy})
+	}
 	s.mu.Unlock()
-	if root == "" {
+	if start == nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: no workspace folder is open; open the project's folder so the agent knows what it may read and change")
 	}
 	if s.opts.FindModel != nil {
@@ -73,11 +88,16 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	if err != nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
+	ws, err := s.runView(ctx, folders, start, settings)
+	if err != nil {
+		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
+	}
 	session, history, err := s.sessions.get(a.Session)
 	if err != nil {
 		return askResult{}, err
 	}
-	r := newRun(session, a.Prompt, s.taskPrompt(a, root), settings, history)
+	r := newRun(session, a.Prompt, s.taskPrompt(a, ws), settings, history)
+	r.folder, r.ws = start, ws
 	s.runs.add(r, true)
 	s.startRun(r, provider)
 	result := askResult{RunID: r.name(), ProposalID: r.proposalName(), Session: session}
@@ -103,9 +123,10 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	return result, nil
 }
 
-// taskPrompt adds what the user was looking at: the file, the selection with
-// line numbers, and the diagnostics the action was made for.
-func (s *Server) taskPrompt(a askArgs, root string) string {
+// taskPrompt adds what the user was looking at: the file (as the run's
+// tools name it over ws), the selection with line numbers, and the
+// diagnostics the action was made for.
+func (s *Server) taskPrompt(a askArgs, ws *tools.Workspace) string {
 	if a.URI == "" {
 		return a.Prompt
 	}
@@ -113,13 +134,13 @@ func (s *Server) taskPrompt(a askArgs, root string) string {
 	if err != nil {
 		return a.Prompt
 	}
-	rel, err := filepath.Rel(root, path)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		rel = path
+	rel := filepath.ToSlash(path)
+	if _, r, err := ws.Resolve(path); err == nil {
+		rel = r
 	}
 	var b strings.Builder
 	b.WriteString(a.Prompt)
-	fmt.Fprintf(&b, "\n\nFile: %s", filepath.ToSlash(rel))
+	fmt.Fprintf(&b, "\n\nFile: %s", rel)
 	text, _, exists, _ := s.currentText(path)
 	if a.Range != nil && exists {
 		enc := s.clientCaps().encoding

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -239,9 +238,6 @@ func (s *Server) neighbours(doc document) string {
 		}
 		return strings.TrimRight(open+" "+text, " ") + "\n"
 	}
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
 	var b strings.Builder
 	for _, other := range s.docs.sameLanguage(doc) {
 		if b.Len() >= neighbourBytes {
@@ -251,11 +247,7 @@ func (s *Server) neighbours(doc document) string {
 		if len(snippet) > neighbourBytes/2 {
 			snippet = snippet[:strings.LastIndexByte(snippet[:neighbourBytes/2], '\n')+1]
 		}
-		name := other.path
-		if rel, err := filepath.Rel(root, other.path); err == nil && filepath.IsLocal(rel) {
-			name = filepath.ToSlash(rel)
-		}
-		b.WriteString(comment("Path: " + name))
+		b.WriteString(comment("Path: " + s.shownPath(other.path)))
 		for _, line := range strings.Split(strings.TrimRight(snippet, "\n"), "\n") {
 			b.WriteString(comment(line))
 		}

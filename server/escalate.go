@@ -72,7 +72,7 @@ func (s *Server) continueRun(ctx context.Context, prev *run, settings config.Set
 	prev.mu.Unlock()
 	r := newRun(prev.session, prev.request, prev.task, settings, prev.history)
 	// The history says which notes were proposed: they go on waiting with the run.
-	r.ws, r.notes, r.continued = ws, notes, true
+	r.ws, r.notes, r.continued, r.folder = ws, notes, true, prev.folder
 	s.runs.add(r, false)
 	s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s continues %s on %s", r.name(), prev.name(), provider.Name()))
 	s.startRun(r, provider)

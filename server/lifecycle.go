@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"slices"
 
@@ -77,13 +76,22 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	}
 	s.mu.Unlock()
 
-	root := workspaceRoot(&params)
-	fileSettings, warnings, err := config.Load(root, s.opts.Env)
-	if err != nil {
-		// A broken config file must not keep the editor from starting us;
-		// runs report it when they start.
-		warnings = append(warnings, err.Error())
+	dirs, uris, warnings := workspaceDirs(&params)
+	var folders []*folder
+	for i, dir := range dirs {
+		f, w := s.loadFolder(dir, uris[i])
+		warnings = append(warnings, w...)
+		folders = append(folders, f)
 	}
+	noFolder, w := s.loadFolder("", "")
+	if len(folders) == 0 {
+		warnings = append(warnings, w...)
+	}
+	primary := noFolder
+	if len(folders) > 0 {
+		primary = folders[0]
+	}
+	fileSettings := primary.settings
 	var initSettings config.Settings
 	if len(params.InitializationOptions) > 0 {
 		if err := json.Unmarshal(params.InitializationOptions, &initSettings); err != nil {
@@ -97,23 +105,28 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		// Helix merges a repository's .helix/languages.toml into these.
 		warnings = append(warnings, config.UntrustedInitOptions(fileSettings, &initSettings)...)
 	}
-	stateDir := agent.StateDir(s.opts.Env, root)
-	s.sessions.open(agent.NewSessionStore(stateDir))
+	// Conversations are the window's, kept with its first folder's state.
+	s.sessions.open(agent.NewSessionStore(agent.StateDir(s.opts.Env, primary.dir)))
 	s.progress.setSupported(caps.progress)
 	s.mu.Lock()
-	s.initDone, s.root, s.caps = true, root, caps
-	s.memory = agent.NewMemory(stateDir)
-	s.fileSettings, s.initSettings, s.initAsSent, s.configNotes = fileSettings, initSettings, initAsSent, warnings
-	s.policy = tools.NewPolicy(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
+	s.initDone, s.caps, s.noFolder = true, caps, noFolder
+	// Every folder's load repeats what the user's own files say.
+	warnings = unique(warnings)
+	s.initSettings, s.initAsSent, s.configNotes = initSettings, initAsSent, warnings
+	s.setFoldersLocked(folders)
+	roots := s.rootsLocked()
 	s.mu.Unlock()
-	if root == "" {
+	if len(folders) == 0 {
 		warnings = append(warnings, "no workspace folder: open a folder to use the agent")
 	}
 	for _, w := range warnings {
 		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
 	}
+	if len(folders) > 1 {
+		s.logMessage(ctx, protocol.MessageTypeInfo, "agent-lsp: workspace roots: "+roots)
+	}
 
-	openClose, change := true, protocol.TextDocumentSyncKindIncremental
+	openClose, change, yes := true, protocol.TextDocumentSyncKindIncremental, true
 	kinds := []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite, protocol.CodeActionKindSource}
 	version := s.opts.Version
 	result := &protocol.InitializeResult{
@@ -122,6 +135,10 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 			TextDocumentSync:       &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change},
 			CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: kinds},
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: commandNames()},
+			// Every folder is a root, and the next run sees folders added or removed.
+			Workspace: &protocol.WorkspaceOptions{WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
+				Supported: &yes, ChangeNotifications: protocol.Boolean(true),
+			}},
 		},
 		ServerInfo: protocol.ServerInfo{Name: "agent-lsp", Version: protocol.NewOptional(version)},
 	}
@@ -135,32 +152,6 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		result.Capabilities.CompletionProvider = &protocol.CompletionOptions{}
 	}
 	return result, nil
-}
-
-// workspaceRoot picks the first workspace folder, then rootUri, then rootPath,
-// then the working directory — unless that is / or the home directory (an
-// editor with no folder open): "" then, and runs are refused rather than let
-// the agent roam the whole disk.
-func workspaceRoot(p *protocol.InitializeParams) string {
-	if folders, ok := p.WorkspaceFolders.Get(); ok && len(folders) > 0 {
-		if path, err := pathOf(folders[0].URI); err == nil {
-			return path
-		}
-	}
-	if p.RootURI != nil {
-		if path, err := pathOf(*p.RootURI); err == nil {
-			return path
-		}
-	}
-	if rp, ok := p.RootPath.Get(); ok && rp != "" {
-		return rp
-	}
-	wd, _ := os.Getwd()
-	home, _ := os.UserHomeDir()
-	if wd == "/" || wd == home {
-		return ""
-	}
-	return wd
 }
 
 func (s *Server) shutdown(context.Context, jsonrpc2.RawMessage) (any, error) {
@@ -220,8 +211,10 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw jsonrpc2.RawMes
 		}
 	}
 	s.pushedSettings = user
-	// The allowlist may change; what the user allowed "always" stays allowed.
-	s.policy.SetAllowlist(s.settingsLocked().EffectiveAllowlist(tools.DefaultAllowlist))
+	// The allowlists may change; what the user allowed "always" stays allowed.
+	for _, f := range append(slices.Clone(s.folders), s.noFolder) {
+		f.policy.SetAllowlist(s.folderSettingsLocked(f).EffectiveAllowlist(tools.DefaultAllowlist))
+	}
 	s.mu.Unlock()
 	for _, w := range ignored {
 		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
@@ -229,17 +222,30 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw jsonrpc2.RawMes
 	return nil, nil
 }
 
-// settingsLocked is the effective configuration: files and environment, then
-// the editor's settings (initializationOptions, then the latest
-// didChangeConfiguration). Secrets always come from the environment.
+// settingsLocked is the effective configuration of the primary folder
+// (setFoldersLocked): files and environment, then the editor's settings
+// (initializationOptions, then the latest didChangeConfiguration). Secrets
+// always come from the environment.
 func (s *Server) settingsLocked() config.Settings {
+	return config.Merge(s.fileSettings, s.editorSettingsLocked())
+}
+
+// folderSettingsLocked is settingsLocked for a run in f: its own project
+// file under the user's and the environment's, then the editor's.
+func (s *Server) folderSettingsLocked(f *folder) config.Settings {
+	return config.Merge(f.settings, s.editorSettingsLocked())
+}
+
+// editorSettingsLocked are the editor's settings: initializationOptions,
+// then the latest didChangeConfiguration.
+func (s *Server) editorSettingsLocked() config.Settings {
 	editor := config.Merge(s.initSettings, s.pushedSettings)
 	if s.pushedSettings.Allowlist != nil {
 		// A pushed allowlist is the whole list now: an entry the user removed
 		// must stop being allowed, not live on from initialize.
 		editor.Allowlist = s.pushedSettings.Allowlist
 	}
-	return config.Merge(s.fileSettings, editor)
+	return editor
 }
 
 func (s *Server) didOpen(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
@@ -275,4 +281,14 @@ func (s *Server) reportSandboxLevel(ctx context.Context) {
 		return
 	}
 	s.logMessage(ctx, protocol.MessageTypeInfo, "agent-lsp: commands run at sandbox level "+sb.String())
+}
+
+// unique is ss without repeats, in order.
+func unique(ss []string) []string {
+	seen := map[string]bool{}
+	return slices.DeleteFunc(ss, func(x string) bool {
+		dup := seen[x]
+		seen[x] = true
+		return dup
+	})
 }

@@ -16,16 +16,25 @@ import (
 // the user wants the notes without the changes. A failed or cancelled run's
 // notes are never offered.
 
-// workspaceMemory is the notes kept for the workspace (set at initialize).
+// workspaceMemory is the notes kept for the primary folder.
 func (s *Server) workspaceMemory() *agent.Memory {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.memory
 }
 
-// runNotes is r's view of the memory, made on first use.
+// runMemory is the notes kept for the folder r started in: each folder
+// has its own.
+func (s *Server) runMemory(r *run) *agent.Memory {
+	if r.folder != nil {
+		return r.folder.memory
+	}
+	return s.workspaceMemory()
+}
+
+// runNotes is r's view of its folder's memory, made on first use.
 func (s *Server) runNotes(r *run) *agent.Memory {
-	memory := s.workspaceMemory()
+	memory := s.runMemory(r)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.notes == nil {
@@ -87,7 +96,7 @@ func (s *Server) keepNotes(_ context.Context, a idArgs) (keepNotesResult, error)
 	if err != nil {
 		return keepNotesResult{}, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("the notes of %s were not kept: %v", r.name(), err))
 	}
-	return keepNotesResult{ID: r.name(), Kept: n, Notes: s.workspaceMemory().Notes()}, nil
+	return keepNotesResult{ID: r.name(), Kept: n, Notes: s.runMemory(r).Notes()}, nil
 }
 
 // notesRun is the newest run with notes waiting, called name (or whose

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +34,11 @@ type run struct {
 	// retry), on its view and changeset (ws) and notes.
 	continued bool
 	progress  *workDone // set when the run starts, before anything reports
+
+	// folder is where the run started (the folder of the file it was asked
+	// about): its policy and notes are the run's. ws, its view of every
+	// folder, is opened with it (runView).
+	folder *folder
 
 	mu       sync.Mutex // guards the fields below
 	st       runState
@@ -126,23 +130,14 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 }
 
 func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (string, error) {
-	s.mu.Lock()
-	root, policy := s.root, s.policy
-	s.mu.Unlock()
 	settings := r.settings
 	r.mu.Lock()
-	ws := r.ws
+	ws := r.ws // opened when the run was asked for (runView)
 	r.mu.Unlock()
-	if ws == nil {
-		var err error
-		if ws, err = tools.NewWorkspace(root, s.docs); err != nil {
-			return "", err
-		}
-		ws.SetSandbox(tools.SandboxOptions{Dir: filepath.Join(s.opts.CacheDir, "sandbox"), Network: settings.SandboxNetwork.Allows(ws.Root(), s.opts.Env("HOME"))})
-		r.mu.Lock()
-		r.ws = ws
-		r.mu.Unlock()
+	if ws == nil || r.folder == nil {
+		return "", errors.New("the run has no workspace view")
 	}
+	policy := r.folder.policy
 	notes := s.runNotes(r)
 	defer ws.Close() // the sandbox, if commands needed one; made again if the run continues
 	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.name() + "] "}, provider.Name())

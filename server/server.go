@@ -74,6 +74,11 @@ type Server struct {
 	shutdownSeen bool
 	exitCode     int
 	exited       chan struct{}
+	// folders are the workspace's roots, in the client's order (folders.go);
+	// noFolder stands for the primary when there is none. root,
+	// fileSettings, memory and policy are the primary's (setFoldersLocked).
+	folders      []*folder
+	noFolder     *folder
 	root         string
 	fileSettings config.Settings // files and environment
 	initSettings config.Settings // initializationOptions, filtered as a push is unless the client's are the user's
@@ -113,21 +118,22 @@ func New(opts Options) *Server {
 	}
 	s.completer = newCompleter(s)
 	s.handlers = map[string]handlerFunc{
-		protocol.MethodInitialize:                      s.initialize,
-		protocol.MethodInitialized:                     ignore,
-		protocol.MethodShutdown:                        s.shutdown,
-		protocol.MethodExit:                            s.exit,
-		protocol.MethodWorkspaceDidChangeConfiguration: s.didChangeConfiguration,
-		protocol.MethodTextDocumentDidOpen:             s.didOpen,
-		protocol.MethodTextDocumentDidChange:           s.didChange,
-		protocol.MethodTextDocumentDidClose:            s.didClose,
-		protocol.MethodTextDocumentDidSave:             ignore,
-		protocol.MethodTextDocumentCodeAction:          s.codeAction,
-		protocol.MethodCodeActionResolve:               s.codeActionResolve,
-		protocol.MethodWorkspaceExecuteCommand:         s.executeCommand,
-		protocol.MethodWindowWorkDoneProgressCancel:    s.workDoneProgressCancel,
-		protocol.MethodTextDocumentInlineCompletion:    s.inlineCompletion,
-		protocol.MethodTextDocumentCompletion:          s.completion,
+		protocol.MethodInitialize:                         s.initialize,
+		protocol.MethodInitialized:                        ignore,
+		protocol.MethodShutdown:                           s.shutdown,
+		protocol.MethodExit:                               s.exit,
+		protocol.MethodWorkspaceDidChangeConfiguration:    s.didChangeConfiguration,
+		protocol.MethodWorkspaceDidChangeWorkspaceFolders: s.didChangeWorkspaceFolders,
+		protocol.MethodTextDocumentDidOpen:                s.didOpen,
+		protocol.MethodTextDocumentDidChange:              s.didChange,
+		protocol.MethodTextDocumentDidClose:               s.didClose,
+		protocol.MethodTextDocumentDidSave:                ignore,
+		protocol.MethodTextDocumentCodeAction:             s.codeAction,
+		protocol.MethodCodeActionResolve:                  s.codeActionResolve,
+		protocol.MethodWorkspaceExecuteCommand:            s.executeCommand,
+		protocol.MethodWindowWorkDoneProgressCancel:       s.workDoneProgressCancel,
+		protocol.MethodTextDocumentInlineCompletion:       s.inlineCompletion,
+		protocol.MethodTextDocumentCompletion:             s.completion,
 	}
 	return s
 }

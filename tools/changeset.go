@@ -13,7 +13,7 @@ import (
 // Change is one file of a run's changeset: what it was when the agent first
 // touched it and what the agent wants it to be.
 type Change struct {
-	Path    string // slash-separated, relative to the workspace root
+	Path    string // slash-separated, as Resolve's rel: with several roots, the root's name first
 	AbsPath string
 	// Original is the text the agent started from; Existed is false for a new file.
 	Original string

@@ -18,6 +18,10 @@ type SandboxOptions struct {
 	Dir string
 	// Network lets commands reach the network: the user's own opt-in.
 	Network bool
+	// NetworkIn, when set, decides Network for each root (its Dir, links
+	// resolved): the opt-in names workspaces, and a run's commands may run
+	// in any of its roots.
+	NetworkIn func(root string) bool
 	// Cache, when set, replaces the workspace's own build cache (workspaces
 	// may share one; never the user's own GOCACHE, which commands could poison).
 	Cache string
@@ -40,34 +44,36 @@ func (w *Workspace) SetSandbox(o SandboxOptions) {
 // of it, in the system prompt and in execute_command's description alike.
 const CommandsSee = "Commands run in a sandboxed view of the workspace: the files as the editor shows them, unsaved buffers included, with your staged changes applied on top, so tests run on exactly what you and the user see. What a command writes stays in that view for the rest of this run and never reaches the user's files; to change a file, stage it with edit_file or write_file."
 
-// commandSpec prepares a command's run: the view of the workspace with the
+// commandSpec prepares a command's run in root f: the view of f with the
 // editor's unsaved buffers and the staged changes over them (made at the
-// first command, then kept in step) and the run's cache. unsaved lists the
-// buffers whose unsaved text the view holds.
-func (w *Workspace) commandSpec(ctx context.Context, command string) (spec sandbox.Spec, unsaved []string, err error) {
+// first command run in f, then kept in step) and the run's cache. unsaved
+// lists the buffers whose unsaved text the view holds.
+func (w *Workspace) commandSpec(ctx context.Context, command string, f *folder) (spec sandbox.Spec, unsaved []string, err error) {
 	changes := w.Changes()
 	buffers := w.unsavedBuffers(changes)
 	for _, b := range buffers {
-		unsaved = append(unsaved, b.Path)
+		if f.holds(b.AbsPath) {
+			unsaved = append(unsaved, b.Path)
+		}
 	}
-	changes = append(changes, buffers...)
+	changes = f.inView(append(changes, buffers...))
 	caps := sandbox.Probe()
 	w.mu.Lock()
-	v, opts := w.view, w.sandboxOpts
+	v, opts := f.view, w.sandboxOpts
 	w.mu.Unlock()
 	if v == nil {
 		sandbox.SweepStale()
-		made, err := w.newView(ctx, caps, changes)
+		made, err := w.newView(ctx, caps, f, changes)
 		if err != nil {
 			return sandbox.Spec{}, nil, err
 		}
 		w.mu.Lock()
-		if w.view == nil {
-			w.view = made
+		if f.view == nil {
+			f.view = made
 		} else {
 			made.Close() // another command made one meanwhile: use that
 		}
-		v = w.view
+		v = f.view
 		w.mu.Unlock()
 	}
 	if err := v.Sync(changes); err != nil {
@@ -84,11 +90,32 @@ func (w *Workspace) commandSpec(ctx context.Context, command string) (spec sandb
 	if env == nil {
 		env = os.Environ()
 	}
+	network := opts.Network
+	if opts.NetworkIn != nil {
+		network = opts.NetworkIn(f.root)
+	}
 	return sandbox.Spec{
 		Command: command, View: v.view(), Cache: cache, Env: env,
-		Network: opts.Network, ReadOnly: opts.ReadOnly, Limits: opts.Limits,
-		GitDir: filepath.Join(w.root, ".git"),
+		Network: network, ReadOnly: opts.ReadOnly, Limits: opts.Limits,
+		GitDir: filepath.Join(f.root, ".git"),
 	}, unsaved, nil
+}
+
+// holds reports whether the file abs is in f's view: in f, or in a root
+// nested in it.
+func (f *folder) holds(abs string) bool { return abs != "" && f.paths.within(f.root, abs) }
+
+// inView is changes as f's view holds them: those of files in it, by
+// their paths relative to f.
+func (f *folder) inView(changes []Change) []Change {
+	out := make([]Change, 0, len(changes))
+	for _, c := range changes {
+		if f.holds(c.AbsPath) {
+			c.Path = f.paths.rel(f.root, c.AbsPath)
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // SandboxLevel is the isolation in force for this workspace's commands.
@@ -98,8 +125,8 @@ func SandboxLevel() sandbox.Caps { return sandbox.Probe() }
 // started ahead, so that command's set-up costs no more than the next ones.
 func PrepareSandbox() sandbox.Caps { return sandbox.Prepare() }
 
-// commandView is what commands see of the workspace during one run: the
-// workspace with the run's staged changes. It is made at the first command
+// commandView is what commands see of one root during one run: the root
+// with the run's staged changes. It is made at the first command run there
 // and kept in step with the changes; Close removes it.
 type commandView interface {
 	view() sandbox.View
@@ -111,21 +138,21 @@ type commandView interface {
 	Close() error
 }
 
-// newView makes the view the sandbox level wants: an overlay (set-up
-// independent of the workspace's size) where overlays mount, else a copy of
-// the workspace.
-func (w *Workspace) newView(ctx context.Context, caps sandbox.Caps, changes []Change) (commandView, error) {
+// newView makes the view of root f the sandbox level wants: an overlay
+// (set-up independent of the workspace's size) where overlays mount, else a
+// copy of the root.
+func (w *Workspace) newView(ctx context.Context, caps sandbox.Caps, f *folder, changes []Change) (commandView, error) {
 	if caps.Level == sandbox.Full && caps.Mounts == "overlay" {
-		return newOverlayView(w.root, changes)
+		return newOverlayView(f.root, changes)
 	}
-	sb, err := NewSandbox(ctx, w, changes)
+	sb, err := newSandbox(ctx, w, f, changes)
 	if err != nil {
 		return nil, err
 	}
 	if caps.Level == sandbox.Full {
 		// The copy is bound on the root; .git is bound read-only from the
 		// original over a placeholder.
-		if err := gitPlaceholder(w.root, sb.Dir); err != nil {
+		if err := gitPlaceholder(f.root, sb.Dir); err != nil {
 			sb.Close()
 			return nil, err
 		}

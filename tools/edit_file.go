@@ -22,7 +22,7 @@ type editFileParams struct {
 
 // NewEditFile stages exact-match replacements into the workspace's changeset.
 func NewEditFile(w *Workspace) Tool {
-	return newTypedTool("edit_file", editFileDescription, false, func(ctx context.Context, p editFileParams) (Result, error) {
+	return newTypedTool("edit_file", w.describe(editFileDescription), false, func(ctx context.Context, p editFileParams) (Result, error) {
 		f, err := w.Read(p.Path)
 		if errors.Is(err, fs.ErrNotExist) && p.OldString == "" {
 			c, err := w.Stage(p.Path, withEnding(p.NewString, newFileEnding))

@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -40,6 +42,14 @@ type executeCommandParams struct {
 	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds before the command is killed (default 30)"`
 }
 
+// executeCommandInParams are execute_command's with several roots: cwd
+// says which one (and where in it) the command runs.
+type executeCommandInParams struct {
+	Command  string `json:"command" jsonschema:"the shell command line to run"`
+	Cwd      string `json:"cwd,omitempty" jsonschema:"directory to run in, a path as the other tools take it (api or api/src); default: the root this run started in"`
+	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds before the command is killed (default 30)"`
+}
+
 // CommandOutcome is the structured result of a command, for the UI.
 type CommandOutcome struct {
 	Command  string
@@ -54,53 +64,98 @@ type CommandOutcome struct {
 }
 
 // NewExecuteCommand runs commands in the workspace root under policy. approver
-// may be nil, in which case anything off the allowlist is denied.
+// may be nil, in which case anything off the allowlist is denied. With
+// several roots it takes cwd, a directory in one of them (by default the
+// current root), whose view the command runs in.
 func NewExecuteCommand(w *Workspace, policy *Policy, approver Approver, limits CommandLimits) Tool {
 	limits = limits.withDefaults()
-	// The policy keeps reads in this workspace, and below the full sandbox
-	// asks before anything runs the workspace's code.
-	policy.SetRoot(w.Root())
+	// Below the full sandbox, policy asks before anything runs the
+	// workspace's code.
 	policy.SetCodeApproval(codeApproval(sandbox.Probe()))
-	return newTypedTool("execute_command", executeCommandDescription+" "+CommandsSee, false, func(ctx context.Context, p executeCommandParams) (Result, error) {
-		if strings.TrimSpace(p.Command) == "" {
-			return Errorf("command is empty"), nil
-		}
-		reasons, unapproved, err := policy.Check(p.Command)
-		if err != nil {
-			return Errorf("%v; write a plain POSIX shell command", err), nil
-		}
-		if len(reasons) > 0 {
-			decision := Deny
-			if approver != nil {
-				decision, err = approver.Approve(ctx, ApprovalRequest{Command: p.Command, Reasons: reasons})
-				if ctx.Err() != nil {
-					return Result{}, ctx.Err()
-				}
-				if err != nil {
-					decision = Deny
-				}
-			}
-			switch decision {
-			case AllowAlways:
-				policy.AllowFromNow(unapproved)
-			case AllowOnce:
-			default:
-				return Errorf("the user did not allow this command (%s); do without it or ask the user to run it", strings.Join(reasons, "; ")), nil
-			}
-		}
-		timeout := limits.Timeout
-		if p.TimeoutS > 0 {
-			timeout = min(time.Duration(p.TimeoutS)*time.Second, limits.MaxTimeout)
-		}
-		out, err := w.RunCommand(ctx, p.Command, timeout, limits.MaxOutput)
-		if errors.Is(err, sandbox.ErrLinkInView) {
-			return Errorf("%v", err), nil
-		}
-		if err != nil {
-			return Result{}, err
-		}
-		return Result{Text: out.Text(), IsError: out.ExitCode != 0, Data: out}, nil
+	run := func(ctx context.Context, p executeCommandInParams) (Result, error) {
+		return runCommandTool(ctx, w, policy, approver, limits, p)
+	}
+	description := executeCommandDescription + " " + CommandsSee
+	if w.several() {
+		return newTypedTool("execute_command", w.describe(description)+" Commands run in the root this run started in unless cwd names another (or a directory in one).", false, run)
+	}
+	return newTypedTool("execute_command", description, false, func(ctx context.Context, p executeCommandParams) (Result, error) {
+		return run(ctx, executeCommandInParams{Command: p.Command, TimeoutS: p.TimeoutS})
 	})
+}
+
+// runCommandTool is execute_command's work: the policy (and the user,
+// where it asks), then the command in the view of the root cwd names.
+func runCommandTool(ctx context.Context, w *Workspace, policy *Policy, approver Approver, limits CommandLimits, p executeCommandInParams) (Result, error) {
+	if strings.TrimSpace(p.Command) == "" {
+		return Errorf("command is empty"), nil
+	}
+	f, dir, err := w.commandDir(p.Cwd)
+	if err != nil {
+		return pathError(err), nil
+	}
+	// Reads stay in the roots; relative paths are read from where it runs.
+	reasons, unapproved, err := policy.CheckIn(p.Command, filepath.Join(f.root, filepath.FromSlash(dir)), w.rootDirs())
+	if err != nil {
+		return Errorf("%v; write a plain POSIX shell command", err), nil
+	}
+	if len(reasons) > 0 {
+		decision := Deny
+		if approver != nil {
+			decision, err = approver.Approve(ctx, ApprovalRequest{Command: p.Command, Reasons: reasons})
+			if ctx.Err() != nil {
+				return Result{}, ctx.Err()
+			}
+			if err != nil {
+				decision = Deny
+			}
+		}
+		switch decision {
+		case AllowAlways:
+			policy.AllowFromNow(unapproved)
+		case AllowOnce:
+		default:
+			return Errorf("the user did not allow this command (%s); do without it or ask the user to run it", strings.Join(reasons, "; ")), nil
+		}
+	}
+	timeout := limits.Timeout
+	if p.TimeoutS > 0 {
+		timeout = min(time.Duration(p.TimeoutS)*time.Second, limits.MaxTimeout)
+	}
+	out, err := w.runCommandIn(ctx, f, dir, p.Command, timeout, limits.MaxOutput)
+	if errors.Is(err, sandbox.ErrLinkInView) {
+		return Errorf("%v", err), nil
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Text: out.Text(), IsError: out.ExitCode != 0, Data: out}, nil
+}
+
+// commandDir is where a command with cwd runs: the root and the directory
+// in it ("." for the root itself); "" is the current root.
+func (w *Workspace) commandDir(cwd string) (*folder, string, error) {
+	if cwd == "" || (!w.several() && cwd == ".") {
+		return w.folder, ".", nil
+	}
+	abs, rel, err := w.Resolve(cwd)
+	if err != nil {
+		return nil, "", err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, "", fmt.Errorf("cwd %s is not a directory of the workspace", rel)
+	}
+	f := w.folderOf(abs)
+	return f, f.paths.rel(f.root, abs), nil
+}
+
+// rootDirs are the roots' directories.
+func (w *Workspace) rootDirs() []string {
+	dirs := make([]string, len(w.folders))
+	for i, f := range w.folders {
+		dirs[i] = f.root
+	}
+	return dirs
 }
 
 // Text renders the outcome for the model.
@@ -130,8 +185,20 @@ func (o CommandOutcome) Text() string {
 // marker), each cut in the middle past maxOutput/2 bytes. A Go error is
 // returned only when the command cannot run or ctx was cancelled.
 func (w *Workspace) RunCommand(ctx context.Context, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
+	return w.runCommandIn(ctx, w.folder, ".", command, timeout, maxOutput)
+}
+
+// runCommandIn is RunCommand in root f's view, starting in its directory
+// dir (slash-separated, relative to f).
+func (w *Workspace) runCommandIn(ctx context.Context, f *folder, dir, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
 	out := CommandOutcome{Command: command}
-	spec, unsaved, err := w.commandSpec(ctx, command)
+	run := command
+	if dir != "." {
+		// The view is of the root: the shell goes down to dir first, the
+		// command's own words unchanged (the policy checked those).
+		run = "cd -- " + shellQuote(dir) + " || exit 1\n" + command
+	}
+	spec, unsaved, err := w.commandSpec(ctx, run, f)
 	if err != nil {
 		return out, fmt.Errorf("execute_command: %w", err)
 	}
@@ -166,3 +233,6 @@ func (w *Workspace) RunCommand(ctx context.Context, command string, timeout time
 	}
 	return out, nil
 }
+
+// shellQuote quotes s as one word of a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -24,8 +24,8 @@ type listFilesParams struct {
 
 // NewListFiles lists the workspace tree as the agent may see it.
 func NewListFiles(w *Workspace) Tool {
-	return newTypedTool("list_files", listFilesDescription, true, func(ctx context.Context, p listFilesParams) (Result, error) {
-		_, rel, err := w.Resolve(p.Path)
+	return newTypedTool("list_files", w.describe(listFilesDescription), true, func(ctx context.Context, p listFilesParams) (Result, error) {
+		_, rel, err := w.resolveStart(p.Path)
 		if err != nil {
 			return pathError(err), nil
 		}

@@ -33,9 +33,9 @@ type BufferLister interface {
 	OpenBuffers() []string
 }
 
-// unsavedBuffers are the editor's open buffers under the root whose text
+// unsavedBuffers are the editor's open buffers in the roots whose text
 // is not what disk holds, and which no staged change covers, as changes
-// for the command view (never for the proposal).
+// for the command views (never for the proposal).
 func (w *Workspace) unsavedBuffers(staged []Change) []Change {
 	lister, ok := w.overlay.(BufferLister)
 	if !ok {
@@ -58,7 +58,7 @@ func (w *Workspace) unsavedBuffers(staged []Change) []Change {
 		if disk, err := ReadRegular(real); err == nil && string(disk) == text {
 			continue // saved
 		}
-		out = append(out, Change{Path: rel, New: text})
+		out = append(out, Change{Path: rel, AbsPath: real, New: text})
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -234,14 +235,33 @@ func (p *Policy) SetCodeApproval(reason string) {
 // in it (pipelines, lists, substitutions, sh -c strings) and every redirection.
 // It returns why approval is needed, or nil when the command may run as is.
 // Unapproved holds the simple commands that AllowAlways would remember.
+// Paths are checked against SetRoot's root.
 func (p *Policy) Check(command string) (reasons []string, unapproved []string, err error) {
+	p.mu.Lock()
+	root := p.root
+	p.mu.Unlock()
+	return p.CheckIn(command, root, []string{root})
+}
+
+// CheckIn is Check for a command that runs in dir (absolute, links
+// resolved) of a workspace with roots: allowlisted commands that would read
+// outside every root need approval, a relative path read from dir. The
+// policy's own root is not used, so runs in different roots can share the
+// policy (and what the user allowed for good). dir "" turns path checks off.
+func (p *Policy) CheckIn(command, dir string, roots []string) (reasons []string, unapproved []string, err error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot parse command: %v", err)
 	}
+	c := checker{p: p}
+	if dir != "" {
+		c.dir = filepath.Clean(dir)
+		for _, r := range roots {
+			c.roots = append(c.roots, filepath.Clean(r))
+		}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c := checker{p: p}
 	c.node(f, 0)
 	return c.reasons, c.unapproved, nil
 }
@@ -257,7 +277,11 @@ func (p *Policy) AllowFromNow(simple []string) {
 }
 
 type checker struct {
-	p          *Policy
+	p *Policy
+	// dir is where the command runs, roots where it may read without
+	// asking; dir "" checks no path.
+	dir        string
+	roots      []string
 	reasons    []string
 	unapproved []string
 }

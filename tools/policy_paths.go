@@ -8,9 +8,10 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// SetRoot makes allowlisted commands that would read outside root need
-// approval. root is the directory commands run in, absolute with symlinks
-// resolved (Workspace.Root); "" turns path checks off.
+// SetRoot makes allowlisted commands that Check finds would read outside
+// root need approval. root is the directory commands run in, absolute with
+// symlinks resolved (Workspace.Root); "" turns path checks off. A
+// workspace's commands are checked with CheckIn, which names its roots.
 func (p *Policy) SetRoot(root string) {
 	if root != "" {
 		root = filepath.Clean(root)
@@ -25,7 +26,7 @@ func (p *Policy) SetRoot(root string) {
 // "=" counts as a path: telling a grep pattern from a file name would take a
 // model of each program, and a false alarm costs one approval.
 func (c *checker) outsideArg(args []string) string {
-	if c.p.root == "" {
+	if c.dir == "" {
 		return ""
 	}
 	for _, a := range args {
@@ -45,7 +46,7 @@ func (c *checker) outsideArg(args []string) string {
 
 // inputRedirect checks what `cmd < file` reads.
 func (c *checker) inputRedirect(w *syntax.Word) {
-	if c.p.root == "" {
+	if c.dir == "" {
 		return
 	}
 	target, ok := literal(w)
@@ -57,7 +58,7 @@ func (c *checker) inputRedirect(w *syntax.Word) {
 	}
 }
 
-// outside reports whether reading p from the root could leave it, lexically
+// outside reports whether reading p from the command's dir could leave the roots, lexically
 // or through a symlink. The system resolves a symlink before a ".." that
 // follows it (link/.. is the link target's parent), so the path is resolved
 // up to its last ".." before it is cleaned.
@@ -68,14 +69,13 @@ func (c *checker) outside(p string) bool {
 	case strings.HasPrefix(p, "~"):
 		return true // the home directory, or another user's
 	}
-	root := c.p.root
 	// On Windows a path rooted without a drive (/c/Users, \x) is not
 	// relative to the workspace, whatever filepath.IsAbs says.
-	p = hostPaths.native(p, root)
+	p = hostPaths.native(p, c.dir)
 	if !filepath.IsAbs(p) {
-		p = root + string(filepath.Separator) + p
+		p = c.dir + string(filepath.Separator) + p
 	}
-	if !within(root, filepath.Clean(p)) {
+	if !c.inRoots(filepath.Clean(p)) {
 		return true
 	}
 	if head, tail, ok := cutLastDotDot(p); ok {
@@ -84,7 +84,17 @@ func (c *checker) outside(p string) bool {
 		}
 	}
 	real, err := resolveExisting(filepath.Clean(p))
-	return err != nil || !within(root, real)
+	return err != nil || !c.inRoots(real)
+}
+
+// inRoots reports whether p is in one of the roots.
+func (c *checker) inRoots(p string) bool {
+	for _, r := range c.roots {
+		if within(r, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // cutLastDotDot splits p after its last ".." element.

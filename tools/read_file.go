@@ -27,7 +27,7 @@ type readFileParams struct {
 
 // NewReadFile reads files through the workspace view.
 func NewReadFile(w *Workspace) Tool {
-	return newTypedTool("read_file", readFileDescription, true, func(ctx context.Context, p readFileParams) (Result, error) {
+	return newTypedTool("read_file", w.describe(readFileDescription), true, func(ctx context.Context, p readFileParams) (Result, error) {
 		f, err := w.Read(p.Path)
 		if err != nil {
 			return pathError(err), nil

@@ -16,7 +16,7 @@ import (
 	"github.com/sourcegraph/conc/pool"
 )
 
-// Sandbox is a temporary copy of the workspace with the run's changeset
+// Sandbox is a temporary copy of a workspace root with the run's changeset
 // applied: the view commands get where overlays can't be mounted (see
 // command_view.go), so they see the agent's edits while the user's files
 // stay untouched. Files are cloned (reflink; on APFS the whole tree at
@@ -39,22 +39,26 @@ type Sandbox struct {
 	applied  map[string]string // rel path → content written over the copy
 }
 
-// NewSandbox clones the workspace (macOS) or copies its tracked and
-// untracked-not-ignored files into a fresh temporary directory, and applies
-// changes.
+// NewSandbox clones the workspace's current root (macOS) or copies its
+// tracked and untracked-not-ignored files into a fresh temporary
+// directory, and applies changes (their paths relative to that root).
 func NewSandbox(ctx context.Context, w *Workspace, changes []Change) (*Sandbox, error) {
+	return newSandbox(ctx, w, w.folder, changes)
+}
+
+func newSandbox(ctx context.Context, w *Workspace, f *folder, changes []Change) (*Sandbox, error) {
 	base, err := sandbox.MkdirTemp("sandbox")
 	if err != nil {
 		return nil, err
 	}
-	sb := &Sandbox{Dir: filepath.Join(base, "copy"), root: w.root, base: base, cacheDir: filepath.Join(base, "cache"), applied: map[string]string{}}
+	sb := &Sandbox{Dir: filepath.Join(base, "copy"), root: f.root, base: base, cacheDir: filepath.Join(base, "cache"), applied: map[string]string{}}
 	for _, d := range []string{sb.Dir, sb.cacheDir} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			sb.Close()
 			return nil, err
 		}
 	}
-	err = sb.cloneOrCopy(ctx, w)
+	err = sb.cloneOrCopy(ctx, w, f)
 	if err == nil {
 		err = sb.Sync(changes)
 	}
@@ -65,11 +69,11 @@ func NewSandbox(ctx context.Context, w *Workspace, changes []Change) (*Sandbox, 
 	return sb, nil
 }
 
-// cloneOrCopy fills the sandbox with the workspace: a clone of the whole
+// cloneOrCopy fills the sandbox with the root f: a clone of the whole
 // tree, .git aside, where the file system makes one (macOS), else a copy
 // of the files a checkout would have.
-func (sb *Sandbox) cloneOrCopy(ctx context.Context, w *Workspace) error {
-	n, err := cloneTree(w.root, sb.Dir)
+func (sb *Sandbox) cloneOrCopy(ctx context.Context, w *Workspace, f *folder) error {
+	n, err := cloneTree(f.root, sb.Dir)
 	if err == nil {
 		sb.TreeCloned = n
 		return nil
@@ -83,7 +87,7 @@ func (sb *Sandbox) cloneOrCopy(ctx context.Context, w *Workspace) error {
 			return err
 		}
 	}
-	files, err := sandboxFiles(ctx, w)
+	files, err := sandboxFiles(ctx, w, f)
 	if err != nil {
 		return err
 	}
@@ -94,12 +98,13 @@ func (sb *Sandbox) cloneOrCopy(ctx context.Context, w *Workspace) error {
 // --others --exclude-standard` would, without running git (see gitrepo.go):
 // the walk's files, which git would not ignore, and the tracked files it
 // left out (ignored but committed), unless reached through a symlinked
-// directory.
-func sandboxFiles(ctx context.Context, w *Workspace) ([]string, error) {
-	tracked := trackedFiles(w.root)
+// directory. Paths are relative to the root f, and a root nested in f is
+// part of it here: the view is of the folder.
+func sandboxFiles(ctx context.Context, w *Workspace, f *folder) ([]string, error) {
+	tracked := trackedFiles(f.root)
 	var files []string
 	seen := make(map[string]bool, len(tracked)) // walked files, when there are tracked ones to check
-	err := w.walk(ctx, ".", 0, func(e walkEntry) error {
+	err := w.walkFolder(ctx, f, ".", 0, false, func(e walkEntry) error {
 		if !e.IsDir {
 			if len(tracked) > 0 {
 				seen[e.Rel] = true
@@ -113,25 +118,25 @@ func sandboxFiles(ctx context.Context, w *Workspace) ([]string, error) {
 	}
 	realDir := map[string]bool{"": true}
 	for _, rel := range tracked {
-		if !seen[rel] && w.underRealDirs(path.Dir(rel), realDir) {
+		if !seen[rel] && underRealDirs(f.root, path.Dir(rel), realDir) {
 			files = append(files, rel)
 		}
 	}
 	return files, nil
 }
 
-// underRealDirs reports whether dir (relative to the root) is a directory
+// underRealDirs reports whether dir (relative to root) is a directory
 // reached through directories only, no symlink on the way; known caches the
 // answers.
-func (w *Workspace) underRealDirs(dir string, known map[string]bool) bool {
+func underRealDirs(root, dir string, known map[string]bool) bool {
 	if dir == "." {
 		dir = ""
 	}
 	if ok, done := known[dir]; done {
 		return ok
 	}
-	fi, err := os.Lstat(filepath.Join(w.root, filepath.FromSlash(dir)))
-	ok := err == nil && fi.IsDir() && w.underRealDirs(path.Dir(dir), known)
+	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(dir)))
+	ok := err == nil && fi.IsDir() && underRealDirs(root, path.Dir(dir), known)
 	known[dir] = ok
 	return ok
 }

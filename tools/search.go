@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
@@ -42,7 +41,7 @@ type searchMatch struct {
 
 // NewSearch searches the workspace with a regexp.
 func NewSearch(w *Workspace) Tool {
-	return newTypedTool("search", searchDescription, true, func(ctx context.Context, p searchParams) (Result, error) {
+	return newTypedTool("search", w.describe(searchDescription), true, func(ctx context.Context, p searchParams) (Result, error) {
 		re, err := regexp.Compile(p.Pattern)
 		if err != nil {
 			return Errorf("invalid pattern: %v (RE2 syntax; escape literal characters such as ( or [)", err), nil
@@ -51,7 +50,7 @@ func NewSearch(w *Workspace) Tool {
 		if err != nil {
 			return Errorf("invalid glob %q: %v", p.Glob, err), nil
 		}
-		abs, rel, err := w.Resolve(p.Path)
+		abs, rel, err := w.resolveStart(p.Path)
 		if err != nil {
 			return pathError(err), nil
 		}
@@ -145,7 +144,7 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Rege
 	accept := glob.match
 	seen := map[string]bool{}
 	var walkErr error
-	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+	if fi, err := os.Stat(abs); abs != "" && err == nil && !fi.IsDir() {
 		files <- walkEntry{Rel: rel, Abs: abs}
 	} else {
 		walkErr = w.walk(ctx, rel, 0, func(e walkEntry) error {
@@ -157,7 +156,7 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Rege
 		})
 		for _, s := range w.stagedPaths(rel) {
 			if !seen[s] && accept(s) {
-				files <- walkEntry{Rel: s, Abs: filepath.Join(w.root, filepath.FromSlash(s))}
+				files <- walkEntry{Rel: s, Abs: w.absOf(s)}
 			}
 		}
 	}
@@ -185,8 +184,8 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Rege
 // string only when it matches: most files don't.
 func (w *Workspace) searchFile(rel, abs string, re *regexp.Regexp, buf *[]byte) []searchMatch {
 	key := rel
-	if r, err := filepath.Rel(w.root, abs); err == nil {
-		key = filepath.ToSlash(r)
+	if r, ok := w.relOf(abs); ok {
+		key = r
 	}
 	if text, ok := w.unsavedText(abs, key); ok {
 		if len(text) > maxSearchFileSize || isBinary(text[:min(len(text), 8000)]) || !re.MatchString(text) {
@@ -206,7 +205,7 @@ func (w *Workspace) searchFile(rel, abs string, re *regexp.Regexp, buf *[]byte) 
 // editor for every file).
 func (w *Workspace) unsavedText(abs, rel string) (string, bool) {
 	w.mu.Lock()
-	c, staged := w.changes[w.paths.key(rel)]
+	c, staged := w.changes[w.key(rel)]
 	w.mu.Unlock()
 	if staged {
 		return c.New, true

@@ -13,7 +13,7 @@ import (
 
 // walkEntry is one file or directory met by walk.
 type walkEntry struct {
-	Rel string // slash-separated, relative to the root
+	Rel string // slash-separated: as Resolve's rel, or relative to the root walkFolder walks
 	// Abs is what to read: the entry itself, or a symlink's resolved target.
 	Abs   string
 	IsDir bool
@@ -23,16 +23,63 @@ type walkEntry struct {
 	Depth   int // 1 for entries directly in the start directory
 }
 
-// walk visits the tree under startRel in lexical order, skipping .git, what
-// git would ignore (ignoreRules: the user's excludes file, info/exclude, the
-// .gitignore files, read as the walk descends), symlinks whose target is
-// outside the root (or missing), and symlinked directories (they may loop,
-// and what is inside is walked where it really is). maxDepth <= 0 means
-// unlimited. visit returning fs.SkipDir skips a directory; fs.SkipAll stops
-// the walk.
+// walk visits the tree under startRel (a path Resolve gave out; with
+// several roots, "." is every root, each visited as a directory first) in
+// lexical order, skipping .git, what git would ignore (ignoreRules: the
+// user's excludes file, info/exclude, the .gitignore files, read as the
+// walk descends), symlinks whose target is outside the roots (or
+// missing), symlinked directories (they may loop, and what is inside is
+// walked where it really is), and what is inside a root nested in the
+// one walked (walked as that root). maxDepth <= 0 means unlimited. visit
+// returning fs.SkipDir skips a directory; fs.SkipAll stops the walk.
 func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, visit func(walkEntry) error) error {
-	rules := w.rulesAbove(startRel)
-	start := filepath.Join(w.root, filepath.FromSlash(startRel))
+	if !w.top(startRel) {
+		f, in := w.split(startRel)
+		if f == nil {
+			return w.outside(startRel)
+		}
+		return w.walkFolder(ctx, f, in, maxDepth, true, w.shown(f, 0, visit))
+	}
+	for _, f := range w.folders {
+		err := visit(walkEntry{Rel: f.name, Abs: f.root, IsDir: true, Depth: 1})
+		switch {
+		case err == fs.SkipAll:
+			return nil
+		case err == fs.SkipDir || maxDepth == 1:
+			continue
+		case err != nil:
+			return err
+		}
+		stopped := false
+		inner := w.shown(f, 1, func(e walkEntry) error {
+			err := visit(e)
+			stopped = err == fs.SkipAll
+			return err
+		})
+		if err := w.walkFolder(ctx, f, ".", max(maxDepth-1, 0), true, inner); err != nil || stopped {
+			return err
+		}
+	}
+	return nil
+}
+
+// shown makes a walk of f's entries (paths relative to f) visit them as
+// the tools show them, depth below the top counted too.
+func (w *Workspace) shown(f *folder, depth int, visit func(walkEntry) error) func(walkEntry) error {
+	if !w.several() {
+		return visit
+	}
+	return func(e walkEntry) error {
+		e.Rel, e.Depth = w.display(f, e.Rel), e.Depth+depth
+		return visit(e)
+	}
+}
+
+// walkFolder is walk in one root, entries relative to it. With leaveNested
+// a root nested in f is visited as a directory but not entered.
+func (w *Workspace) walkFolder(ctx context.Context, f *folder, startRel string, maxDepth int, leaveNested bool, visit func(walkEntry) error) error {
+	rules := rulesAbove(f.root, startRel)
+	start := filepath.Join(f.root, filepath.FromSlash(startRel))
 	startDepth := depthOf(startRel)
 	return filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -50,7 +97,7 @@ func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, vis
 			}
 			return nil
 		}
-		r, _ := filepath.Rel(w.root, p)
+		r, _ := filepath.Rel(f.root, p)
 		rel := filepath.ToSlash(r)
 		isDir, abs, regular := d.IsDir(), p, d.Type().IsRegular()
 		if d.Name() == ".git" { // the repository, or a worktree's pointer to it
@@ -77,7 +124,7 @@ func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, vis
 			return err
 		}
 		if isDir {
-			if maxDepth > 0 && depth >= maxDepth {
+			if (maxDepth > 0 && depth >= maxDepth) || (leaveNested && w.nestedRoot(f, p)) {
 				return fs.SkipDir
 			}
 			rules.add(readGitignore(p, rel))
@@ -87,10 +134,10 @@ func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, vis
 }
 
 // linkTarget resolves a symlink met by walk; ok is false when the target is
-// missing or outside the root, so nothing is read or shown through it.
+// missing or outside the roots, so nothing is read or shown through it.
 func (w *Workspace) linkTarget(link string) (string, fs.FileInfo, bool) {
 	target, err := filepath.EvalSymlinks(link)
-	if err != nil || !within(w.root, target) {
+	if err != nil || !w.insideStrict(target) {
 		return "", nil, false
 	}
 	fi, err := os.Stat(target)
@@ -101,16 +148,16 @@ func (w *Workspace) linkTarget(link string) (string, fs.FileInfo, bool) {
 // .gitignore: the repository's (see baseRules), then those of the root and of
 // every directory between it and startRel, so a walk that starts deep still
 // honours them.
-func (w *Workspace) rulesAbove(startRel string) *ignoreRules {
-	rules := baseRules(w.root)
+func rulesAbove(root, startRel string) *ignoreRules {
+	rules := baseRules(root)
 	if startRel == "." || startRel == "" {
 		return rules
 	}
 	dir := ""
-	rules.add(readGitignore(w.root, ""))
+	rules.add(readGitignore(root, ""))
 	for _, part := range splitPath(path.Dir(startRel)) {
 		dir = path.Join(dir, part)
-		rules.add(readGitignore(filepath.Join(w.root, filepath.FromSlash(dir)), dir))
+		rules.add(readGitignore(filepath.Join(root, filepath.FromSlash(dir)), dir))
 	}
 	return rules
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,7 +20,7 @@ type Overlay interface {
 	Buffer(absPath string) (text string, version int32, ok bool)
 }
 
-// ErrOutsideWorkspace is returned for any path that resolves outside the root.
+// ErrOutsideWorkspace is returned for any path that resolves outside the roots.
 var ErrOutsideWorkspace = errors.New("path is outside the workspace")
 
 // Source says where a read was served from.
@@ -33,7 +34,7 @@ const (
 
 // File is the workspace's current view of one file.
 type File struct {
-	Path string // slash-separated, relative to the root
+	Path string // slash-separated, as Resolve's rel
 	Text string
 	// Version is the editor buffer's version when Source is FromBuffer, or when
 	// a staged change started from a buffer; HasVersion says which.
@@ -44,22 +45,70 @@ type File struct {
 
 // Workspace is the view that tools read and write. Reads see, in order, the
 // changes staged by this run, the editor's open buffers, then disk. Writes are
-// staged, never written. Every path is confined to the root after resolving
-// "..", absolute paths and symlinks. Safe for concurrent use.
+// staged, never written. Every path is confined to the roots after resolving
+// "..", absolute paths and symlinks (roots.go says how paths name them when
+// there are several). Safe for concurrent use.
 type Workspace struct {
-	root    string // absolute, symlinks resolved
+	// folder is the current root: where commands run unless told otherwise,
+	// and Root's answer. Its fields (root, paths, view) are the workspace's
+	// own when it has one root.
+	*folder
+	folders []*folder // every root, in the order given; the current one among them
 	overlay Overlay
-	paths   pathStyle // how the system spells paths, and whether root's volume ignores case
 
-	mu          sync.Mutex // guards changes, view and sandboxOpts
+	mu          sync.Mutex // guards changes, sandboxOpts and the folders' views
 	changes     map[string]*Change
-	view        commandView
 	sandboxOpts SandboxOptions
 }
 
 // NewWorkspace opens a view of root. overlay may be nil.
 func NewWorkspace(root string, overlay Overlay) (*Workspace, error) {
-	abs, err := filepath.Abs(root)
+	return NewWorkspaceRoots([]Root{{Dir: root}}, 0, overlay)
+}
+
+// NewWorkspaceRoots opens a view of several roots, runs starting in
+// roots[current]. A root without a name takes RootName's; a root whose
+// folder is one listed before it (through a link) is left out. overlay
+// may be nil.
+func NewWorkspaceRoots(roots []Root, current int, overlay Overlay) (*Workspace, error) {
+	if current < 0 || current >= len(roots) {
+		return nil, fmt.Errorf("workspace: no root %d of %d", current, len(roots))
+	}
+	w := &Workspace{overlay: overlay, changes: map[string]*Change{}}
+	var names []string
+	for i, r := range roots {
+		f, err := openFolder(r.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if dup := slices.IndexFunc(w.folders, func(o *folder) bool { return o.root == f.root }); dup >= 0 {
+			if i == current {
+				w.folder = w.folders[dup]
+			}
+			continue
+		}
+		f.name = r.Name
+		if f.name == "" {
+			f.name = RootName(f.root, names)
+		}
+		if err := validRootName(f.name); err != nil {
+			return nil, err
+		}
+		if nameTaken(f.name, names) {
+			return nil, fmt.Errorf("workspace: two roots are named %q", f.name)
+		}
+		names = append(names, f.name)
+		w.folders = append(w.folders, f)
+		if i == current {
+			w.folder = f
+		}
+	}
+	return w, nil
+}
+
+// openFolder resolves a root's links and checks it is a directory.
+func openFolder(dir string) (*folder, error) {
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -68,23 +117,24 @@ func NewWorkspace(root string, overlay Overlay) (*Workspace, error) {
 		return nil, fmt.Errorf("workspace root: %w", err)
 	}
 	if fi, err := os.Stat(resolved); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("workspace root %s is not a directory", root)
+		return nil, fmt.Errorf("workspace root %s is not a directory", dir)
 	}
 	paths := hostPaths
 	paths.foldCase = caseInsensitive(resolved, hostPaths.foldCase)
-	return &Workspace{root: resolved, overlay: overlay, paths: paths, changes: map[string]*Change{}}, nil
+	return &folder{root: resolved, paths: paths}, nil
 }
 
-// Root is the absolute, symlink-resolved workspace root.
+// Root is the absolute, symlink-resolved current root.
 func (w *Workspace) Root() string { return w.root }
 
-// Resolve maps a path given by the model (relative to the root, or absolute
-// inside it, in the system's spelling or, on Windows, with "/" or Git
-// Bash's /c/…) to its absolute and slash-separated relative forms, refusing
-// any path that leaves the root lexically or through a symlink, and, on
-// Windows, names that are no plain file (pathStyle.check). Where the root's
-// volume ignores case, so does the comparison, and the absolute path
-// starts with the root as the workspace spells it.
+// Resolve maps a path given by the model (relative to the root, or, with
+// several roots, starting with one's name; or absolute inside a root; in
+// the system's spelling or, on Windows, with "/" or Git Bash's /c/…) to
+// its absolute and slash-separated relative forms, refusing any path that
+// leaves the roots lexically or through a symlink, and, on Windows, names
+// that are no plain file (pathStyle.check). Where a root's volume ignores
+// case, so does the comparison, and the absolute path starts with the
+// root as the workspace spells it.
 func (w *Workspace) Resolve(p string) (abs, rel string, err error) {
 	if strings.ContainsRune(p, 0) {
 		return "", "", fmt.Errorf("%q: invalid path", p)
@@ -92,29 +142,34 @@ func (w *Workspace) Resolve(p string) (abs, rel string, err error) {
 	if p == "" {
 		p = "."
 	}
-	p = w.paths.native(p, w.root)
-	if err := w.paths.check(p); err != nil {
+	base, p, err := w.base(p)
+	if err != nil {
+		return "", "", err
+	}
+	p = base.paths.native(p, base.root)
+	if err := base.paths.check(p); err != nil {
 		return "", "", err
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(w.root, p)
+		p = filepath.Join(base.root, p)
 	}
 	p = filepath.Clean(p)
-	if !w.paths.within(w.root, p) {
-		return "", "", fmt.Errorf("%s: %w", p, ErrOutsideWorkspace)
+	if w.folderOf(p) == nil {
+		return "", "", w.outside(p)
 	}
 	real, err := resolveExisting(p)
 	if err != nil {
 		return "", "", err
 	}
-	if !w.paths.within(w.root, real) {
-		return "", "", fmt.Errorf("%s resolves to %s: %w", p, real, ErrOutsideWorkspace)
+	f := w.folderOf(real)
+	if f == nil {
+		return "", "", w.outside(fmt.Sprintf("%s resolves to %s", p, real))
 	}
-	rel = w.paths.rel(w.root, real)
-	if rel == "." {
-		return w.root, rel, nil
+	in := f.paths.rel(f.root, real)
+	if in == "." {
+		return f.root, w.display(f, in), nil
 	}
-	return filepath.Join(w.root, filepath.FromSlash(rel)), rel, nil
+	return filepath.Join(f.root, filepath.FromSlash(in)), w.display(f, in), nil
 }
 
 // within reports whether p is root or below it, case and all: the strict
@@ -161,7 +216,7 @@ func (w *Workspace) Read(p string) (File, error) {
 
 func (w *Workspace) read(abs, rel string) (File, error) {
 	w.mu.Lock()
-	c, staged := w.changes[w.paths.key(rel)]
+	c, staged := w.changes[w.key(rel)]
 	var f File
 	if staged {
 		f = File{Path: rel, Text: c.New, Version: c.Version, HasVersion: c.HasVersion, Source: FromStaged}
@@ -209,7 +264,7 @@ func (w *Workspace) Stage(p, newText string) (Change, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	c, ok := w.changes[w.paths.key(rel)]
+	c, ok := w.changes[w.key(rel)]
 	if !ok {
 		c = &Change{Path: rel, AbsPath: abs}
 		f, err := w.readBase(abs, rel)
@@ -219,7 +274,7 @@ func (w *Workspace) Stage(p, newText string) (Change, error) {
 		case !errors.Is(err, fs.ErrNotExist):
 			return Change{}, err
 		}
-		w.changes[w.paths.key(rel)] = c
+		w.changes[w.key(rel)] = c
 	}
 	c.New = newText
 	return *c, nil
@@ -241,12 +296,13 @@ func (w *Workspace) Changes() []Change {
 	return out
 }
 
-// stagedPaths lists files staged (created or edited) under dir.
+// stagedPaths lists files staged (created or edited) under dir ("." for
+// all of them, in every root).
 func (w *Workspace) stagedPaths(dir string) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []string
-	prefix := w.paths.key(dir) + "/"
+	prefix := w.key(dir) + "/"
 	for key, c := range w.changes {
 		if dir == "." || strings.HasPrefix(key, prefix) {
 			out = append(out, c.Path)
@@ -263,18 +319,24 @@ func (w *Workspace) Restore(changes []Change) {
 	w.changes = map[string]*Change{}
 	for _, c := range changes {
 		c := c
-		w.changes[w.paths.key(c.Path)] = &c
+		w.changes[w.key(c.Path)] = &c
 	}
 }
 
-// Close removes the commands' view, if one was made. The workspace stays usable.
+// Close removes the commands' views, if any were made. The workspace stays usable.
 func (w *Workspace) Close() error {
 	w.mu.Lock()
-	v := w.view
-	w.view = nil
-	w.mu.Unlock()
-	if v == nil {
-		return nil
+	var views []commandView
+	for _, f := range w.folders {
+		if f.view != nil {
+			views = append(views, f.view)
+			f.view = nil
+		}
 	}
-	return v.Close()
+	w.mu.Unlock()
+	var errs []error
+	for _, v := range views {
+		errs = append(errs, v.Close())
+	}
+	return errors.Join(errs...)
 }

@@ -19,7 +19,7 @@ type writeFileParams struct {
 // file keeps its line ending (CRLF stays CRLF); a new one gets the
 // system's (CRLF on Windows).
 func NewWriteFile(w *Workspace) Tool {
-	return newTypedTool("write_file", writeFileDescription, false, func(ctx context.Context, p writeFileParams) (Result, error) {
+	return newTypedTool("write_file", w.describe(writeFileDescription), false, func(ctx context.Context, p writeFileParams) (Result, error) {
 		current, err := w.Read(p.Path)
 		content := withEnding(p.Content, endingFor(current.Text, err == nil, newFileEnding))
 		c, err := w.Stage(p.Path, content)

@@ -110,6 +110,8 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (resp s
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
+				// Each directory is a root of the session's view (tools/roots.go).
+				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{},
 			},
 			McpCapabilities: mcpCapabilities(),
 		},

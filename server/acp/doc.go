@@ -19,10 +19,14 @@
 //     terminal, which would run them outside it);
 //   - the run's events become session/update notifications: message and
 //     thought chunks, tool calls with kinds, locations, diffs and output,
-//     and the plan strategy's plan.
+//     and the plan strategy's plan;
+//   - a session's workspace is its cwd plus the client's
+//     additionalDirectories (unstable in ACP), each a root of the view as
+//     an LSP client's workspace folders are; turns start in cwd, whose
+//     settings, notes and policy are the session's.
 //
 // Invariants: no file is written without the client's answer; every path
-// from the client or the model is confined to the session's workspace; a
+// from the client or the model is confined to the session's roots; a
 // malformed message gets a JSON-RPC error and never stops the server;
 // session/cancel answers the pending prompt with "cancelled" at once and
 // kills the run's commands.

@@ -243,11 +243,15 @@ func (t *turn) openWorkspace(settings config.Settings) error {
 	if t.files != nil {
 		overlay = t.files
 	}
-	ws, err := tools.NewWorkspace(t.s.root, overlay)
+	ws, err := tools.NewWorkspaceRoots(t.s.roots, 0, overlay)
 	if err != nil {
 		return err
 	}
-	ws.SetSandbox(tools.SandboxOptions{Dir: t.a.opts.SandboxDir, Network: settings.SandboxNetwork.Allows(ws.Root(), t.a.opts.Env("HOME"))})
+	home := t.a.opts.Env("HOME")
+	ws.SetSandbox(tools.SandboxOptions{
+		Dir: t.a.opts.SandboxDir, Network: settings.SandboxNetwork.Allows(ws.Root(), home),
+		NetworkIn: func(root string) bool { return settings.SandboxNetwork.Allows(root, home) },
+	})
 	t.ws = ws
 	return nil
 }

@@ -18,10 +18,13 @@ import (
 // with the language server's sessions (agent.SessionStore under the state
 // dir, never the workspace), so session/load continues it after a restart.
 type session struct {
-	id       sdk.SessionId
-	cwd      string           // as the client gave it, cleaned: names the state dir, as LSP's root does
-	root     string           // the workspace root: cwd with symlinks resolved; every path is confined to it
-	view     *tools.Workspace // root on disk, for confining the client's paths
+	id  sdk.SessionId
+	cwd string // as the client gave it, cleaned: names the state dir, as LSP's root does
+	// roots are cwd's and the client's additionalDirectories, cwd first:
+	// a turn's view has them all, starting in cwd (tools/roots.go says how
+	// paths name them), and every path is confined to them.
+	roots    []tools.Root
+	view     *tools.Workspace // the roots on disk, for confining the client's paths
 	store    *agent.SessionStore
 	memory   *agent.Memory
 	settings config.Settings // config.Load's: files, trust rules, environment
@@ -47,7 +50,7 @@ type session struct {
 // NewSession opens a conversation in cwd, the workspace root.
 func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (resp sdk.NewSessionResponse, err error) {
 	defer guard(a.log, "session/new", &err)
-	s, err := a.openSession(p.Cwd, "", p.McpServers)
+	s, err := a.openSession(p.Cwd, p.AdditionalDirectories, "", p.McpServers)
 	if err != nil {
 		return resp, err
 	}
@@ -58,7 +61,7 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (resp s
 // before answering, as the protocol asks.
 func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (resp sdk.LoadSessionResponse, err error) {
 	defer guard(a.log, "session/load", &err)
-	s, err := a.openSession(p.Cwd, p.SessionId, p.McpServers)
+	s, err := a.openSession(p.Cwd, p.AdditionalDirectories, p.SessionId, p.McpServers)
 	if err != nil {
 		return resp, err
 	}
@@ -71,7 +74,7 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (resp
 // ResumeSession reopens a stored conversation without replaying it.
 func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (resp sdk.ResumeSessionResponse, err error) {
 	defer guard(a.log, "session/resume", &err)
-	s, err := a.openSession(p.Cwd, p.SessionId, p.McpServers)
+	s, err := a.openSession(p.Cwd, p.AdditionalDirectories, p.SessionId, p.McpServers)
 	if err != nil {
 		return resp, err
 	}
@@ -136,17 +139,30 @@ func (a *Agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConf
 		"error": "agent-lsp offers no session config options; choose a mode with session/set_mode (ask, code, plan)"})
 }
 
-// openSession makes the session called id ("" a new one) in cwd the
-// connection's, replacing (and cancelling) one already open under that id,
-// with the client's MCP servers added to its settings.
-func (a *Agent) openSession(cwd string, id sdk.SessionId, mcpServers []sdk.McpServer) (*session, error) {
+// openSession makes the session called id ("" a new one) in cwd, with
+// the additional directories as further roots, the connection's,
+// replacing (and cancelling) one already open under that id, with the
+// client's MCP servers added to its settings. cwd is the session's own
+// root: its settings, notes, policy and conversations are cwd's.
+func (a *Agent) openSession(cwd string, additional []string, id sdk.SessionId, mcpServers []sdk.McpServer) (*session, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q must be an absolute path", cwd)})
 	}
 	cwd = filepath.Clean(cwd)
-	ws, err := tools.NewWorkspace(cwd, nil)
+	roots := []tools.Root{{Dir: cwd}}
+	for _, d := range additional {
+		if !filepath.IsAbs(d) {
+			return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("additionalDirectories: %q must be an absolute path", d)})
+		}
+		roots = append(roots, tools.Root{Dir: filepath.Clean(d)})
+	}
+	ws, err := tools.NewWorkspaceRoots(roots, 0, nil)
 	if err != nil {
-		return nil, sdk.NewInvalidParams(map[string]any{"error": "cwd: " + err.Error()})
+		which := "cwd: "
+		if len(additional) > 0 {
+			which = "cwd or additionalDirectories: "
+		}
+		return nil, sdk.NewInvalidParams(map[string]any{"error": which + err.Error()})
 	}
 	settings, warnings, err := config.Load(ws.Root(), a.opts.Env)
 	if err != nil {
@@ -154,7 +170,7 @@ func (a *Agent) openSession(cwd string, id sdk.SessionId, mcpServers []sdk.McpSe
 	}
 	stateDir := agent.StateDir(a.opts.Env, cwd)
 	s := &session{
-		cwd: cwd, root: ws.Root(), view: ws, store: agent.NewSessionStore(stateDir), memory: agent.NewMemory(stateDir),
+		cwd: cwd, roots: ws.Roots(), view: ws, store: agent.NewSessionStore(stateDir), memory: agent.NewMemory(stateDir),
 		settings: settings, policy: a.policy(ws.Root(), settings), busy: make(chan struct{}, 1),
 		history: &agent.History{}, mode: defaultMode(settings), notices: warnings,
 	}

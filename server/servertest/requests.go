@@ -3,6 +3,8 @@ package servertest
 import (
 	"context"
 	"encoding/json"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -12,6 +14,15 @@ import (
 
 // Initialize sends initialize and initialized with the given capabilities.
 func (e *Editor) Initialize(root string, caps Caps, initOptions map[string]any) *protocol.InitializeResult {
+	e.t.Helper()
+	return e.InitializeFolders([]any{root}, caps, initOptions)
+}
+
+// InitializeFolders is Initialize with several workspace folders, as a VS
+// Code multi-root workspace sends them (rootUri is the first): each a
+// path (its URI named after its base name) or a protocol.WorkspaceFolder
+// as it is.
+func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[string]any) *protocol.InitializeResult {
 	e.t.Helper()
 	e.caps = caps
 	yes := true
@@ -39,8 +50,20 @@ func (e *Editor) Initialize(root string, caps Caps, initOptions map[string]any) 
 	if caps.UTF8 {
 		c["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}
 	}
-	params := map[string]any{"processId": nil, "rootUri": uri.File(root), "capabilities": c,
-		"workspaceFolders": []any{map[string]any{"uri": uri.File(root), "name": "ws"}}}
+	var wfs []protocol.WorkspaceFolder
+	for _, f := range folders {
+		switch f := f.(type) {
+		case protocol.WorkspaceFolder:
+			wfs = append(wfs, f)
+		case string:
+			name := "ws"
+			if len(folders) > 1 {
+				name = filepath.Base(f)
+			}
+			wfs = append(wfs, protocol.WorkspaceFolder{URI: uri.File(f), Name: name})
+		}
+	}
+	params := map[string]any{"processId": nil, "rootUri": wfs[0].URI, "capabilities": c, "workspaceFolders": wfs}
 	if initOptions != nil {
 		params["initializationOptions"] = initOptions
 	}
@@ -51,6 +74,20 @@ func (e *Editor) Initialize(root string, caps Caps, initOptions map[string]any) 
 	e.utf8 = result.Capabilities.PositionEncoding == "utf-8"
 	e.Notify("initialized", map[string]any{})
 	return &result
+}
+
+// ChangeFolders sends workspace/didChangeWorkspaceFolders with the folders
+// added and removed, by URI (any scheme, as a client may send it).
+func (e *Editor) ChangeFolders(added, removed []uri.URI) {
+	e.t.Helper()
+	folders := func(us []uri.URI) []protocol.WorkspaceFolder {
+		out := []protocol.WorkspaceFolder{}
+		for _, u := range us {
+			out = append(out, protocol.WorkspaceFolder{URI: u, Name: path.Base(string(u))})
+		}
+		return out
+	}
+	e.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{"added": folders(added), "removed": folders(removed)}})
 }
 
 // Call sends a request and decodes its result.
