@@ -99,6 +99,47 @@ func TestVSCodeWalk(t *testing.T) {
 	}
 }
 
+// TestVSCodeMultiRoot opens a .code-workspace with two folders; a run
+// asked from a file of the second sees both, names files by folder, and
+// its edit lands in that folder.
+func TestVSCodeMultiRoot(t *testing.T) {
+	e := newEditor(t)
+	bin := servertest.Binary(t)
+	goBin := filepath.Join(e.home, "go", "bin")
+	os.MkdirAll(goBin, 0o755)
+	copyFile(t, bin, filepath.Join(goBin, "agent-lsp"))
+	for _, d := range []string{"api", "web"} {
+		os.MkdirAll(filepath.Join(e.workspace, d, ".git"), 0o755)
+	}
+	write(t, filepath.Join(e.workspace, "api", "main.py"), "print('api')\n")
+	write(t, filepath.Join(e.workspace, "web", "app.py"), "TITLE = 'web app'\n")
+	file := filepath.Join(e.dir, "two.code-workspace")
+	write(t, file, `{"folders": [{"path": "workspace/api"}, {"path": "workspace/web"}]}`)
+	model := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
+		messages, _ := body["messages"].([]any)
+		last, _ := messages[len(messages)-1].(map[string]any)
+		if last["role"] == "user" {
+			return llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"web/app.py","old_string":"web app","new_string":"the web app, retitled"}`}}}
+		}
+		return llmtest.Turn{Text: "Retitled."}
+	})
+	e.machineSettings(fmt.Sprintf(`{"agent-lsp.provider": "openai", "agent-lsp.model": "gpt-remote-settings", "agent-lsp.baseUrl": %q}`, model.URL+"/v1"))
+	e.env = append(e.env, "OPENAI_API_KEY=test", "WORKSPACE_FILE="+file)
+	e.start(t)
+	e.walk(t, "multi-root")
+	task := llmtest.LastUserText(model.Requests()[0])
+	if !strings.Contains(task, "File: web/app.py") {
+		t.Errorf("the task does not name the file by its folder: %q", task)
+	}
+	first, _ := model.Requests()[0]["messages"].([]any)[0].(map[string]any)
+	if system, _ := first["content"].(string); !strings.Contains(system, filepath.Join(e.workspace, "api")) || !strings.Contains(system, filepath.Join(e.workspace, "web")) {
+		t.Errorf("the system prompt does not list both folders:\n%s", system)
+	}
+	if got := read(t, filepath.Join(e.workspace, "api", "main.py")); got != "print('api')\n" {
+		t.Errorf("api/main.py changed: %q", got)
+	}
+}
+
 // TestVSCodeServerMissing: a server path that does not exist gets one
 // notification naming it, with a button to the setting.
 func TestVSCodeServerMissing(t *testing.T) {

@@ -16,9 +16,10 @@ const browser = await chromium.launch({
 });
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 try {
-  await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
+  const target = process.env.WORKSPACE_FILE ? `workspace=${encodeURIComponent(process.env.WORKSPACE_FILE)}` : `folder=${encodeURIComponent(workspace)}`;
+  await page.goto(`${base}/?${target}`);
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  await (walk === 'main' ? mainWalk() : missingServerWalk());
+  await ({ main: mainWalk, 'multi-root': multiRootWalk, 'missing-server': missingServerWalk })[walk]();
   await shot('done');
   console.log('walk ok');
 } catch (err) {
@@ -115,6 +116,23 @@ async function mainWalk() {
     await toast(said).waitFor({ timeout: 10_000 });
     await dismissToasts();
   }
+}
+
+// A .code-workspace with two folders: a run asked from a file of the
+// second edits it there, named by its folder.
+async function multiRootWalk() {
+  await begin('open a file of the second folder');
+  await quickOpen('app.py');
+  await page.locator('.monaco-editor .view-lines', { hasText: 'web app' }).waitFor();
+  await begin('ask from it');
+  await palette('Agent: Ask…');
+  await input('retitle the web app');
+  const review = toast(/Agent proposes changes to 1 file\./);
+  await review.waitFor({ timeout: 30_000 });
+  await shot('review');
+  await review.locator('.monaco-button', { hasText: 'Apply' }).click();
+  await toast(/applied the proposal/).waitFor({ timeout: 15_000 });
+  await until(() => disk('web/app.py').includes('the web app, retitled'), 'web/app.py saved with the change');
 }
 
 async function missingServerWalk() {
