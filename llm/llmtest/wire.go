@@ -45,7 +45,15 @@ func newServer(t testing.TB, turns []Turn, respond func(map[string]any) Turn, an
 			s.listModels(w, r)
 			return
 		}
-		raw, _ := io.ReadAll(r.Body)
+		raw, err := io.ReadAll(r.Body)
+		if err != nil {
+			// The client went away while sending (a run cancelled mid-request):
+			// there is nothing to answer, as with a request abandoned later.
+			s.mu.Lock()
+			s.abandoned++
+			s.mu.Unlock()
+			return
+		}
 		var body map[string]any
 		if err := json.Unmarshal(raw, &body); err != nil {
 			t.Errorf("llmtest: request body is not JSON: %v", err)
