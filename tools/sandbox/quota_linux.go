@@ -30,13 +30,29 @@ func (q *diskQuota) start() {
 func (q *diskQuota) over(pid int) (bool, time.Duration) {
 	began := time.Now()
 	used := usage(q.counted) + usage(q.grown) - q.base
-	for _, p := range q.tmpfs {
-		var st unix.Statfs_t
-		if unix.Statfs("/proc/"+strconv.Itoa(pid)+"/root"+p, &st) == nil {
-			used += int64(st.Blocks-st.Bfree) * st.Bsize
+	root := "/proc/" + strconv.Itoa(pid) + "/root"
+	if ownRoot(root) {
+		for _, p := range q.tmpfs {
+			var st unix.Statfs_t
+			if unix.Statfs(root+p, &st) == nil && st.Type == unix.TMPFS_MAGIC {
+				used += int64(st.Blocks-st.Bfree) * st.Bsize
+			}
 		}
 	}
 	return used > q.limit, time.Since(began)
+}
+
+// ownRoot says whether the helper at root (/proc/PID/root) has its own
+// root in place. Until it has pivoted, its /tmp is the host's, whose
+// usage is the whole disk's and none of the command's: counting it killed
+// commands as over the limit when a check came before the pivot (a busy
+// machine, where the helper's set-up takes longer than the first wait).
+func ownRoot(root string) bool {
+	var helper, host unix.Stat_t
+	if unix.Stat(root, &helper) != nil || unix.Stat("/", &host) != nil {
+		return false
+	}
+	return helper.Dev != host.Dev || helper.Ino != host.Ino
 }
 
 // quotaInterval is the first wait between two checks; a check that takes

@@ -5,12 +5,14 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
@@ -172,35 +174,56 @@ func TestToolDirsNeverIncludeHome(t *testing.T) {
 	}
 }
 
+// TestNetworkOnlyWithTheOptIn judges by what reached a listener on the
+// host, not by the command's output alone: a connection the command made
+// is in the listener's queue by the time the command has ended.
 func TestNetworkOnlyWithTheOptIn(t *testing.T) {
 	needFull(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	connect := "echo hi > /dev/tcp/" + strings.Replace(ln.Addr().String(), ":", "/", 1) + " && echo connected"
 	for _, network := range []bool{false, true} {
-		w := newWorld(t)
-		var out, errs strings.Builder
-		spec := w.spec(connect, &out, &errs)
-		spec.Network = network
-		if _, err := Run(context.Background(), spec); err != nil {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
 			t.Fatal(err)
 		}
+		defer ln.Close()
+		w := newWorld(t)
+		var out, errs strings.Builder
+		spec := w.spec("echo sandboxed > /dev/tcp/"+strings.Replace(ln.Addr().String(), ":", "/", 1)+" && echo connected", &out, &errs)
+		spec.Network = network
+		res, err := Run(context.Background(), spec)
+		if err != nil || res.Exceeded != "" || (network && res.ExitCode != 0) {
+			t.Fatalf("network %v: %+v %v\n%s%s", network, res, err, out.String(), errs.String())
+		}
 		if got := strings.Contains(out.String(), "connected"); got != network {
-			t.Errorf("network %v: connected %v (%s%s)", network, got, out.String(), errs.String())
+			t.Errorf("network %v: the command says connected %v (%s%s)", network, got, out.String(), errs.String())
+		}
+		received := acceptOne(ln, network)
+		if network && received != "sandboxed\n" {
+			t.Errorf("network true: the listener received %q", received)
+		}
+		if !network && received != "" {
+			t.Errorf("network false: a connection reached the host and sent %q", received)
 		}
 	}
+}
+
+// acceptOne returns what the first connection queued on ln sent ("" if
+// none came). A connection the command made was queued before it ended, so
+// where none is expected a second is plenty; where one is, the bound only
+// keeps a broken run from hanging.
+func acceptOne(ln net.Listener, wait bool) string {
+	bound := time.Second
+	if wait {
+		bound = 30 * time.Second
+	}
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(bound))
+	c, err := ln.Accept()
+	if err != nil {
+		return ""
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(bound))
+	data, _ := io.ReadAll(c)
+	return string(data)
 }
 
 func TestStaleCgroupsOfDeadProcessesAreRemoved(t *testing.T) {

@@ -2,7 +2,7 @@ package sandbox
 
 import (
 	"os"
-	"strconv"
+	"path/filepath"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -22,36 +22,77 @@ func archProbes() []seccompProbe {
 	}
 }
 
-// foreignArchProbes: getpid by the i386 ABI (int 0x80), which the kernel
+// foreignArchProbe is mkdir by the i386 ABI (int 0x80), which the kernel
 // runs for a 64-bit process too when it has 32-bit emulation; the filter
-// sees AUDIT_ARCH_I386 and refuses everything.
+// sees AUDIT_ARCH_I386 and refuses everything. mkdir leaves an effect the
+// parent can look for: whether the call ran is judged by the directory,
+// not only by what the instruction returned.
+const foreignArchProbe = "i386 mkdir (int 0x80)"
+
 func foreignArchProbes() []seccompProbe {
-	return []seccompProbe{{name: "i386 getpid (int 0x80)", want: "EPERM", call: i386Getpid}}
+	return []seccompProbe{{name: foreignArchProbe, want: "EPERM", call: func() string {
+		return i386Mkdir(filepath.Join(filepath.Dir(os.Getenv(seccompOutEnv)), foreignArchMade))
+	}}}
 }
 
-// i386Getpid runs `mov eax, 20 (i386 getpid); int 0x80; ret` from an
-// executable page, called as a Go func() uintptr: the result is in RAX
-// (Go's register ABI), and the code touches no register Go keeps (only
-// RAX, and R8-R11, which the kernel may clear, are scratch).
-func i386Getpid() string {
-	code := []byte{0xb8, 0x14, 0, 0, 0, 0xcd, 0x80, 0xc3}
-	mem, err := unix.Mmap(-1, 0, unix.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+// i386Mkdir makes path with the i386 ABI's mkdir (39) through int 0x80,
+// from machine code on a page below 4 GiB (the i386 ABI passes 32-bit
+// pointers), called as a Go func() uintptr: the result is in RAX (Go's
+// register ABI). The code touches only registers Go's ABI lets a callee
+// clobber (RAX, RBX, RCX, RDX, RSI, RDI, R10, R11; the kernel may clear
+// R8-R11 on int 0x80).
+//
+// A kernel may refuse the instruction itself instead of returning an error
+// (a #GP, delivered as SIGSEGV at the int 0x80). Go's runtime would turn
+// that into "fatal error: fault", which looks like any crash of the test's
+// own making; so the code sets SIGSEGV to its default action around the
+// instruction and back (rt_sigaction(2) with the kernel's struct): a child
+// killed by SIGSEGV was stopped there, and nowhere else.
+func i386Mkdir(path string) string {
+	if len(path) >= 256 {
+		return "path too long for the probe's page: " + path
+	}
+	page := unix.Getpagesize()
+	mem, err := unix.Mmap(-1, 0, 2*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_32BIT)
 	if err != nil {
 		return errnoString(err)
 	}
+	// The data page: SIG_DFL's sigaction (zeros), room for the old one, the path.
+	base := uint32(uintptr(unsafe.Pointer(&mem[0])))
+	data := base + uint32(page)
+	dfl, old, pathAt := data, data+64, data+128
+	copy(mem[page+128:], path+"\x00")
+	const sigaction, sigsegv, mkdir32 = 13, 11, 39
+	var code []byte
+	imm := func(op []byte, v uint32) {
+		code = append(append(code, op...), byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+	setSIGSEGV := func(act, oldact uint32) {
+		imm([]byte{0xb8}, sigaction)    // mov eax, rt_sigaction
+		imm([]byte{0xbf}, sigsegv)      // mov edi, SIGSEGV
+		imm([]byte{0xbe}, act)          // mov esi, act
+		imm([]byte{0xba}, oldact)       // mov edx, oldact (0: none)
+		imm([]byte{0x41, 0xba}, 8)      // mov r10d, sizeof(sigset_t)
+		code = append(code, 0x0f, 0x05) // syscall
+	}
+	setSIGSEGV(dfl, old)
+	imm([]byte{0xb8}, mkdir32)            // mov eax, mkdir (i386)
+	imm([]byte{0xbb}, pathAt)             // mov ebx, path
+	imm([]byte{0xb9}, 0o700)              // mov ecx, mode
+	code = append(code, 0xcd, 0x80, 0x50) // int 0x80; push rax
+	setSIGSEGV(old, 0)
+	code = append(code, 0x58, 0xc3) // pop rax; ret
 	copy(mem, code)
-	if err := unix.Mprotect(mem, unix.PROT_READ|unix.PROT_EXEC); err != nil {
+	if err := unix.Mprotect(mem[:page], unix.PROT_READ|unix.PROT_EXEC); err != nil {
 		return errnoString(err)
 	}
+	// No core file where the kernel stops the child.
+	unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
 	entry := uintptr(unsafe.Pointer(&mem[0]))
 	closure := &entry // a func value points at its code's address
 	call := *(*func() uintptr)(unsafe.Pointer(&closure))
-	r := int32(uint32(call()))
-	switch {
-	case r < 0:
+	if r := int32(uint32(call())); r < 0 {
 		return errnoString(unix.Errno(-r))
-	case int(r) != os.Getpid():
-		return "pid " + strconv.Itoa(int(r))
 	}
 	return "ok"
 }
