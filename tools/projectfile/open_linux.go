@@ -1,0 +1,80 @@
+package projectfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// noOpenat2 is set once openat2 was found missing: kernels before 5.6, or a
+// seccomp filter (older container runtimes) that answers ENOSYS or EPERM.
+// From then on every open walks by components.
+var noOpenat2 atomic.Bool
+
+// open opens rel (native, local and clean) beneath root with openat2, or by
+// components where openat2 is missing.
+func open(root, rel string) (*os.File, error) {
+	if noOpenat2.Load() {
+		return openWalk(root, rel)
+	}
+	f, err := openBeneath(root, rel)
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
+		noOpenat2.Store(true)
+		return openWalk(root, rel)
+	}
+	return f, err
+}
+
+// openBeneath is openat2(root, rel) resolved beneath root, through no
+// /proc magic link, with openFlags. EXDEV, the kernel's answer to a path
+// or link that leads out, is errOutside.
+func openBeneath(root, rel string) (*os.File, error) {
+	dir, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: root, Err: err}
+	}
+	defer unix.Close(dir)
+	how := &unix.OpenHow{
+		Flags:   uint64(openFlags | unix.O_CLOEXEC),
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	for tries := 0; ; tries++ {
+		fd, err := unix.Openat2(dir, rel, how)
+		switch {
+		case err == nil:
+			return os.NewFile(uintptr(fd), filepath.Join(root, rel)), nil
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN && tries < 16:
+			// A rename or mount raced the lookup: the kernel asks to retry.
+			continue
+		case err == unix.EXDEV:
+			return nil, errOutside
+		}
+		return nil, &os.PathError{Op: "openat2", Path: rel, Err: err}
+	}
+}
+
+// specialFS names the pseudo file system f is on if it is /proc or /sys,
+// whose files fstat calls regular.
+func specialFS(f *os.File) string {
+	var st unix.Statfs_t
+	conn, err := f.SyscallConn() // not f.Fd(), which would make f blocking
+	if err == nil {
+		cerr := conn.Control(func(fd uintptr) { err = unix.Fstatfs(int(fd), &st) })
+		err = errors.Join(err, cerr)
+	}
+	if err != nil {
+		return ""
+	}
+	switch st.Type {
+	case unix.PROC_SUPER_MAGIC:
+		return "a file of /proc"
+	case unix.SYSFS_MAGIC:
+		return "a file of /sys"
+	}
+	return ""
+}
