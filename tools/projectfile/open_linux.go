@@ -16,31 +16,35 @@ var noOpenat2 atomic.Bool
 
 // open opens rel (native, local and clean) beneath root with openat2, or by
 // components where openat2 is missing.
-func open(root, rel string) (*os.File, error) {
+func open(root, rel string, noFollow bool) (*os.File, error) {
 	if noOpenat2.Load() {
-		return openWalk(root, rel)
+		return openWalk(root, rel, noFollow)
 	}
-	f, err := openBeneath(root, rel)
-	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
+	flags := openFlags | unix.O_CLOEXEC
+	if noFollow {
+		flags |= unix.O_NOFOLLOW
+	}
+	f, err := openBeneath(root, rel, flags)
+	switch {
+	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
 		noOpenat2.Store(true)
-		return openWalk(root, rel)
+		return openWalk(root, rel, noFollow)
+	case noFollow && errors.Is(err, unix.ELOOP) && isLink(root, rel):
+		return nil, aLink
 	}
 	return f, err
 }
 
-// openBeneath is openat2(root, rel) resolved beneath root, through no
-// /proc magic link, with openFlags. EXDEV, the kernel's answer to a path
-// or link that leads out, is errOutside.
-func openBeneath(root, rel string) (*os.File, error) {
+// openBeneath is openat2(root, rel) with flags, resolved beneath root and
+// through no /proc magic link. EXDEV, the kernel's answer to a path or
+// link that leads out, is errOutside.
+func openBeneath(root, rel string, flags int) (*os.File, error) {
 	dir, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: root, Err: err}
 	}
 	defer unix.Close(dir)
-	how := &unix.OpenHow{
-		Flags:   uint64(openFlags | unix.O_CLOEXEC),
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
-	}
+	how := &unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS}
 	for tries := 0; ; tries++ {
 		fd, err := unix.Openat2(dir, rel, how)
 		switch {
@@ -56,6 +60,19 @@ func openBeneath(root, rel string) (*os.File, error) {
 		}
 		return nil, &os.PathError{Op: "openat2", Path: rel, Err: err}
 	}
+}
+
+// isLink tells an O_NOFOLLOW refusal (ELOOP) of a last component that is a
+// link from a loop or a magic link on the way: it opens the last component
+// itself (O_PATH) and looks.
+func isLink(root, rel string) bool {
+	f, err := openBeneath(root, rel, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
 // specialFS names the pseudo file system f is on if it is /proc or /sys,

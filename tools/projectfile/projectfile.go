@@ -21,6 +21,10 @@
 // root. The root itself is the caller's: it is opened as given, links and
 // all.
 //
+// Read cuts a file at its cap and says so; ReadWhole refuses a file over
+// it (ErrTooLarge); ReadNoFollow also refuses a last component that is a
+// link, as git does for a worktree's .gitignore.
+//
 // The user's own files outside the workspace (~/.config/agent-lsp/config.toml,
 // the global git config) are not project files and are read as usual.
 package projectfile
@@ -54,26 +58,38 @@ var (
 // had more: data is then its first limit bytes. A negative limit reads
 // nothing.
 func Read(root, rel string, limit int64) (data []byte, cut bool, err error) {
-	return read(root, rel, limit, false)
+	return read(root, rel, limit, how{})
 }
 
 // ReadWhole is Read for a file that is useless cut (TOML, JSON, a git
 // index): a file larger than limit is refused whole with ErrTooLarge, and
 // nothing of it is returned.
 func ReadWhole(root, rel string, limit int64) ([]byte, error) {
-	data, _, err := read(root, rel, limit, true)
+	data, _, err := read(root, rel, limit, how{whole: true})
 	return data, err
 }
 
-func read(root, rel string, limit int64, whole bool) ([]byte, bool, error) {
+// ReadNoFollow is Read for a file whose last component must not be a link
+// at all, even one that stays beneath the root (ErrNotRegular, "a
+// symlink"), as git opens a worktree's .gitignore and .gitattributes. The
+// directories on the way are followed as Read follows them.
+func ReadNoFollow(root, rel string, limit int64) (data []byte, cut bool, err error) {
+	return read(root, rel, limit, how{noFollow: true})
+}
+
+// how a file is read: whole or nothing; refusing a last component that is
+// a link.
+type how struct{ whole, noFollow bool }
+
+func read(root, rel string, limit int64, h how) ([]byte, bool, error) {
 	limit = min(max(limit, 0), math.MaxInt64-1) // limit+1 is read to see a cut
 	name := filepath.Join(root, filepath.FromSlash(rel))
-	f, size, err := openRegular(root, rel)
+	f, size, err := openRegular(root, rel, h.noFollow)
 	if err != nil {
 		return nil, false, describe(name, root, err)
 	}
 	defer f.Close()
-	if whole && size > limit {
+	if h.whole && size > limit {
 		return nil, false, fmt.Errorf("%s: %w (%s; the most read is %s)", name, ErrTooLarge, bytesString(size), bytesString(limit))
 	}
 	data, err := readAtMost(f, size, limit+1)
@@ -83,7 +99,7 @@ func read(root, rel string, limit int64, whole bool) ([]byte, bool, error) {
 	if int64(len(data)) <= limit {
 		return data, false, nil
 	}
-	if whole { // it grew while it was read
+	if h.whole { // it grew while it was read
 		return nil, false, fmt.Errorf("%s: %w (more than %s, the most read)", name, ErrTooLarge, bytesString(limit))
 	}
 	return data[:limit], true, nil
@@ -91,12 +107,12 @@ func read(root, rel string, limit int64, whole bool) ([]byte, bool, error) {
 
 // openRegular opens rel beneath root and returns it with its size if it is
 // a regular file (by fstat of the opened file).
-func openRegular(root, rel string) (*os.File, int64, error) {
+func openRegular(root, rel string, noFollow bool) (*os.File, int64, error) {
 	native := filepath.FromSlash(rel)
 	if !filepath.IsLocal(native) {
 		return nil, 0, errOutside
 	}
-	f, err := open(root, filepath.Clean(native))
+	f, err := open(root, filepath.Clean(native), noFollow)
 	if errors.Is(err, syscall.ENXIO) { // open(2) of a socket
 		err = notRegular("a socket or a device without a driver")
 	}
@@ -144,6 +160,9 @@ func readAtMost(f *os.File, size, n int64) ([]byte, error) {
 var errOutside = errors.New("outside")
 
 type notRegular string
+
+// aLink is the refusal of a last component that is a link, with noFollow.
+const aLink = notRegular("a symlink, not followed here")
 
 func (n notRegular) Error() string { return string(n) }
 

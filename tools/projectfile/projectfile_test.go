@@ -169,3 +169,34 @@ func BenchmarkRead(b *testing.B) {
 		}
 	})
 }
+
+// TestReadNoFollowRefusesALastLinkOnly: as git opens a worktree's
+// .gitignore, a link in the last place is refused even beneath the root;
+// a linked directory on the way is followed.
+func TestReadNoFollowRefusesALastLinkOnly(t *testing.T) {
+	eachWay(t, func(t *testing.T) {
+		tr := newTree(t)
+		tr.write(t, tr.root, ".gitignore", "*.log\n")
+		tr.write(t, tr.root, "docs/.gitignore", "*.tmp\n")
+		tr.link(t, "docs", "alias")
+		tr.link(t, filepath.Join("..", ".gitignore"), "sub/.gitignore")
+		tr.link(t, filepath.Join(tr.outside, "secret"), "out/.gitignore")
+		for rel, want := range map[string]string{".gitignore": "*.log\n", "alias/.gitignore": "*.tmp\n"} {
+			if data, cut, err := ReadNoFollow(tr.root, rel, 1<<10); err != nil || cut || string(data) != want {
+				t.Errorf("%s: %q %v", rel, data, err)
+			}
+		}
+		for _, rel := range []string{"sub/.gitignore", "out/.gitignore"} {
+			data, _, err := ReadNoFollow(tr.root, rel, 1<<10)
+			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "a symlink") || data != nil {
+				t.Errorf("%s: %q %v, want ErrNotRegular (a symlink)", rel, data, err)
+			}
+		}
+		if _, _, err := ReadNoFollow(tr.root, "none/.gitignore", 1<<10); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("missing: %v", err)
+		}
+		if _, _, err := Read(tr.root, "sub/.gitignore", 1<<10); err != nil {
+			t.Errorf("control: Read does follow the link beneath the root: %v", err)
+		}
+	})
+}
