@@ -14,6 +14,9 @@ import (
 // From then on every open walks by components.
 var noOpenat2 atomic.Bool
 
+// openat2 is unix.Openat2; a test makes it answer as a filtered one does.
+var openat2 = unix.Openat2
+
 // open opens rel (native, local and clean) beneath root with openat2, or by
 // components where openat2 is missing.
 func open(root, rel string, noFollow bool) (*os.File, error) {
@@ -26,7 +29,7 @@ func open(root, rel string, noFollow bool) (*os.File, error) {
 	}
 	f, err := openBeneath(root, rel, flags)
 	switch {
-	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
+	case errors.Is(err, errNoOpenat2):
 		noOpenat2.Store(true)
 		return openWalk(root, rel, noFollow)
 	case noFollow && errors.Is(err, unix.ELOOP) && isLink(root, rel):
@@ -34,6 +37,10 @@ func open(root, rel string, noFollow bool) (*os.File, error) {
 	}
 	return f, err
 }
+
+// errNoOpenat2 is openat2's ENOSYS or EPERM: the call is missing or
+// filtered, not refused for this file.
+var errNoOpenat2 = errors.New("openat2 is not available")
 
 // openBeneath is openat2(root, rel) with flags, resolved beneath root and
 // through no /proc magic link. EXDEV, the kernel's answer to a path or
@@ -46,7 +53,7 @@ func openBeneath(root, rel string, flags int) (*os.File, error) {
 	defer unix.Close(dir)
 	how := &unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS}
 	for tries := 0; ; tries++ {
-		fd, err := unix.Openat2(dir, rel, how)
+		fd, err := openat2(dir, rel, how)
 		switch {
 		case err == nil:
 			return os.NewFile(uintptr(fd), filepath.Join(root, rel)), nil
@@ -57,6 +64,8 @@ func openBeneath(root, rel string, flags int) (*os.File, error) {
 			continue
 		case err == unix.EXDEV:
 			return nil, errOutside
+		case err == unix.ENOSYS || err == unix.EPERM:
+			return nil, errNoOpenat2
 		}
 		return nil, &os.PathError{Op: "openat2", Path: rel, Err: err}
 	}

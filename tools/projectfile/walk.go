@@ -50,7 +50,7 @@ func outside(err error) error {
 
 // escapesMessage is the error os.Root gives a path or link that leads out
 // of it. It exports no value to match, so its text is the mark;
-// TestAWalkRefusesALinkOut fails if a Go release changes it.
+// TestALinkOutIsRefused/walk fails if a Go release changes it.
 const escapesMessage = "path escapes from parent"
 
 func escapes(err error) bool {
