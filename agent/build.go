@@ -35,10 +35,14 @@ type Setup struct {
 // Build assembles the agent the same way wherever it runs: the standard
 // tools over the workspace, remember when there is a memory, the MCP
 // servers' tools (started when the run first asks for them), delegate for
-// sub-agents, and the system prompt with AGENTS.md and the notes.
+// sub-agents, and the system prompt with AGENTS.md and the notes. Why
+// AGENTS.md was left out or cut goes to OnEvent as a notice.
 func Build(s Setup) (*Agent, error) {
 	ts := tools.NewDefaultRegistry(s.Workspace, s.Policy, s.Approver, s.Limits).Tools()
-	system := WorkspacePrompt(s.Workspace)
+	system, notice := WorkspacePrompt(s.Workspace)
+	if notice != "" && s.OnEvent != nil {
+		s.OnEvent(Event{Kind: EventNotice, Text: notice})
+	}
 	if s.Memory != nil {
 		ts = append(ts, NewRememberTool(s.Memory))
 		system += s.Memory.Prompt()

@@ -1,12 +1,14 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/projectfile"
 )
 
 const basePrompt = `You are agent-lsp, a coding agent working inside the user's editor.
@@ -50,10 +52,13 @@ func SystemPrompt(root, instructions string) string {
 // WorkspacePrompt is the system prompt of a run over w: SystemPrompt with
 // one root; with several, the roots by name and the one the run started
 // in (its current root), whose AGENTS.md is the project's instructions.
-func WorkspacePrompt(w *tools.Workspace) string {
+// notice, when not "", tells the user why AGENTS.md was left out or cut
+// (see LoadInstructions).
+func WorkspacePrompt(w *tools.Workspace) (prompt, notice string) {
 	roots, current := w.Roots(), w.Current()
+	instructions, notice := LoadInstructions(current.Dir)
 	if len(roots) == 1 {
-		return SystemPrompt(current.Dir, LoadInstructions(current.Dir))
+		return SystemPrompt(current.Dir, instructions), notice
 	}
 	var list strings.Builder
 	for _, r := range roots {
@@ -66,20 +71,32 @@ func WorkspacePrompt(w *tools.Workspace) string {
 	p := strings.NewReplacer("%WHERE%", severalRoots, "%RUNS%", severalRootsCommands).Replace(basePrompt)
 	p = strings.NewReplacer("%ROOTS%", strings.TrimSuffix(list.String(), "\n"), "%EXAMPLE%", current.Name+"/README.md",
 		"%CURRENT%", current.Name+"/", "%COMMANDS%", tools.CommandsSee).Replace(p)
-	if instructions := LoadInstructions(current.Dir); strings.TrimSpace(instructions) != "" {
+	if strings.TrimSpace(instructions) != "" {
 		p += "\n\n## Project instructions (" + current.Name + "/AGENTS.md)\n\n" + instructions
 	}
-	return p
+	return p, notice
 }
 
-// LoadInstructions reads AGENTS.md at a workspace root; "" when there is none.
-func LoadInstructions(root string) string {
-	data, err := os.ReadFile(filepath.Join(root, "AGENTS.md"))
-	if err != nil {
-		return ""
+// instructionsFile is the project's instructions, at a workspace root.
+const instructionsFile = "AGENTS.md"
+
+// LoadInstructions reads AGENTS.md at a workspace root, as every project
+// file is read (tools/projectfile): beneath the root, never through a link
+// out of it, only a regular file, at most maxInstructionsBytes of it. text
+// is "" when there is none or it was refused; notice, for the user, says
+// why it was refused or that it was cut ("" when it was read whole or is
+// not there). A refused file leaves the run without instructions, never
+// without a run.
+func LoadInstructions(root string) (text, notice string) {
+	data, cut, err := projectfile.Read(root, instructionsFile, maxInstructionsBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", ""
+	case err != nil:
+		return "", "project instructions left out: " + err.Error()
+	case cut:
+		return string(data) + "\n(AGENTS.md cut here)",
+			fmt.Sprintf("project instructions cut: %s is larger than %d KiB; the model sees its start", filepath.Join(root, instructionsFile), maxInstructionsBytes>>10)
 	}
-	if len(data) > maxInstructionsBytes {
-		data = append(data[:maxInstructionsBytes], "\n(AGENTS.md cut here)"...)
-	}
-	return string(data)
+	return string(data), ""
 }

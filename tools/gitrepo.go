@@ -3,12 +3,15 @@ package tools
 import (
 	"bytes"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/agent-lsp/agent-lsp/tools/projectfile"
 )
 
 // What the tools read of git besides the .gitignore files, read with
@@ -16,7 +19,18 @@ import (
 // the workspace's to write, and git obeys it (core.fsmonitor runs a command
 // at every status or ls-files). So the user's excludes file is found from
 // the user's own config alone, and the repository gives only its index and
-// info/exclude.
+// info/exclude. Every file of the repository's is read as every project file
+// is (tools/projectfile): beneath the directory git would look in, never
+// through a link out of it, only a regular file, up to a cap.
+
+// Caps on what is read of a repository: a .git file or commondir is one
+// path; info/exclude a list of patterns; the index a few hundred bytes a
+// file (a million files fit).
+const (
+	maxGitPathFileBytes = 64 << 10
+	maxExcludeBytes     = 4 << 20
+	maxIndexBytes       = 512 << 20
+)
 
 // baseRules are the patterns below every .gitignore: the user's excludes
 // file, then the repository's info/exclude, both relative to the root.
@@ -28,10 +42,13 @@ func baseRules(root string) *ignoreRules {
 			rules.add(readIgnoreFile(real, nil))
 		}
 	}
-	if _, common := gitDirs(root); common != "" {
-		// Not followed if a link, unlike git: the workspace's link could
-		// point at any file of the user's.
-		rules.add(readIgnoreFile(filepath.Join(common, "info", "exclude"), nil))
+	if _, common, ok := gitDirs(root); ok {
+		// Followed if a link only while it stays in the repository's
+		// directory, unlike git: the workspace's link could point at any
+		// file of the user's.
+		if data, err := common.read("info/exclude", maxExcludeBytes); err == nil {
+			rules.add(parseIgnore(data, nil))
+		}
 	}
 	return rules
 }
@@ -110,29 +127,42 @@ func configValue(file, section, key string) (string, bool) {
 	return value, found
 }
 
+// gitPlace is a directory of git's as its files are read: beneath root, at
+// rel (slash-separated) in it.
+type gitPlace struct{ root, rel string }
+
+func (g gitPlace) read(name string, limit int64) ([]byte, error) {
+	return projectfile.ReadWhole(g.root, path.Join(g.rel, name), limit)
+}
+
+func (g gitPlace) dir() string { return filepath.Join(g.root, filepath.FromSlash(g.rel)) }
+
 // gitDirs finds the repository of a worktree at root: its git dir (.git, or
 // where a .git file points) and the common dir holding info/ (the main
-// repository's, for a linked worktree). Both are "" when root has none.
-func gitDirs(root string) (gitDir, common string) {
-	dotGit := filepath.Join(root, ".git")
-	fi, err := os.Lstat(dotGit)
+// repository's, for a linked worktree); ok is false when root has none.
+// A .git directory is read beneath the workspace; a directory a .git file
+// or commondir names is the root of its own reads (a linked worktree's is
+// outside the workspace, in the main repository).
+func gitDirs(root string) (gitDir, common gitPlace, ok bool) {
+	fi, err := os.Lstat(filepath.Join(root, ".git"))
 	switch {
 	case err != nil:
-		return "", ""
+		return gitPlace{}, gitPlace{}, false
 	case fi.IsDir():
-		return dotGit, dotGit
+		in := gitPlace{root, ".git"}
+		return in, in, true
 	}
-	data, err := ReadRegular(dotGit)
-	dir, ok := strings.CutPrefix(string(bytes.TrimSpace(data)), "gitdir: ")
-	if err != nil || !ok {
-		return "", ""
+	data, err := projectfile.ReadWhole(root, ".git", maxGitPathFileBytes)
+	dir, found := strings.CutPrefix(string(bytes.TrimSpace(data)), "gitdir: ")
+	if err != nil || !found {
+		return gitPlace{}, gitPlace{}, false
 	}
-	gitDir = resolveFrom(root, dir)
+	gitDir = gitPlace{resolveFrom(root, dir), "."}
 	common = gitDir
-	if data, err := ReadRegular(filepath.Join(gitDir, "commondir")); err == nil {
-		common = resolveFrom(gitDir, string(bytes.TrimSpace(data)))
+	if data, err := gitDir.read("commondir", maxGitPathFileBytes); err == nil {
+		common = gitPlace{resolveFrom(gitDir.dir(), string(bytes.TrimSpace(data))), "."}
 	}
-	return gitDir, common
+	return gitDir, common, true
 }
 
 func resolveFrom(base, p string) string {
@@ -147,17 +177,16 @@ func resolveFrom(base, p string) string {
 // local, or that passes through a .git, is dropped: the index is the
 // workspace's to write.
 func trackedFiles(root string) []string {
-	gitDir, _ := gitDirs(root)
-	if gitDir == "" {
+	gitDir, _, ok := gitDirs(root)
+	if !ok {
 		return nil
 	}
-	f, err := openRegular(filepath.Join(gitDir, "index"))
+	data, err := gitDir.read("index", maxIndexBytes)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var idx index.Index
-	if err := index.NewDecoder(f).Decode(&idx); err != nil && len(idx.Entries) == 0 {
+	if err := index.NewDecoder(bytes.NewReader(data)).Decode(&idx); err != nil && len(idx.Entries) == 0 {
 		return nil
 	}
 	var files []string

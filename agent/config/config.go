@@ -7,6 +7,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agent-lsp/agent-lsp/tools/projectfile"
 )
 
 // Settings is everything a run needs to know. The json tags are the names of
@@ -118,9 +121,15 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 	}
 	if workspace != "" {
 		var project Settings
-		p := filepath.Join(workspace, ".agent-lsp.toml")
-		if err := readFile(p, &project); err != nil {
-			return s, nil, err
+		p := filepath.Join(workspace, projectConfigName)
+		data, found, warning := readProjectFile(workspace, projectConfigName, "its settings are left out")
+		if warning != "" {
+			warnings = append(warnings, warning)
+		}
+		if found {
+			if err := decodeFile(p, data, &project); err != nil {
+				return s, nil, err
+			}
 		}
 		if !s.TrustProjectConfig {
 			warnings = append(warnings, untrusted(p, s, &project)...)
@@ -161,6 +170,8 @@ func userConfigPath(env Env) string {
 	return filepath.Join(dir, "agent-lsp", "config.toml")
 }
 
+// readFile reads the user's own config file, followed if a link (dotfile
+// managers link it): it is the user's, not the workspace's.
 func readFile(path string, s *Settings) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -169,6 +180,36 @@ func readFile(path string, s *Settings) error {
 	if err != nil {
 		return err
 	}
+	return decodeFile(path, data, s)
+}
+
+// projectConfigName is the project's settings file, at a workspace root.
+const projectConfigName = ".agent-lsp.toml"
+
+// maxProjectFileBytes caps .agent-lsp.toml and .mcp.json: a larger one is
+// refused whole, since a cut TOML or JSON file says something else.
+const maxProjectFileBytes = 1 << 20
+
+// readProjectFile reads a settings file of the workspace as every project
+// file is read (tools/projectfile): beneath the root, never through a link
+// out of it, only a regular file, at most maxProjectFileBytes. found is
+// false when it is not there, or cannot be read that way: then warning
+// names it, says why and what is lost (lost), for the warnings Load
+// returns. A repository's file must not stop agent-lsp from starting.
+func readProjectFile(workspace, name, lost string) (data []byte, found bool, warning string) {
+	data, err := projectfile.ReadWhole(workspace, name, maxProjectFileBytes)
+	switch {
+	case err == nil:
+		return data, true, ""
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, ""
+	}
+	return nil, false, fmt.Sprintf("%v: ignored, %s (a project file is read only if it is a regular file inside the workspace, of at most %d MiB)",
+		err, lost, maxProjectFileBytes>>20)
+}
+
+// decodeFile decodes the TOML of the config file at path.
+func decodeFile(path string, data []byte, s *Settings) error {
 	md, err := toml.Decode(string(data), s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -2,10 +2,8 @@ package config
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -210,15 +208,14 @@ func mergeMap(base, over map[string]string) map[string]string {
 const mcpJSONName = ".mcp.json"
 
 // readMCPJSON reads {"mcpServers": {NAME: {command, args, env} | {type, url,
-// headers}}} from the workspace root; nil when there is none.
-func readMCPJSON(workspace string) (map[string]MCPServer, string, error) {
-	path := filepath.Join(workspace, mcpJSONName)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, path, nil
-	}
-	if err != nil {
-		return nil, path, err
+// headers}}} from the workspace root, as readProjectFile reads it; nil when
+// there is none, or with a warning when it was refused. It is read even for
+// an untrusted project, to name the servers that are ignored.
+func readMCPJSON(workspace string) (servers map[string]MCPServer, path, warning string, err error) {
+	path = filepath.Join(workspace, mcpJSONName)
+	data, found, warning := readProjectFile(workspace, mcpJSONName, "its MCP servers are left out")
+	if !found {
+		return nil, path, warning, nil
 	}
 	// Its own shape, not MCPServer's JSON: that one means LSP settings.
 	var file struct {
@@ -237,7 +234,7 @@ func readMCPJSON(workspace string) (map[string]MCPServer, string, error) {
 		} `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, path, fmt.Errorf("%s: %w", path, err)
+		return nil, path, "", fmt.Errorf("%s: %w", path, err)
 	}
 	out := map[string]MCPServer{}
 	for name, s := range file.MCPServers {
@@ -247,7 +244,7 @@ func readMCPJSON(workspace string) (map[string]MCPServer, string, error) {
 			Origin: MCPFromProject,
 		}
 	}
-	return out, path, nil
+	return out, path, "", nil
 }
 
 // loadProjectMCP adds the project's servers (.agent-lsp.toml's, already in
@@ -255,11 +252,14 @@ func readMCPJSON(workspace string) (map[string]MCPServer, string, error) {
 // it ignored: every one of them when it does not, and, when it does, any
 // that would replace one of the user's own or read the user's environment.
 func loadProjectMCP(workspace string, user Settings, project *Settings, projectPath string) ([]string, error) {
-	fromJSON, jsonPath, err := readMCPJSON(workspace)
+	fromJSON, jsonPath, warning, err := readMCPJSON(workspace)
 	if err != nil {
 		return nil, err
 	}
 	var warnings []string
+	if warning != "" {
+		warnings = append(warnings, warning)
+	}
 	sources := []struct {
 		path    string
 		servers map[string]MCPServer
