@@ -38,7 +38,9 @@ var writeOrRunOptions = map[string]optionRule{
 		"ldflags", "gcflags", "asmflags", "gccgoflags", "compiler", "vettool", "pkgdir",
 		"coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir"}},
 	"find": {names: []string{"exec", "execdir", "ok", "okdir", "delete", "fprint", "fprint0", "fprintf", "fls"}},
-	"git": {getopt: true, names: []string{"c", "config-env", "exec-path", "upload-pack", "receive-pack",
+	// git-dir: the repository named is obeyed (its config, hooks and
+	// drivers), and naming it lifts GIT_DIR and safe.bareRepository.
+	"git": {getopt: true, names: []string{"c", "config-env", "exec-path", "git-dir", "upload-pack", "receive-pack",
 		"ext-diff", "textconv", "output", "O", "open-files-in-pager", "show-signature"}},
 	"rg":   {getopt: true, names: []string{"pre", "pre-glob", "z", "search-zip", "hostname-bin"}},
 	"sort": {getopt: true, names: []string{"o", "output", "compress-program", "T", "temporary-directory"}},
