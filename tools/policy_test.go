@@ -212,18 +212,21 @@ func TestPolicyMatchesOptionsInEverySpelling(t *testing.T) {
 func TestPolicyGitStaysOnTheRepositoryItIsGiven(t *testing.T) {
 	allowed := []string{"git status", "git log -p", "git diff HEAD", "git show HEAD:a.txt"}
 	needsApproval := map[string]string{
-		"git -C sub log":                   "not on the allowlist",
-		"git --git-dir=sub status":         "not on the allowlist",
-		"git --work-tree=sub status":       "not on the allowlist",
-		"git --bare log":                   "not on the allowlist",
-		"git -c core.fsmonitor=x status":   "not on the allowlist",
-		"GIT_DIR=sub git status":           "sets GIT_DIR",
-		"GIT_CONFIG_COUNT=0 git status":    "sets GIT_CONFIG_COUNT",
-		"GIT_CEILING_DIRECTORIES= git log": "sets GIT_CEILING_DIRECTORIES",
-		"GIT_DIR=sub; git status":          "changes GIT_DIR",
-		"unset GIT_DIR; git status":        `"unset GIT_DIR" is not on the allowlist`,
-		"env -u GIT_DIR git status":        `is not on the allowlist`,
-		"export GIT_DIR=sub":               "export",
+		"git -C sub log":                      "not on the allowlist",
+		"git --git-dir=sub status":            "not on the allowlist",
+		"git --work-tree=sub status":          "not on the allowlist",
+		"git --bare log":                      "not on the allowlist",
+		"git -c core.fsmonitor=x status":      "not on the allowlist",
+		"GIT_DIR=sub git status":              "sets GIT_DIR",
+		"GIT_CONFIG_COUNT=0 git status":       "sets GIT_CONFIG_COUNT",
+		"GIT_CEILING_DIRECTORIES= git log":    "sets GIT_CEILING_DIRECTORIES",
+		"GIT_DIR=sub; git status":             "changes GIT_DIR",
+		"unset GIT_DIR; git status":           `"unset GIT_DIR" is not on the allowlist`,
+		"env -u GIT_DIR git status":           `is not on the allowlist`,
+		"export GIT_DIR=sub":                  "export",
+		"git status --ignore-submodules=none": "uses --ignore-submodules=none",
+		"git diff --submodule=diff":           "uses --submodule=diff",
+		"git show --recurse-submodules":       "uses --recurse-submodules",
 	}
 	checkPolicy(t, NewPolicy(DefaultAllowlist), allowed, needsApproval)
 	all := NewPolicy(append([]string{"git"}, DefaultAllowlist...))
