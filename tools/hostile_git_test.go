@@ -165,9 +165,15 @@ type gitLayout struct {
 	// callerEnv is what agent-lsp's own environment adds, given the
 	// workspace's root (an editor started from a git hook has GIT_DIR).
 	callerEnv func(root string) []string
-	// everyLevel: git obeys it at no level, full included (safe.bareRepository).
-	// Elsewhere at full the sandbox is what contains it.
+	// everyLevel: git obeys it at no level, full included
+	// (safe.bareRepository, diff.ignoreSubmodules). Elsewhere at full the
+	// sandbox is what contains it.
 	everyLevel bool
+	// submodule is where the clone has a submodule (a gitlink); the
+	// control then runs git on the clone's repository with its files as
+	// the work tree, as below full.
+	submodule string
+	shows     []string // what the control must show to have seen the attack (default: textconv)
 }
 
 func bareRepo(worktree, dir string) func(*testing.T, string) map[string]string {
@@ -217,6 +223,12 @@ var gitLayouts = []gitLayout{
 		callerEnv: func(root string) []string {
 			return []string{"GIT_DIR=" + filepath.Join(root, "evil"), "GIT_WORK_TREE=" + root, "GIT_CONFIG_COUNT=1",
 				"GIT_CONFIG_KEY_0=safe.bareRepository", "GIT_CONFIG_VALUE_0=all", "GIT_CONFIG_PARAMETERS='core.fsmonitor'='touch ./.pwned-caller; false'"}
+		}},
+	{name: "a .git directory an earlier command made in a submodule's work tree", clone: true, submodule: "sub", everyLevel: true,
+		plant: "mv sub/dotgit sub/.git", shows: []string{"filter"},
+		files: func(t *testing.T, marks string) map[string]string {
+			gitDir, work := attackerRepo(t, marks, "")
+			return mergeFiles(under("sub", work), under("sub/dotgit", gitDir))
 		}},
 	{name: "a bare repository the model staged, text only, borrowing the clone's objects", clone: true, everyLevel: true,
 		files: func(*testing.T, string) map[string]string {
@@ -269,7 +281,12 @@ func newGitWorld(t *testing.T, l gitLayout) *gitWorld {
 	}
 	plantFiles(t, g.root, files)
 	if l.clone {
-		for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "README"}, {"commit", "-q", "-m", "mine"}} {
+		steps := [][]string{{"init", "-q", "-b", "main"}, {"add", "README"}, {"commit", "-q", "-m", "mine"}}
+		if l.submodule != "" {
+			steps = append(steps, []string{"update-index", "--add", "--cacheinfo", "160000,0123456789012345678901234567890123456789," + l.submodule},
+				[]string{"commit", "-q", "-m", "a submodule"})
+		}
+		for _, args := range steps {
 			cmd := exec.Command("git", args...)
 			cmd.Dir, cmd.Env = g.root, plainGitEnv(parent)
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -350,8 +367,14 @@ func TestHostileGitObeysNoRepositoryOfTheWorkspace(t *testing.T) {
 			control := filepath.Join(t.TempDir(), "ws")
 			ran := gitControl(t, l, control, g.root)
 			t.Logf("control: %v", ran)
-			if len(ran) == 0 || !slices.Contains(ran, "textconv") {
-				t.Errorf("control: git without the sandbox's environment ran %v of the layout's programs: the test is blind", ran)
+			shows := l.shows
+			if shows == nil {
+				shows = []string{"textconv"}
+			}
+			for _, want := range shows {
+				if !slices.Contains(ran, want) {
+					t.Errorf("control: git without the sandbox's environment ran %v of the layout's programs, not %s: the test is blind", ran, want)
+				}
 			}
 		})
 	}
@@ -382,6 +405,9 @@ func gitControl(t *testing.T, l gitLayout, dir, root string) []string {
 		cmd.Dir, cmd.Env = filepath.Join(dir, l.dir), plainGitEnv(t.TempDir())
 		if l.callerEnv != nil {
 			cmd.Env = append(cmd.Env, l.callerEnv(dir)...)
+		}
+		if l.submodule != "" {
+			cmd.Env = append(cmd.Env, "GIT_DIR="+filepath.Join(root, ".git"), "GIT_WORK_TREE="+dir)
 		}
 		cmd.CombinedOutput()
 	}
