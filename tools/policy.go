@@ -38,8 +38,13 @@ var writeOrRunOptions = map[string]optionRule{
 		"ldflags", "gcflags", "asmflags", "gccgoflags", "compiler", "vettool", "pkgdir",
 		"coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir"}},
 	"find": {names: []string{"exec", "execdir", "ok", "okdir", "delete", "fprint", "fprint0", "fprintf", "fls"}},
-	"git": {getopt: true, names: []string{"c", "config-env", "exec-path", "upload-pack", "receive-pack",
-		"ext-diff", "textconv", "output", "O", "open-files-in-pager", "show-signature"}},
+	// git-dir: the repository named is obeyed (its config, hooks and
+	// drivers), and naming it lifts GIT_DIR and safe.bareRepository; the
+	// submodule options start git in a submodule's work tree, which obeys
+	// the .git there (the sandbox's diff.ignoreSubmodules=all keeps it out).
+	"git": {getopt: true, names: []string{"c", "config-env", "exec-path", "git-dir", "upload-pack", "receive-pack",
+		"ext-diff", "textconv", "output", "O", "open-files-in-pager", "show-signature",
+		"ignore-submodules", "submodule", "recurse-submodules"}},
 	"rg":   {getopt: true, names: []string{"pre", "pre-glob", "z", "search-zip", "hostname-bin"}},
 	"sort": {getopt: true, names: []string{"o", "output", "compress-program", "T", "temporary-directory"}},
 	"tree": {getopt: true, names: []string{"o", "R"}},

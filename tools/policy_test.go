@@ -205,6 +205,41 @@ func TestPolicyMatchesOptionsInEverySpelling(t *testing.T) {
 	checkPolicy(t, p, allowed, needsApproval)
 }
 
+// TestPolicyGitStaysOnTheRepositoryItIsGiven: below full the sandbox
+// points git at the workspace's repository or at none (GIT_DIR, sandbox
+// gitEnv); whatever would point it elsewhere, or lift that, asks — with
+// the default allowlist and with all of git allowed.
+func TestPolicyGitStaysOnTheRepositoryItIsGiven(t *testing.T) {
+	allowed := []string{"git status", "git log -p", "git diff HEAD", "git show HEAD:a.txt"}
+	needsApproval := map[string]string{
+		"git -C sub log":                      "not on the allowlist",
+		"git --git-dir=sub status":            "not on the allowlist",
+		"git --work-tree=sub status":          "not on the allowlist",
+		"git --bare log":                      "not on the allowlist",
+		"git -c core.fsmonitor=x status":      "not on the allowlist",
+		"GIT_DIR=sub git status":              "sets GIT_DIR",
+		"GIT_CONFIG_COUNT=0 git status":       "sets GIT_CONFIG_COUNT",
+		"GIT_CEILING_DIRECTORIES= git log":    "sets GIT_CEILING_DIRECTORIES",
+		"GIT_DIR=sub; git status":             "changes GIT_DIR",
+		"unset GIT_DIR; git status":           `"unset GIT_DIR" is not on the allowlist`,
+		"env -u GIT_DIR git status":           `is not on the allowlist`,
+		"export GIT_DIR=sub":                  "export",
+		"git status --ignore-submodules=none": "uses --ignore-submodules=none",
+		"git diff --submodule=diff":           "uses --submodule=diff",
+		"git show --recurse-submodules":       "uses --recurse-submodules",
+	}
+	checkPolicy(t, NewPolicy(DefaultAllowlist), allowed, needsApproval)
+	all := NewPolicy(append([]string{"git"}, DefaultAllowlist...))
+	all.SetRoot(t.TempDir())
+	checkPolicy(t, all, []string{"git -C sub log", "git --work-tree=. status"}, map[string]string{
+		"git --git-dir=sub status": "uses --git-dir=sub",
+		"git --git-dir sub log":    "uses --git-dir",
+		"git --git status":         "uses --git",
+		"git -c core.pager=x show": "uses -c",
+		"git -C / status":          `reads "/", outside the workspace`,
+	})
+}
+
 func TestPolicyComputedArguments(t *testing.T) {
 	p := NewPolicy(DefaultAllowlist)
 	allowed := []string{

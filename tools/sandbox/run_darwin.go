@@ -84,10 +84,9 @@ func runSeatbelt(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 	limits := spec.Limits.withDefaults()
 	env := environ(spec.Env, home, tmp, spec.Cache, caps.modCache)
 	read := realPaths(slices.Concat([]string{caps.goRoot, caps.modCache, filepath.Dir(bash)}, caps.toolDirs, spec.ReadOnly))
-	if git := realPaths([]string{spec.GitDir}); len(git) == 1 {
-		read = append(read, git[0])
-		env = append(env, "GIT_DIR="+git[0], "GIT_WORK_TREE="+spec.View.Copy)
-	}
+	gitVars, repo := seatbeltGit(spec.GitDir, spec.View.Copy)
+	env = append(env, gitVars...)
+	read = append(read, repo...)
 	write := realPaths([]string{spec.View.Copy, home, tmp, spec.Cache})
 	profile, err := seatbeltProfile(seatbeltPolicy{Read: read, Write: write, Network: spec.Network})
 	if err != nil {
@@ -128,21 +127,6 @@ func runSeatbelt(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 		return res, fmt.Errorf("sandbox: %w", err)
 	}
 	return res, nil
-}
-
-// realPaths resolves each existing path's links (Seatbelt matches real
-// paths) and drops the empty and the missing.
-func realPaths(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if p == "" {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, real) {
-			out = append(out, real)
-		}
-	}
-	return out
 }
 
 // diskCheckEvery is the first wait between two checks of the disk limit;

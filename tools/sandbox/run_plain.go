@@ -12,7 +12,8 @@ import (
 )
 
 // runPlain runs the command with no OS isolation (level none): in the copy,
-// with the scrubbed environment, in a session of its own — no controlling
+// with the scrubbed environment and git pointed at no repository
+// (plainEnv), in a session of its own — no controlling
 // terminal to type into (TIOCSTI) when agent-lsp runs in one — whose
 // process group a timeout or cancellation kills.
 func runPlain(ctx context.Context, spec Spec) (Result, error) {
@@ -23,7 +24,7 @@ func runPlain(ctx context.Context, spec Spec) (Result, error) {
 	defer RemoveTree(scratch)
 	cmd := exec.CommandContext(ctx, "bash", "-c", spec.Command)
 	cmd.Dir = spec.View.Copy
-	cmd.Env = environ(spec.Env, home, tmp, spec.Cache, Probe().modCache)
+	cmd.Env = plainEnv(spec, home, tmp, Probe().modCache, noRepository, windowsHost)
 	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

@@ -15,7 +15,8 @@ import (
 )
 
 // runPlain runs the command with no OS isolation (level none, the only one
-// on Windows): in the copy, with the scrubbed environment, through the POSIX
+// on Windows): in the copy, with the scrubbed environment and git pointed at
+// no repository (plainEnv), through the POSIX
 // shell of Git for Windows (or MSYS2, Cygwin) — the language
 // the command policy parses and models write — and in a Job Object it joins
 // before it runs, so a timeout or cancellation kills the whole tree it
@@ -45,7 +46,10 @@ func runPlain(ctx context.Context, spec Spec) (Result, error) {
 	}
 	cmd := exec.Command(shell, script)
 	cmd.Dir = spec.View.Copy
-	cmd.Env = environ(spec.Env, home, tmp, spec.Cache, Probe().modCache)
+	// Git's GIT_DIR is a path in the command's own scratch dir, which holds
+	// nothing: Windows has no /dev/null, and git there would take it for a
+	// dir on the current drive, which anyone may make.
+	cmd.Env = plainEnv(spec, home, tmp, Probe().modCache, filepath.Join(scratch, "no-repository"), windowsHost)
 	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
 	cmd.WaitDelay = outputWait
 	// The shell starts suspended and runs only once it is in the job, so

@@ -118,9 +118,12 @@ type Spec struct {
 	Cache string
 	// Env is the caller's environment; only an allowlist of it passes.
 	Env []string
-	// GitDir is the workspace's repository: below full, where the command runs
-	// in a copy without it, git is pointed there, read-only under Landlock
-	// (and not at all at level none, where nothing could keep it read-only).
+	// GitDir is the workspace's repository (its .git): below full, where the
+	// command runs in a copy without it, git is pointed there, read-only
+	// under Landlock and Seatbelt, when it is a directory (gitRepository),
+	// else at no repository — and at level none never there, since nothing
+	// could keep it read-only (plainEnv). Below full git never looks for a
+	// repository itself (gitEnv).
 	GitDir string
 	// Network lets the command reach the network (the user's own opt-in).
 	Network bool
@@ -150,6 +153,7 @@ var ErrDiskLimit = errors.New("the command wrote more than the sandbox's disk li
 // every process it started is killed and ctx's error returned). A non-zero
 // exit is a Result, not an error; an error means the command could not run.
 func Run(ctx context.Context, spec Spec) (Result, error) {
+	spec.GitDir = gitRepository(spec.GitDir) // the levels below full point git there
 	return run(ctx, Probe(), spec)
 }
 

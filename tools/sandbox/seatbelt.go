@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -85,6 +86,34 @@ type seatbeltPolicy struct {
 	Write []string
 	// Network lets it reach the network (the user's opt-in).
 	Network bool
+}
+
+// seatbeltGit is the git part of a command under Seatbelt: gitEnv, with
+// GIT_DIR the repository's real path when gitDir (Run's gitRepository
+// answer) is one, which the command may then read, else noRepository.
+func seatbeltGit(gitDir, copy string) (env, read []string) {
+	if gitDir != noRepository {
+		read = realPaths([]string{gitDir})
+	}
+	if len(read) == 1 {
+		return gitEnv(read[0], copy), read
+	}
+	return gitEnv(noRepository, copy), nil
+}
+
+// realPaths resolves each existing path's links (Seatbelt matches real
+// paths) and drops the empty and the missing.
+func realPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, real) {
+			out = append(out, real)
+		}
+	}
+	return out
 }
 
 // seatbeltProfile writes the Seatbelt profile (SBPL) of p. Every path in p
