@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 var updateREADME = flag.Bool("update-readme", false, "rewrite README.md's settings table from the settings table")
@@ -135,4 +138,40 @@ func readmeDefault(d any) string {
 		return string(d)
 	}
 	return fmt.Sprintf("`%v`", d)
+}
+
+// TestEveryRowIsReadMergedAndFiltered: each setting, set in a config file
+// or LSP settings, reaches its field, survives Merge unless only the user's
+// file may set it, and survives an untrusted layer's filter exactly when its
+// row says yes (a conditional rule has its own tests).
+func TestEveryRowIsReadMergedAndFiltered(t *testing.T) {
+	for _, r := range table {
+		literal := map[string]string{"string": `"x"`, "integer": "7", "boolean": "true", "list of strings": `["x"]`}[r.Type()]
+		if r.Enum != nil {
+			literal = `"` + r.Enum[len(r.Enum)-1] + `"`
+		}
+		if literal == "" {
+			continue // a group or sandbox_network: tested on their own
+		}
+		var fromFile Settings
+		if _, err := toml.Decode(r.TOML+" = "+literal, &fromFile); err != nil || !isSet(r.value(&fromFile)) {
+			t.Errorf("%s = %s: not read (%v)", r.TOML, literal, err)
+			continue
+		}
+		if r.JSON != "" {
+			var fromEditor Settings
+			if err := json.Unmarshal([]byte(`{"`+r.JSON+`": `+literal+`}`), &fromEditor); err != nil || !reflect.DeepEqual(fromEditor, fromFile) {
+				t.Errorf(`{"%s": %s}: %+v (%v), want %+v`, r.JSON, literal, fromEditor, err, fromFile)
+			}
+		}
+		if merged := Merge(Settings{}, fromFile); isSet(r.value(&merged)) == r.UserOnly {
+			t.Errorf("%s: merged %v, user file only %v", r.TOML, r.value(&merged), r.UserOnly)
+		}
+		filtered := fromFile
+		filterUntrusted("project", "", Settings{Provider: ProviderOpenAI}, &filtered)
+		switch says := r.MaySet(UntrustedProject); {
+		case says == "yes" && !isSet(r.value(&filtered)), says == "no" && !r.UserOnly && isSet(r.value(&filtered)):
+			t.Errorf("%s: untrusted project may set it: %s, yet filtered to %v", r.TOML, says, r.value(&filtered))
+		}
+	}
 }
