@@ -10,7 +10,10 @@ import (
 // Settings is everything a run needs to know. The json tags are the names of
 // LSP initializationOptions and workspace/didChangeConfiguration settings.
 // A switch a later layer must be able to turn off again is a *bool (nil:
-// unset), read through its method.
+// unset), read through its method. Every field but the secrets has its row
+// in table, below, which says who may set it: add a setting as a field and
+// a row, then regenerate README.md's table and declare it in the VS Code
+// manifest if an editor may set it (the tests say what is missing).
 type Settings struct {
 	Provider      string   `toml:"provider" json:"provider,omitempty"`
 	Model         string   `toml:"model" json:"model,omitempty"`
