@@ -86,13 +86,3 @@ func (c Completion) validate() error {
 	}
 	return nil
 }
-
-// untrustedCompletion drops an untrusted project's [completion]: it would
-// send the code you type, as you type, to a model it chose, or turn on what
-// bills per keystroke.
-func untrustedCompletion(project *Settings, warn func(string, ...any)) {
-	if project.Completion != (Completion{}) {
-		warn("[completion] ignored: it sends what you type to a model as you type")
-		project.Completion = Completion{}
-	}
-}

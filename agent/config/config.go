@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -18,77 +17,6 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/tools/projectfile"
 )
-
-// Settings is everything a run needs to know. The json tags are the names of
-// LSP initializationOptions and workspace/didChangeConfiguration settings.
-// A switch a later layer must be able to turn off again is a *bool (nil:
-// unset), read through its method.
-type Settings struct {
-	Provider      string   `toml:"provider" json:"provider,omitempty"`
-	Model         string   `toml:"model" json:"model,omitempty"`
-	BaseURL       string   `toml:"base_url" json:"baseUrl,omitempty"`
-	MaxIterations int      `toml:"max_iterations" json:"maxIterations,omitempty"`
-	Allowlist     []string `toml:"allowlist" json:"allowlist,omitempty"`
-	// NoDefaultAllowlist drops the built-in read-only allowlist (see
-	// EffectiveAllowlist).
-	NoDefaultAllowlist *bool `toml:"no_default_allowlist" json:"noDefaultAllowlist,omitempty"`
-	CommandTimeoutS    int   `toml:"command_timeout_s" json:"commandTimeoutS,omitempty"`
-	MaxOutput          int   `toml:"max_output" json:"maxOutput,omitempty"`
-	// TrustProjectConfig lets a workspace's .agent-lsp.toml set what widens
-	// what happens without asking: base_url, another provider, fallbacks naming
-	// a server or provider, checks, the allowlist, auto_apply, limits above
-	// yours, and MCP servers ([mcp.servers], .mcp.json). Off by default: a
-	// cloned repository must not be able to send your API key elsewhere,
-	// allow itself commands or programs, or skip your review. Only the
-	// user's own file sets it: Merge never takes it from a later layer.
-	TrustProjectConfig bool `toml:"trust_project_config" json:"-"`
-	// AutoApply sends proposals to clients without change annotations at once
-	// (see AutoApplies).
-	AutoApply *bool `toml:"auto_apply" json:"autoApply,omitempty"`
-	// ToolProtocol is native (default), json, text or auto: how the primary model
-	// calls tools. Fallback entries may name their own.
-	ToolProtocol string `toml:"tool_protocol" json:"toolProtocol,omitempty"`
-	// Fallback lists the models to continue on when the primary fails for
-	// good, in order: "provider:model[:protocol][@base_url]".
-	Fallback []string `toml:"fallback" json:"fallback,omitempty"`
-	// Degraded is the last resort, announced as degraded mode (a cheap model).
-	Degraded string `toml:"degraded" json:"degraded,omitempty"`
-	// ContextWindow is the model's window in tokens (0: a default per known model).
-	ContextWindow int `toml:"context_window" json:"contextWindow,omitempty"`
-	// Thinking is how hard a reasoning model thinks: "minimal", "low",
-	// "medium" or "high" (Gemini 3's thinking level, OpenAI's
-	// reasoning_effort); "" is the model's default.
-	Thinking string `toml:"thinking" json:"thinking,omitempty"`
-	// PlanConfirm shows a plan and waits for the user before its steps run
-	// (in the editor; unset means on). A pointer: false must be sayable.
-	PlanConfirm *bool `toml:"plan_confirm" json:"planConfirm,omitempty"`
-	// Strategy is react (default), plan or reflexion.
-	Strategy string `toml:"strategy" json:"strategy,omitempty"`
-	// Checks are reflexion's evaluator commands, run in the sandbox.
-	Checks     []string `toml:"checks" json:"checks,omitempty"`
-	MaxTrials  int      `toml:"max_trials" json:"maxTrials,omitempty"`
-	MaxReplans int      `toml:"max_replans" json:"maxReplans,omitempty"`
-	// RetryAttempts (default 5) and RetryBaseMS (default 1000, doubled each
-	// retry up to 8x) shape the backoff on transient provider failures.
-	RetryAttempts int `toml:"retry_attempts" json:"retryAttempts,omitempty"`
-	RetryBaseMS   int `toml:"retry_base_ms" json:"retryBaseMs,omitempty"`
-	// SandboxNetwork lets commands in the sandbox use the network (off by
-	// default). Only the user's own config file can turn it on: not a project
-	// file, even a trusted one, and not LSP settings (json "-"), because
-	// editors fill those from the workspace too (VS Code's .vscode/settings.json
-	// for settings without a machine scope, Helix's .helix/languages.toml,
-	// Neovim's exrc), so a cloned repository could reach the network from a
-	// command it got allowed.
-	SandboxNetwork NetworkOptIn `toml:"sandbox_network" json:"-"`
-	// Completion is code completion as you type, on its own model.
-	Completion Completion `toml:"completion" json:"completion,omitzero"`
-	// MCP is the MCP servers whose tools the agent may use (see mcp.go).
-	MCP MCP `toml:"mcp" json:"mcp,omitzero"`
-
-	// Secrets, from the environment only.
-	OpenAIKey string `toml:"-" json:"-"`
-	GeminiKey string `toml:"-" json:"-"`
-}
 
 // Providers this build knows. cmd/agent-lsp builds each on its SDK, from a
 // table keyed by these names (its test checks that every name has a
@@ -131,14 +59,14 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 				return s, nil, err
 			}
 		}
-		if !s.TrustProjectConfig {
-			warnings = append(warnings, untrusted(p, s, &project)...)
-		}
 		w, err := loadProjectMCP(workspace, s, &project, p)
 		if err != nil {
 			return s, nil, err
 		}
 		warnings = append(warnings, w...)
+		if !s.TrustProjectConfig {
+			warnings = append(warnings, untrusted(p, s, &project)...)
+		}
 		if len(project.SandboxNetwork) > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: sandbox_network ignored: only your own config can give commands the network", p))
 			project.SandboxNetwork = nil
@@ -245,85 +173,6 @@ func fromEnv(env Env) (Settings, error) {
 	return s, nil
 }
 
-// Merge returns base with every non-zero field of over applied (a non-nil
-// *bool, false included); allowlists add up.
-func Merge(base, over Settings) Settings {
-	if over.Provider != "" {
-		if over.Provider != base.Provider && over.BaseURL == "" {
-			base.BaseURL = "" // a base URL belongs to the provider it was set for
-		}
-		base.Provider = over.Provider
-	}
-	if over.Model != "" {
-		base.Model = over.Model
-	}
-	if over.BaseURL != "" {
-		base.BaseURL = over.BaseURL
-	}
-	if over.MaxIterations > 0 {
-		base.MaxIterations = over.MaxIterations
-	}
-	for _, a := range over.Allowlist {
-		if !slices.Contains(base.Allowlist, a) {
-			base.Allowlist = append(base.Allowlist, a)
-		}
-	}
-	if over.NoDefaultAllowlist != nil {
-		base.NoDefaultAllowlist = over.NoDefaultAllowlist
-	}
-	if over.CommandTimeoutS > 0 {
-		base.CommandTimeoutS = over.CommandTimeoutS
-	}
-	if over.MaxOutput > 0 {
-		base.MaxOutput = over.MaxOutput
-	}
-	if over.AutoApply != nil {
-		base.AutoApply = over.AutoApply
-	}
-	if over.ToolProtocol != "" {
-		base.ToolProtocol = over.ToolProtocol
-	}
-	if len(over.Fallback) > 0 {
-		base.Fallback = over.Fallback // a chain is replaced, not merged: order matters
-	}
-	if over.Degraded != "" {
-		base.Degraded = over.Degraded
-	}
-	if over.ContextWindow > 0 {
-		base.ContextWindow = over.ContextWindow
-	}
-	if over.Strategy != "" {
-		base.Strategy = over.Strategy
-	}
-	if over.Thinking != "" {
-		base.Thinking = over.Thinking
-	}
-	if over.PlanConfirm != nil {
-		base.PlanConfirm = over.PlanConfirm
-	}
-	if len(over.Checks) > 0 {
-		base.Checks = over.Checks
-	}
-	if over.MaxTrials > 0 {
-		base.MaxTrials = over.MaxTrials
-	}
-	if over.MaxReplans > 0 {
-		base.MaxReplans = over.MaxReplans
-	}
-	if over.RetryAttempts > 0 {
-		base.RetryAttempts = over.RetryAttempts
-	}
-	if over.RetryBaseMS > 0 {
-		base.RetryBaseMS = over.RetryBaseMS
-	}
-	base.Completion = mergeCompletion(base.Completion, over.Completion)
-	base.MCP = mergeMCP(base.MCP, over.MCP)
-	// TrustProjectConfig and SandboxNetwork are never taken from over: every
-	// later layer (project file, flags, LSP settings) is less the user's own
-	// than the user's file.
-	return base
-}
-
 // Backup is one model a run may continue on: a fallback or, last, the
 // degraded tier.
 type Backup struct {
@@ -366,20 +215,8 @@ func (s Settings) validateOne() error {
 	if err := s.Completion.validate(); err != nil {
 		return err
 	}
-	switch s.Strategy {
-	case "", "react", "plan", "reflexion":
-	default:
-		return fmt.Errorf("unknown strategy %q: use react, plan or reflexion", s.Strategy)
-	}
-	switch s.Thinking {
-	case "", "minimal", "low", "medium", "high":
-	default:
-		return fmt.Errorf("unknown thinking level %q: use minimal, low, medium or high", s.Thinking)
-	}
-	switch s.ToolProtocol {
-	case "", "native", "json", "text", "auto":
-	default:
-		return fmt.Errorf("unknown tool protocol %q: set AGENT_LSP_TOOL_PROTOCOL to native, json, text or auto", s.ToolProtocol)
+	if err := s.validateEnums(); err != nil {
+		return err
 	}
 	switch s.Provider {
 	case ProviderOpenAI:

@@ -22,7 +22,7 @@ test('settings that widen what happens unasked are user settings only', () => {
 });
 
 test('every declared setting but the path is one the server reads', () => {
-  const config = readFileSync(join(__dirname, '..', '..', '..', '..', 'agent', 'config', 'config.go'), 'utf8');
+  const config = readFileSync(join(__dirname, '..', '..', '..', '..', 'agent', 'config', 'settings.go'), 'utf8');
   const keys = serverSettingKeys(manifest);
   assert.ok(keys.length > 20, `only ${keys.length} settings`);
   for (const key of keys) {
