@@ -35,8 +35,9 @@ func NewListFiles(w *Workspace) Tool {
 		}
 		seen := map[string]bool{}
 		var entries []string
+		var rep walkReport
 		cut := false
-		err = w.walk(ctx, rel, depth, func(e walkEntry) error {
+		err = w.walk(ctx, rel, depth, &rep, func(e walkEntry) error {
 			if len(entries) >= maxListEntries {
 				cut = true
 				return fs.SkipAll
@@ -58,13 +59,17 @@ func NewListFiles(w *Workspace) Tool {
 			}
 		}
 		sort.Strings(entries)
-		if len(entries) == 0 {
+		notes := rep.notes()
+		if len(entries) == 0 && notes == "" {
 			return Result{Text: fmt.Sprintf("(%s is empty)", rel)}, nil
 		}
-		text := strings.Join(entries, "\n") + "\n"
+		text := strings.Join(entries, "\n")
+		if len(entries) > 0 {
+			text += "\n"
+		}
 		if cut {
 			text += fmt.Sprintf("(listing cut at %d entries; list a subdirectory or lower depth)\n", maxListEntries)
 		}
-		return Result{Text: text, Data: entries}, nil
+		return Result{Text: text + notes, Data: entries}, nil
 	})
 }

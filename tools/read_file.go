@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -60,9 +61,15 @@ var ErrNotRegular = errors.New("not a regular file")
 // resolved paths, so a link found there was swapped in after they checked.
 // Every disk read of the package goes through here.
 func openRegular(path string) (*os.File, error) {
+	f, _, err := openRegularInfo(path)
+	return f, err
+}
+
+// openRegularInfo is openRegular that also returns what fstat said.
+func openRegularInfo(path string) (*os.File, fs.FileInfo, error) {
 	f, err := openNoFollow(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
@@ -70,9 +77,9 @@ func openRegular(path string) (*os.File, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // ReadRegular reads a whole regular file as openRegular opens it: a FIFO,
@@ -85,6 +92,55 @@ func ReadRegular(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
+}
+
+// readPrefix reads r up to limit bytes; more says r held more (one byte
+// past the limit was read to know). The buffer starts at size (what fstat
+// said; 0 if unknown) and grows with what is read, so a file that grows
+// meanwhile costs no more.
+func readPrefix(r io.Reader, size int64, limit int) (data []byte, more bool, err error) {
+	hint := int(min(max(size, 512), int64(limit))) + 1
+	data, err = appendUpTo(r, make([]byte, 0, hint), limit+1)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(data) > limit {
+		return data[:limit], true, nil
+	}
+	return data, false, nil
+}
+
+// appendUpTo appends what r holds to b until r ends or b holds n bytes,
+// growing b as needed (never past n).
+func appendUpTo(r io.Reader, b []byte, n int) ([]byte, error) {
+	for len(b) < n {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, min(max(cap(b), 512), n-len(b)))
+		}
+		m, err := r.Read(b[len(b):min(cap(b), n)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// byteSize is a size as people read it: "700 bytes", "4.0 MiB", "1.0 GiB".
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 func kindOf(m fs.FileMode) string {

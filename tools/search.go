@@ -54,14 +54,19 @@ func NewSearch(w *Workspace) Tool {
 		if err != nil {
 			return pathError(err), nil
 		}
-		matches, cut, err := w.search(ctx, abs, rel, re, glob)
+		var rep walkReport
+		matches, cut, err := w.search(ctx, abs, rel, re, glob, &rep)
 		if err != nil {
 			if ctx.Err() != nil {
 				return Result{}, ctx.Err()
 			}
 			return pathError(err), nil
 		}
+		notes := rep.notes()
 		if len(matches) == 0 {
+			if notes != "" {
+				return Result{Text: "no matches\n" + notes}, nil
+			}
 			return Result{Text: "no matches"}, nil
 		}
 		var b strings.Builder
@@ -71,6 +76,7 @@ func NewSearch(w *Workspace) Tool {
 		if cut {
 			fmt.Fprintf(&b, "(results cut at %d matches; narrow the pattern, path or glob)\n", maxSearchMatches)
 		}
+		b.WriteString(notes)
 		return Result{Text: b.String(), Data: matches}, nil
 	})
 }
@@ -109,7 +115,7 @@ func (g pathGlob) match(rel string) bool {
 // search lists candidate files in one goroutine and matches them in a pool of
 // workers; results are sorted by path and line. When more than the cap match,
 // which ones are kept depends on scheduling, and cut says so.
-func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Regexp, glob pathGlob) ([]searchMatch, bool, error) {
+func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Regexp, glob pathGlob, rep *walkReport) ([]searchMatch, bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	files := make(chan walkEntry, 256)
@@ -147,7 +153,7 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Rege
 	if fi, err := os.Stat(abs); abs != "" && err == nil && !fi.IsDir() {
 		files <- walkEntry{Rel: rel, Abs: abs}
 	} else {
-		walkErr = w.walk(ctx, rel, 0, func(e walkEntry) error {
+		walkErr = w.walk(ctx, rel, 0, rep, func(e walkEntry) error {
 			if e.Regular && accept(e.Rel) { // a FIFO or device is never read
 				seen[e.Rel] = true
 				files <- e

@@ -40,7 +40,7 @@ func BenchmarkWalkWithGitignore(b *testing.B) {
 	entries := 0
 	for b.Loop() {
 		entries = 0
-		err := w.walk(context.Background(), ".", 0, func(walkEntry) error { entries++; return nil })
+		err := w.walk(context.Background(), ".", 0, nil, func(walkEntry) error { entries++; return nil })
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func BenchmarkIgnoreTree(b *testing.B) {
 	b.Run("walk", func(b *testing.B) {
 		for b.Loop() {
 			files := 0
-			err := w.walk(context.Background(), ".", 0, func(e walkEntry) error {
+			err := w.walk(context.Background(), ".", 0, nil, func(e walkEntry) error {
 				if !e.IsDir {
 					files++
 				}
