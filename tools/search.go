@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -118,7 +119,6 @@ func (s *searchFound) text() string {
 		fmt.Fprintf(&b, "(search stopped after reading %s: the files not yet read were not searched; narrow the path or glob)\n", byteSize(s.limits.totalBytes))
 	}
 	if n := len(s.tooBig); n > 0 {
-		sort.Strings(s.tooBig)
 		fmt.Fprintf(&b, "(%s over %s not searched: %s; read_file with offset and limit reads a part)\n",
 			plural(n, "file", "files"), byteSize(int64(s.limits.fileBytes)), someOf(s.tooBig))
 	}
@@ -250,6 +250,7 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Rege
 	if len(found.matches) > maxSearchMatches {
 		found.matches = found.matches[:maxSearchMatches]
 	}
+	sort.Strings(found.tooBig)
 	return found, nil
 }
 
@@ -312,7 +313,8 @@ func readInto(path string, buf *[]byte, limit int) (data []byte, size int64, err
 	if fi.Size() > int64(limit) {
 		return nil, fi.Size(), nil
 	}
-	b, err := appendUpTo(f, (*buf)[:0], limit+1)
+	b := slices.Grow((*buf)[:0], int(fi.Size())+1) // +1: the end is seen without a second grow
+	b, err = appendUpTo(f, b, limit+1)
 	if err != nil {
 		return nil, 0, err
 	}
