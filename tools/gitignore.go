@@ -12,18 +12,18 @@ import (
 // Which files the tools see is what git would not ignore. The patterns come
 // from the user's excludes file, the repository's info/exclude and every
 // .gitignore from the root down (see gitrepo.go for where the first two live),
-// and are matched by go-git's gitignore package. gitPattern wraps each of its
-// patterns where go-git's matching differs from git's; the corpus test
-// (gitignore_test.go) holds both to `git ls-files`.
+// and are matched by path.Match (a name) and go-git's gitignore package (a
+// path), called the way that agrees with git (gitPattern); the corpus test
+// (gitignore_test.go) holds them to `git ls-files`.
 
 // Limits on what ignore files may cost. One file is read up to
 // maxIgnoreFileBytes (then up to its last line break before that), and the
-// patterns in force at one point of a walk (the excludes files and the
+// files in force at one point of a walk (the excludes files and the
 // .gitignore of each directory from the root down) weigh at most
-// maxIgnoreInForce, a pattern weighing its length plus patternOverhead: a
-// file past that is cut to fit. A cut file's later patterns do not apply, so
-// a walk may then show what git would ignore (or hide what a later "!"
-// would have kept); the tools say so.
+// maxIgnoreInForce, a file weighing its text and patternOverhead more a
+// pattern: a file past that is cut to fit. A cut file's later patterns do
+// not apply, so a walk may then show what git would ignore (or hide what a
+// later "!" would have kept); the tools say so.
 const (
 	maxIgnoreFileBytes = 1 << 20
 	maxIgnoreInForce   = 32 << 20

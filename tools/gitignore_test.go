@@ -26,7 +26,7 @@ var ignoreCorpus = map[string]string{
 	"classes/.gitignore":  classPatterns,
 	"unclosed/.gitignore": "r[ab\ns[\nt[[:alpha:]\nu[[:nope:]]\nv[!\nw\\\n",
 	"escapes/.gitignore": "\\#hash\n\\!bang\ntrail\\ \ntwo\\  \nspaces   \ntab\t\n#comment\nstar\\*\n" +
-		"q\\?\nbs\\\\x\n\\ lead\n",
+		"q\\?\nbs\\\\x\n\\ lead\n*nn\n!!nn\nsp /\n",
 	"stars/.gitignore": "**/lead\nmid/**/end\ntrail/**\n!trail/keep\ndeep/**/x/y\na**b\n**/d1/**/d2\n" +
 		"/**/anchlead\nin/**/\n*/one/*\n",
 	"dirs/.gitignore":      "build/\nout/\n!out/keep\nsub/cache/\n",
@@ -68,7 +68,8 @@ func ignoreCorpusFiles() map[string]string {
 	}
 	add("unclosed", "r[ab", "ra", "s[", "t[", "ta", "ua", "u[[:nope:]]", "v[!", "v", "w\\", "w")
 	add("escapes", "#hash", "!bang", "trail ", "trail", "two ", "two", "two  ", "spaces", "spaces ",
-		"tab\t", "tab", "#comment", "star*", "starx", "q?", "qx", "bs\\x", "bsx", " lead", "lead")
+		"tab\t", "tab", "#comment", "star*", "starx", "q?", "qx", "bs\\x", "bsx", " lead", "lead",
+		"xnn", "nn", "!nn", "sp /f", "sp/f")
 	add("stars", "lead", "x/lead", "x/y/lead", "mid/end", "mid/q/end", "mid/q/r/end", "midx/end", "x/mid/end",
 		"trail/f", "trail/g/h", "trail/keep", "trailx/f", "deep/x/y", "deep/x/x/y", "deep/q/x/y", "deep/q/q/x/y",
 		"ab", "axxb", "a/b", "d1/d2", "d1/q/d2", "q/d1/r/d2", "d2/d1", "anchlead", "q/anchlead",

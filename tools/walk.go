@@ -160,10 +160,8 @@ func (w *Workspace) walkIn(ctx context.Context, f *folder, startRel string, maxD
 	}
 	wk := &walker{w: w, f: f, ctx: ctx, maxDepth: maxDepth, leaveNested: leaveNested,
 		rules: rulesAbove(f.root, startRel), rep: rep, visit: visit}
-	if rep != nil {
-		for _, src := range wk.rules.cutFiles() {
-			rep.ignoresCut = append(rep.ignoresCut, wk.shownPath(src))
-		}
+	for _, src := range wk.rules.cutFiles() {
+		wk.noteCut(src)
 	}
 	wk.enter(startRel)
 	err = wk.dir(start, startRel, 0)
@@ -176,18 +174,24 @@ func (w *Workspace) walkIn(ctx context.Context, f *folder, startRel string, maxD
 // enter adds the .gitignore of the directory rel to the rules in force.
 func (wk *walker) enter(rel string) {
 	file := readGitignore(wk.f.root, rel, wk.rules.room())
-	if wk.rules.add(file) && wk.rep != nil {
-		wk.rep.ignoresCut = append(wk.rep.ignoresCut, wk.shownPath(file.source))
+	if wk.rules.add(file) {
+		wk.noteCut(file.source)
 	}
 }
 
-// shownPath is how the tools show a path relative to the root (or an
-// absolute one, outside the tree).
-func (wk *walker) shownPath(rel string) string {
-	if filepath.IsAbs(rel) {
-		return rel
+// noteCut reports the ignore file src (relative to the root, or absolute
+// outside the tree) as cut, once: with several roots, the user's excludes
+// file is every root's.
+func (wk *walker) noteCut(src string) {
+	if wk.rep == nil {
+		return
 	}
-	return wk.w.display(wk.f, rel)
+	if !filepath.IsAbs(src) {
+		src = wk.w.display(wk.f, src)
+	}
+	if !slices.Contains(wk.rep.ignoresCut, src) {
+		wk.rep.ignoresCut = append(wk.rep.ignoresCut, src)
+	}
 }
 
 // dir visits the entries of the directory abs (rel from the root, depth
@@ -245,47 +249,53 @@ func sortByName(entries []fs.DirEntry) []fs.DirEntry {
 	return entries
 }
 
-// entry judges and visits one entry of the directory parentAbs, then walks
-// into it when it is a directory to enter.
+// entry visits one entry of the directory parentAbs, if the walk shows it,
+// then walks into it when it is a directory to enter.
 func (wk *walker) entry(parentAbs, parentRel string, depth int, d fs.DirEntry) error {
 	if err := wk.ctx.Err(); err != nil {
 		return err
 	}
-	name := d.Name()
-	p := filepath.Join(parentAbs, name)
-	rel := name
-	if parentRel != "." && parentRel != "" {
-		rel = parentRel + "/" + name
-	}
-	isDir, abs, regular := d.IsDir(), p, d.Type().IsRegular()
-	if name == ".git" { // the repository, or a worktree's pointer to it
+	e, ok := wk.judge(parentAbs, parentRel, depth, d)
+	if !ok {
 		return nil
 	}
-	if d.Type()&fs.ModeSymlink != 0 {
-		target, fi, ok := wk.w.linkTarget(p)
-		if !ok || fi.IsDir() {
-			return nil
-		}
-		abs, regular = target, fi.Mode().IsRegular()
-	}
-	if wk.rules.ignored(rel, isDir) {
-		return nil
-	}
-	err := wk.visit(walkEntry{Rel: rel, Abs: abs, IsDir: isDir, Regular: regular, Depth: depth})
-	if !isDir || err != nil {
-		if isDir && err == fs.SkipDir {
+	err := wk.visit(e)
+	switch {
+	case !e.IsDir || err != nil:
+		if e.IsDir && err == fs.SkipDir {
 			return nil
 		}
 		return err
-	}
-	if (wk.maxDepth > 0 && depth >= wk.maxDepth) || (wk.leaveNested && wk.w.nestedRoot(wk.f, p)) {
+	case (wk.maxDepth > 0 && depth >= wk.maxDepth) || (wk.leaveNested && wk.w.nestedRoot(wk.f, e.Abs)):
 		return nil
 	}
 	mark := wk.rules.mark()
-	wk.enter(rel)
-	err = wk.dir(p, rel, depth)
+	wk.enter(e.Rel)
+	err = wk.dir(e.Abs, e.Rel, depth)
 	wk.rules.reset(mark)
 	return err
+}
+
+// judge says what the entry d of the directory parentAbs is, and whether
+// the walk shows it: not .git, a link out of the roots or to a directory,
+// or what git ignores.
+func (wk *walker) judge(parentAbs, parentRel string, depth int, d fs.DirEntry) (walkEntry, bool) {
+	name := d.Name()
+	if name == ".git" { // the repository, or a worktree's pointer to it
+		return walkEntry{}, false
+	}
+	e := walkEntry{Rel: name, Abs: filepath.Join(parentAbs, name), IsDir: d.IsDir(), Regular: d.Type().IsRegular(), Depth: depth}
+	if parentRel != "." && parentRel != "" {
+		e.Rel = parentRel + "/" + name
+	}
+	if d.Type()&fs.ModeSymlink != 0 {
+		target, fi, ok := wk.w.linkTarget(e.Abs)
+		if !ok || fi.IsDir() {
+			return walkEntry{}, false
+		}
+		e.Abs, e.Regular = target, fi.Mode().IsRegular()
+	}
+	return e, !wk.rules.ignored(e.Rel, e.IsDir)
 }
 
 // linkTarget resolves a symlink met by walk; ok is false when the target is
