@@ -178,10 +178,8 @@ func kindOf(m fs.FileMode) string {
 
 // numberedLines reads lines offset.. of src (f's text, size bytes in all,
 // or -1 if unknown) up to limit lines and maxReadBytes, numbered. A line
-// longer than that is cut, and the read ends with it. When lines follow,
-// the result says how to read on and, if counting them cost at most
-// countAheadBytes (or the text is inMemory already), how many lines the file
-// has. Data is f, its Text left empty: the lines are in the result's text.
+// longer than that is cut, and the read ends with it. Data is f, its Text
+// left empty: the lines are in the result's text.
 func numberedLines(ctx context.Context, f File, src io.Reader, size int64, inMemory bool, offset, limit int) (Result, error) {
 	f.Text = ""
 	lr := newLineReader(src)
@@ -199,8 +197,23 @@ func numberedLines(ctx context.Context, f File, src io.Reader, size int64, inMem
 		}
 		return Errorf("%s has %d lines; offset %d is past the end", f.Path, lr.lines, offset), nil
 	}
+	text, last, err := lr.numbered(offset, limit)
+	if err != nil {
+		return readError(ctx, f, err)
+	}
+	note, err := lr.goesOn(ctx, offset, last, size, inMemory)
+	if err != nil {
+		return readError(ctx, f, err)
+	}
+	return Result{Text: text + note, Data: f}, nil
+}
+
+// numbered reads up to limit lines from here, line offset, and
+// maxReadBytes of text: the first line cut to that, with a note, and no
+// other line shown in part. last is the last line shown.
+func (l *lineReader) numbered(offset, limit int) (text string, last int, err error) {
 	var b strings.Builder
-	last, cutLine := offset-1, false
+	last = offset - 1
 	for i := offset; i < offset+limit; i++ {
 		room := maxReadBytes - b.Len()
 		if i == offset {
@@ -208,41 +221,45 @@ func numberedLines(ctx context.Context, f File, src io.Reader, size int64, inMem
 		} else if room < 0 {
 			break
 		}
-		line, cut, ok, err := lr.next(room)
+		line, cut, ok, err := l.next(room)
 		if err != nil {
-			return readError(ctx, f, err)
+			return "", 0, err
 		}
 		if !ok || (cut && i > offset) {
 			break
 		}
 		fmt.Fprintf(&b, "%6d\t%s\n", i, line)
-		last, cutLine = i, cut
+		last = i
 		if cut {
+			fmt.Fprintf(&b, "(line %d is longer than %d bytes: only its start is shown)\n", i, maxReadBytes)
 			break
 		}
 	}
-	if cutLine {
-		fmt.Fprintf(&b, "(line %d is longer than %d bytes: only its start is shown)\n", last, maxReadBytes)
-	}
+	return b.String(), last, nil
+}
+
+// goesOn is the note for lines after last, "" when there are none: how to
+// read on and, when counting them cost at most countAheadBytes (or the text
+// is inMemory already), how many lines the file has.
+func (l *lineReader) goesOn(ctx context.Context, offset, last int, size int64, inMemory bool) (string, error) {
 	budget := int64(countAheadBytes)
-	if inMemory || (size >= 0 && size-lr.read <= countAheadBytes) {
+	if inMemory || (size >= 0 && size-l.read <= countAheadBytes) {
 		budget = -1 // the rest is in memory, or small: count it
 	}
-	total, known, err := lr.count(ctx, budget)
-	if err != nil {
-		return readError(ctx, f, err)
-	}
+	total, known, err := l.count(ctx, budget)
 	switch {
+	case err != nil:
+		return "", err
 	case known && total > last:
-		fmt.Fprintf(&b, "(showing lines %d-%d of %d; call read_file with offset=%d to read on)\n", offset, last, total, last+1)
-	case !known:
-		inAll := ""
-		if size >= 0 {
-			inAll = ", " + byteSize(size) + " in all"
-		}
-		fmt.Fprintf(&b, "(showing lines %d-%d; the file goes on%s; call read_file with offset=%d to read on)\n", offset, last, inAll, last+1)
+		return fmt.Sprintf("(showing lines %d-%d of %d; call read_file with offset=%d to read on)\n", offset, last, total, last+1), nil
+	case known:
+		return "", nil
 	}
-	return Result{Text: b.String(), Data: f}, nil
+	inAll := ""
+	if size >= 0 {
+		inAll = ", " + byteSize(size) + " in all"
+	}
+	return fmt.Sprintf("(showing lines %d-%d; the file goes on%s; call read_file with offset=%d to read on)\n", offset, last, inAll, last+1), nil
 }
 
 // readError is the result of a read that failed midway: the run's end, or
