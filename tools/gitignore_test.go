@@ -26,7 +26,7 @@ var ignoreCorpus = map[string]string{
 	"classes/.gitignore":  classPatterns,
 	"unclosed/.gitignore": "r[ab\ns[\nt[[:alpha:]\nu[[:nope:]]\nv[!\nw\\\n",
 	"escapes/.gitignore": "\\#hash\n\\!bang\ntrail\\ \ntwo\\  \nspaces   \ntab\t\n#comment\nstar\\*\n" +
-		"q\\?\nbs\\\\x\n\\ lead\n",
+		"q\\?\nbs\\\\x\n\\ lead\n*nn\n!!nn\nsp /\n",
 	"stars/.gitignore": "**/lead\nmid/**/end\ntrail/**\n!trail/keep\ndeep/**/x/y\na**b\n**/d1/**/d2\n" +
 		"/**/anchlead\nin/**/\n*/one/*\n",
 	"dirs/.gitignore":      "build/\nout/\n!out/keep\nsub/cache/\n",
@@ -35,6 +35,14 @@ var ignoreCorpus = map[string]string{
 	"nested/.gitignore":    "!*.tmp\nlocal\n",
 	"nested/m/.gitignore":  "a.tmp\n!local\n",
 	"crlf/.gitignore":      "\ufeffbom\r\ncr\r\nlf\n",
+	// A directory's patterns hold in its subtree only: not in a sibling
+	// (b, a2, whose name starts like a's), nor after the walk left it
+	// (after.log); a deeper file overrides a shallower one both ways.
+	"stack/a/.gitignore":             "*.log\n!keep.log\nbuild/\n",
+	"stack/a/deep/.gitignore":        "!*.log\nkeep.log\n!build/\n",
+	"stack/a/deep/deeper/.gitignore": "x.log\n",
+	"stack/a/other/.gitignore":       "!/only-here.log\n",
+	"stack/.gitignore":               "a/deep/deeper/z.log\n",
 }
 
 const classPatterns = "f[abc]\ng[a-c]\nh[!a]\ni[^a]\nj[]]\nk[a-]\nl[[:digit:]]\nm[[:upper:][:punct:]]\n" +
@@ -60,7 +68,8 @@ func ignoreCorpusFiles() map[string]string {
 	}
 	add("unclosed", "r[ab", "ra", "s[", "t[", "ta", "ua", "u[[:nope:]]", "v[!", "v", "w\\", "w")
 	add("escapes", "#hash", "!bang", "trail ", "trail", "two ", "two", "two  ", "spaces", "spaces ",
-		"tab\t", "tab", "#comment", "star*", "starx", "q?", "qx", "bs\\x", "bsx", " lead", "lead")
+		"tab\t", "tab", "#comment", "star*", "starx", "q?", "qx", "bs\\x", "bsx", " lead", "lead",
+		"xnn", "nn", "!nn", "sp /f", "sp/f")
 	add("stars", "lead", "x/lead", "x/y/lead", "mid/end", "mid/q/end", "mid/q/r/end", "midx/end", "x/mid/end",
 		"trail/f", "trail/g/h", "trail/keep", "trailx/f", "deep/x/y", "deep/x/x/y", "deep/q/x/y", "deep/q/q/x/y",
 		"ab", "axxb", "a/b", "d1/d2", "d1/q/d2", "q/d1/r/d2", "d2/d1", "anchlead", "q/anchlead",
@@ -71,6 +80,10 @@ func ignoreCorpusFiles() map[string]string {
 		"wl/main.go", "wl/notes.txt", "wl/src/lib.go", "wl/src/data.bin", "wl/src/deep/x.go")
 	add("nested", "a.tmp", "b.tmp", "local", "m/a.tmp", "m/b.tmp", "m/local", "m/n/local")
 	add("crlf", "bom", "\ufeffbom", "cr", "cr\r", "lf")
+	add("stack", "a/x.log", "a/keep.log", "a/z.txt", "a/build/f", "a/deep/x.log", "a/deep/keep.log",
+		"a/deep/build/f", "a/deep/deeper/x.log", "a/deep/deeper/y.log", "a/deep/deeper/z.log",
+		"a/deep/deeper/keep.log", "a/other/only-here.log", "a/other/sub/only-here.log", "a/other/x.log",
+		"a2/x.log", "a2/keep.log", "b/x.log", "b/build/f", "after.log")
 	add("", "anchored", "x/anchored", "mid/anchored", "x/mid/anchored", "by-info", "x/by-info",
 		"by-global", "x/by-global", "a.tmp", "x.g", "keep.g", "y.i", "rescued.i", "nested-dir-only/f", "a.ok")
 	return files
@@ -242,4 +255,61 @@ func TestLinkedWorktreeFindsItsIndexAndExclude(t *testing.T) {
 			t.Errorf("%s in the copy: %v, want %v", name, err == nil, want)
 		}
 	}
+}
+
+// An ignore file is read up to maxIgnoreFileBytes, and the patterns in
+// force weigh at most maxIgnoreInForce: past that, patterns are dropped
+// (so more is shown) and the tools say which files were cut. Leaving a
+// directory frees what its patterns weighed.
+func TestIgnoreFilesAreReadWithACap(t *testing.T) {
+	root := t.TempDir()
+	var comments, patterns strings.Builder
+	for comments.Len() <= maxIgnoreFileBytes {
+		comments.WriteString("# a comment line, read and skipped\n")
+	}
+	for i := range 43_000 { // 1,032,000 bytes, under the file's cap; with their overhead, three are over the cap in force
+		fmt.Fprintf(&patterns, "p-%07d-abcdefghijklm\n", i)
+	}
+	writeTree(t, root, map[string]string{
+		".gitignore":         "first.txt\n" + comments.String() + "last.txt\n",
+		"first.txt":          "x",
+		"last.txt":           "x",
+		"a/.gitignore":       patterns.String(),
+		"a/b/.gitignore":     patterns.String(),
+		"a/b/c/.gitignore":   "kept.txt\n" + patterns.String() + "cut.txt\n",
+		"a/b/c/d/.gitignore": "gone.txt\n",
+		"a/b/c/kept.txt":     "x",
+		"a/b/c/cut.txt":      "x",
+		"a/b/c/d/gone.txt":   "x",
+		"z/.gitignore":       "zz.txt\n",
+		"z/zz.txt":           "x",
+	})
+	w, err := NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, registryOf(t, NewListFiles(w)), "list_files", map[string]any{"depth": 10})
+	var files []string
+	for _, e := range res.Data.([]string) {
+		if !strings.HasSuffix(e, "/") && !strings.HasSuffix(e, ".gitignore") {
+			files = append(files, e)
+		}
+	}
+	if want := []string{"a/b/c/cut.txt", "a/b/c/d/gone.txt", "last.txt"}; !slices.Equal(files, want) {
+		t.Errorf("files listed: %q, want %q", files, want)
+	}
+	note := "(3 ignore files cut (over 1.0 MiB, or past what the patterns in force may weigh): .gitignore, a/b/c/.gitignore, a/b/c/d/.gitignore; their later patterns were not applied, so some ignored files may be shown)\n"
+	if !strings.HasSuffix(res.Text, note) {
+		t.Errorf("list_files does not end with the note %q:\n%s", note, res.Text[max(len(res.Text)-600, 0):])
+	}
+}
+
+// registryOf is a registry of the given tools alone.
+func registryOf(t *testing.T, tools ...Tool) *Registry {
+	t.Helper()
+	r, err := NewRegistry(tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -3,16 +3,18 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/sourcegraph/conc/pool"
@@ -21,11 +23,28 @@ import (
 //go:embed search.md
 var searchDescription string
 
+// A search's bounds. A file over maxSearchFileSize is skipped, unread
+// (its size is known before reading; one that grows meanwhile is read no
+// further than the limit), and the result names it. A search stops, and
+// says so, once it has read maxSearchBytes in all or spent maxSearchTime:
+// what it found by then is returned.
 const (
 	maxSearchMatches  = 200
 	maxSearchLineLen  = 300
 	maxSearchFileSize = 4 << 20
+	maxSearchBytes    = 512 << 20
+	maxSearchTime     = 10 * time.Second
+	maxSearchWorkers  = 32
 )
+
+// searchLimits are the bounds of one search (defaultSearchLimits but in tests).
+type searchLimits struct {
+	fileBytes  int
+	totalBytes int64
+	time       time.Duration
+}
+
+var defaultSearchLimits = searchLimits{fileBytes: maxSearchFileSize, totalBytes: maxSearchBytes, time: maxSearchTime}
 
 type searchParams struct {
 	Pattern string `json:"pattern" jsonschema:"regular expression (RE2) to search for"`
@@ -54,25 +73,60 @@ func NewSearch(w *Workspace) Tool {
 		if err != nil {
 			return pathError(err), nil
 		}
-		matches, cut, err := w.search(ctx, abs, rel, re, glob)
+		found, err := w.search(ctx, abs, rel, re, glob, defaultSearchLimits)
 		if err != nil {
 			if ctx.Err() != nil {
 				return Result{}, ctx.Err()
 			}
 			return pathError(err), nil
 		}
-		if len(matches) == 0 {
-			return Result{Text: "no matches"}, nil
-		}
-		var b strings.Builder
-		for _, m := range matches {
-			fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
-		}
-		if cut {
-			fmt.Fprintf(&b, "(results cut at %d matches; narrow the pattern, path or glob)\n", maxSearchMatches)
-		}
-		return Result{Text: b.String(), Data: matches}, nil
+		return Result{Text: found.text(), Data: found.matches}, nil
 	})
+}
+
+// searchFound is what one search found, and what it left out.
+type searchFound struct {
+	matches []searchMatch
+	cut     bool         // more than maxSearchMatches matched
+	stopped error        // why the search ended before the last file: errSearchTime or errSearchBytes
+	limits  searchLimits // in force
+	tooBig  []string     // files over limits.fileBytes, skipped, with their sizes
+	walk    walkReport   // what the walk left out
+}
+
+var (
+	errSearchTime  = errors.New("time")
+	errSearchBytes = errors.New("bytes")
+)
+
+// text is the result for the model: a line per match, then a line for
+// each limit that left something out.
+func (s *searchFound) text() string {
+	var b strings.Builder
+	if len(s.matches) == 0 {
+		b.WriteString("no matches\n")
+	}
+	for _, m := range s.matches {
+		fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
+	}
+	if s.cut {
+		fmt.Fprintf(&b, "(results cut at %d matches; narrow the pattern, path or glob)\n", maxSearchMatches)
+	}
+	switch s.stopped {
+	case errSearchTime:
+		fmt.Fprintf(&b, "(search stopped after %v: the files not yet read were not searched; narrow the path or glob)\n", s.limits.time)
+	case errSearchBytes:
+		fmt.Fprintf(&b, "(search stopped after reading %s: the files not yet read were not searched; narrow the path or glob)\n", byteSize(s.limits.totalBytes))
+	}
+	if n := len(s.tooBig); n > 0 {
+		fmt.Fprintf(&b, "(%s over %s not searched: %s; read_file with offset and limit reads a part)\n",
+			plural(n, "file", "files"), byteSize(int64(s.limits.fileBytes)), someOf(s.tooBig))
+	}
+	b.WriteString(s.walk.notes())
+	if len(s.matches) == 0 && b.Len() == len("no matches\n") {
+		return "no matches"
+	}
+	return b.String()
 }
 
 // pathGlob is search's file filter, a doublestar glob: one without a slash
@@ -108,36 +162,51 @@ func (g pathGlob) match(rel string) bool {
 
 // search lists candidate files in one goroutine and matches them in a pool of
 // workers; results are sorted by path and line. When more than the cap match,
-// which ones are kept depends on scheduling, and cut says so.
-func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Regexp, glob pathGlob) ([]searchMatch, bool, error) {
-	ctx, cancel := context.WithCancel(ctx)
+// or a limit stops the search, which ones are kept depends on scheduling,
+// and the result says so. Only the caller's ctx ending is an error.
+func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Regexp, glob pathGlob, lim searchLimits) (*searchFound, error) {
+	sctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	sctx, cancel := context.WithTimeoutCause(sctx, lim.time, errSearchTime)
 	defer cancel()
+	found := &searchFound{limits: lim}
 	files := make(chan walkEntry, 256)
 	var (
-		mu      sync.Mutex // guards matches
-		matches []searchMatch
-		total   atomic.Int64
+		mu    sync.Mutex // guards found.matches and found.tooBig
+		total atomic.Int64
+		read  atomic.Int64 // bytes searched
 	)
-	// Reading is mostly waiting on open/read syscalls: more workers than cores.
-	workers := 4 * runtime.GOMAXPROCS(0)
+	// Reading is mostly waiting on open/read syscalls: more workers than
+	// cores, but few enough that their buffers stay small.
+	workers := min(4*runtime.GOMAXPROCS(0), maxSearchWorkers)
 	p := pool.New().WithMaxGoroutines(workers)
 	for range workers {
 		p.Go(func() {
 			var buf []byte // reused for every file this worker reads from disk
 			for f := range files {
-				if total.Load() > maxSearchMatches {
+				if sctx.Err() != nil {
 					continue // drain
 				}
-				found := w.searchFile(f.Rel, f.Abs, re, &buf)
-				if len(found) == 0 {
+				if read.Load() >= lim.totalBytes {
+					stop(errSearchBytes)
 					continue
 				}
-				if total.Add(int64(len(found))) > maxSearchMatches {
-					cancel()
+				hits, n, size := w.searchFile(f.Rel, f.Abs, re, &buf, lim.fileBytes)
+				read.Add(n)
+				if cap(buf) > 1<<20 {
+					buf = nil // a big file's buffer is not kept for small ones
 				}
-				mu.Lock()
-				matches = append(matches, found...)
-				mu.Unlock()
+				if size > 0 || len(hits) > 0 {
+					mu.Lock()
+					if size > 0 {
+						found.tooBig = append(found.tooBig, fmt.Sprintf("%s (%s)", f.Rel, byteSize(size)))
+					}
+					found.matches = append(found.matches, hits...)
+					mu.Unlock()
+				}
+				if len(hits) > 0 && total.Add(int64(len(hits))) > maxSearchMatches {
+					stop(nil)
+				}
 			}
 		})
 	}
@@ -147,7 +216,7 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Rege
 	if fi, err := os.Stat(abs); abs != "" && err == nil && !fi.IsDir() {
 		files <- walkEntry{Rel: rel, Abs: abs}
 	} else {
-		walkErr = w.walk(ctx, rel, 0, func(e walkEntry) error {
+		walkErr = w.walk(sctx, rel, 0, &found.walk, func(e walkEntry) error {
 			if e.Regular && accept(e.Rel) { // a FIFO or device is never read
 				seen[e.Rel] = true
 				files <- e
@@ -162,42 +231,58 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Rege
 	}
 	close(files)
 	p.Wait()
-	cut := total.Load() > maxSearchMatches
-	if walkErr != nil && !cut {
-		return nil, false, walkErr
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	sort.Slice(matches, func(i, j int) bool {
-		if matches[i].Path != matches[j].Path {
-			return matches[i].Path < matches[j].Path
+	found.cut = total.Load() > maxSearchMatches
+	if cause := context.Cause(sctx); cause == errSearchTime || cause == errSearchBytes {
+		found.stopped = cause
+	}
+	if walkErr != nil && sctx.Err() == nil {
+		return nil, walkErr
+	}
+	sort.Slice(found.matches, func(i, j int) bool {
+		if found.matches[i].Path != found.matches[j].Path {
+			return found.matches[i].Path < found.matches[j].Path
 		}
-		return matches[i].Line < matches[j].Line
+		return found.matches[i].Line < found.matches[j].Line
 	})
-	if len(matches) > maxSearchMatches {
-		matches = matches[:maxSearchMatches]
+	if len(found.matches) > maxSearchMatches {
+		found.matches = found.matches[:maxSearchMatches]
 	}
-	return matches, cut, nil
+	sort.Strings(found.tooBig)
+	return found, nil
 }
 
 // searchFile matches one file as the view sees it; abs is what rel resolves
 // to (a symlink's target), whose staged text or buffer is the one to search.
 // A file read from disk is scanned in the worker's buffer, and turned into a
-// string only when it matches: most files don't.
-func (w *Workspace) searchFile(rel, abs string, re *regexp.Regexp, buf *[]byte) []searchMatch {
+// string only when it matches: most files don't. read is how many bytes
+// were searched; a file over limit is not, and tooBig is its size.
+func (w *Workspace) searchFile(rel, abs string, re *regexp.Regexp, buf *[]byte, limit int) (hits []searchMatch, read, tooBig int64) {
 	key := rel
 	if r, ok := w.relOf(abs); ok {
 		key = r
 	}
 	if text, ok := w.unsavedText(abs, key); ok {
-		if len(text) > maxSearchFileSize || isBinary(text[:min(len(text), 8000)]) || !re.MatchString(text) {
-			return nil
+		if len(text) > limit {
+			return nil, 0, int64(len(text))
 		}
-		return matchLines(rel, text, re)
+		if isBinary(text[:min(len(text), 8000)]) || !re.MatchString(text) {
+			return nil, int64(len(text)), 0
+		}
+		return matchLines(rel, text, re), int64(len(text)), 0
 	}
-	data, err := readInto(abs, buf)
-	if err != nil || len(data) > maxSearchFileSize || isBinary(data[:min(len(data), 8000)]) || !re.Match(data) {
-		return nil
+	data, size, err := readInto(abs, buf, limit)
+	switch {
+	case err != nil:
+		return nil, 0, 0
+	case size > int64(limit):
+		return nil, int64(len(data)), size
+	case isBinary(data[:min(len(data), 8000)]) || !re.Match(data):
+		return nil, int64(len(data)), 0
 	}
-	return matchLines(rel, string(data), re)
+	return matchLines(rel, string(data), re), int64(len(data)), 0
 }
 
 // unsavedText is the staged or open-buffer text of a file, when it has one
@@ -216,31 +301,25 @@ func (w *Workspace) unsavedText(abs, rel string) (string, bool) {
 	return "", false
 }
 
-// readInto reads a whole regular file into *buf, growing it as needed.
-func readInto(path string, buf *[]byte) ([]byte, error) {
-	f, err := openRegular(path)
+// readInto reads a regular file into *buf, growing it as needed, unless it
+// is over limit: size is the file's size, or more than limit when it grew
+// past it while read (data is then what was read, at most limit+1 bytes).
+func readInto(path string, buf *[]byte, limit int) (data []byte, size int64, err error) {
+	f, fi, err := openRegularInfo(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
-	b := (*buf)[:0]
-	for {
-		if len(b) == cap(b) {
-			if cap(b) > maxSearchFileSize {
-				return b, nil // over the limit; the caller skips it
-			}
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			*buf = b
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	if fi.Size() > int64(limit) {
+		return nil, fi.Size(), nil
 	}
+	b := slices.Grow((*buf)[:0], int(fi.Size())+1) // +1: the end is seen without a second grow
+	b, err = appendUpTo(f, b, limit+1)
+	if err != nil {
+		return nil, 0, err
+	}
+	*buf = b
+	return b, max(fi.Size(), int64(len(b))), nil
 }
 
 func isBinary[T string | []byte](head T) bool {

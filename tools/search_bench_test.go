@@ -7,45 +7,36 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
-var (
-	benchTreeOnce sync.Once
-	benchTree     string
-)
-
-// fiftyThousandFiles generates, once per process, a tree of 50,000 small
-// source files in 500 directories; one line in 1,000 files matches "needle".
+// fiftyThousandFiles generates a tree of 50,000 small source files in 500
+// directories under b's temporary directory; one line in 1,000 files
+// matches "needle".
 func fiftyThousandFiles(b *testing.B) string {
-	benchTreeOnce.Do(func() {
-		root, err := os.MkdirTemp("", "agent-lsp-search-bench-")
-		if err != nil {
+	root := b.TempDir()
+	body := ""
+	for i := range 40 {
+		body += fmt.Sprintf("func f%d(x int) int { return x * %d } // some ordinary code\n", i, i)
+	}
+	for d := range 500 {
+		dir := filepath.Join(root, fmt.Sprintf("pkg%03d", d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			b.Fatal(err)
 		}
-		body := ""
-		for i := range 40 {
-			body += fmt.Sprintf("func f%d(x int) int { return x * %d } // some ordinary code\n", i, i)
-		}
-		for d := range 500 {
-			dir := filepath.Join(root, fmt.Sprintf("pkg%03d", d))
-			if err := os.MkdirAll(dir, 0o755); err != nil {
+		for f := range 100 {
+			content := body
+			if f%50 == 0 {
+				content += "// needle: find me\n"
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.go", f)), []byte(content), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			for f := range 100 {
-				content := body
-				if f%50 == 0 {
-					content += "// needle: find me\n"
-				}
-				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.go", f)), []byte(content), 0o644); err != nil {
-					b.Fatal(err)
-				}
-			}
 		}
-		benchTree = root
-	})
-	return benchTree
+	}
+	return root
 }
 
 // BenchmarkSearch50k compares the search tool with grep -r on the same tree
@@ -91,4 +82,26 @@ func BenchmarkSearch50k(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkSearchRepo searches this repository as it is checked out (its
+// .gitignore keeps node_modules and builds out): a pattern with a few
+// hundred matches, cut at the cap, and one that matches nothing, so every
+// file is read.
+func BenchmarkSearchRepo(b *testing.B) {
+	w, err := NewWorkspace(toolstest.ModuleRoot(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tool := NewSearch(w)
+	for name, pattern := range map[string]string{"some-matches": `func New\w+\(`, "full-scan": `zzz_absent_\d{9}`} {
+		b.Run(name, func(b *testing.B) {
+			args, _ := json.Marshal(map[string]any{"pattern": pattern})
+			for b.Loop() {
+				if res, err := tool.Execute(context.Background(), args); err != nil || res.IsError {
+					b.Fatal(err, res.Text)
+				}
+			}
+		})
+	}
 }

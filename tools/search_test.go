@@ -1,12 +1,15 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestListAndSearchHonourGitignore(t *testing.T) {
@@ -123,5 +126,52 @@ func TestSearchGlob(t *testing.T) {
 	}
 	if res := call(t, r, "search", map[string]any{"pattern": "hit", "glob": "[a"}); !res.IsError || !strings.Contains(res.Text, "invalid glob") {
 		t.Errorf("unclosed bracket: %+v", res)
+	}
+}
+
+// A search that reaches its byte or time budget stops there, returns what
+// it found and says why; so does a listing at its time budget.
+func TestSearchAndListStopAtTheirBudgets(t *testing.T) {
+	root := t.TempDir()
+	tree := map[string]string{}
+	for i := range 40 {
+		tree[fmt.Sprintf("f%02d.txt", i)] = strings.Repeat("hit\n", 100) // 400 bytes
+	}
+	writeTree(t, root, tree)
+	w, err := NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	search := func(lim searchLimits) *searchFound {
+		t.Helper()
+		found, err := w.search(context.Background(), root, ".", regexp.MustCompile("zzz"), pathGlob{}, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return found
+	}
+	found := search(searchLimits{fileBytes: 1 << 20, totalBytes: 2000, time: time.Minute})
+	if found.stopped != errSearchBytes || !strings.Contains(found.text(), "(search stopped after reading 2.0 KiB: the files not yet read were not searched; narrow the path or glob)\n") {
+		t.Errorf("byte budget: stopped by %v:\n%s", found.stopped, found.text())
+	}
+	found = search(searchLimits{fileBytes: 1 << 20, totalBytes: 1 << 30, time: time.Nanosecond})
+	if found.stopped != errSearchTime || found.text() != "no matches\n(search stopped after 1ns: the files not yet read were not searched; narrow the path or glob)\n" {
+		t.Errorf("time budget: stopped by %v:\n%s", found.stopped, found.text())
+	}
+	if found = search(defaultSearchLimits); found.stopped != nil || found.text() != "no matches" {
+		t.Errorf("within the budgets: stopped by %v:\n%s", found.stopped, found.text())
+	}
+
+	res, err := w.listFiles(context.Background(), ".", 3, time.Nanosecond)
+	if err != nil || res.Text != "(listing stopped after 1ns: what was not reached is not shown; list a subdirectory or lower depth)\n" {
+		t.Errorf("listing at its time budget: %v %q", err, res.Text)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := w.listFiles(ctx, ".", 3, time.Minute); err != context.Canceled {
+		t.Errorf("a cancelled listing: %v, want context.Canceled", err)
+	}
+	if _, err := w.search(ctx, root, ".", regexp.MustCompile("hit"), pathGlob{}, defaultSearchLimits); err != context.Canceled {
+		t.Errorf("a cancelled search: %v, want context.Canceled", err)
 	}
 }

@@ -1,14 +1,17 @@
 package tools
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // walkEntry is one file or directory met by walk.
@@ -23,6 +26,53 @@ type walkEntry struct {
 	Depth   int // 1 for entries directly in the start directory
 }
 
+// maxDirEntries is how many entries of one directory a tool's walk looks
+// at (those the system lists first, then sorted).
+const maxDirEntries = 100_000
+
+// walkReport is what a tool's walk (list_files, search) left out and why.
+// A walk given one looks at maxDirEntries of a directory at most (or
+// dirLimit, when set); a walk without one (the sandbox's copy) reads every
+// directory whole. The ignore files' limits (gitignore.go) bound both.
+type walkReport struct {
+	dirLimit   int
+	ignoresCut []string // ignore files whose later patterns were not applied
+	dirsCut    []string // directories over the limit
+}
+
+func (r *walkReport) maxEntries() int { return cmp.Or(r.dirLimit, maxDirEntries) }
+
+// notes are the report's lines for a tool's result, "" when nothing was
+// left out.
+func (r *walkReport) notes() string {
+	var b strings.Builder
+	if n := len(r.ignoresCut); n > 0 {
+		fmt.Fprintf(&b, "(%s cut (over %s, or past what the patterns in force may weigh): %s; their later patterns were not applied, so some ignored files may be shown)\n",
+			plural(n, "ignore file", "ignore files"), byteSize(maxIgnoreFileBytes), someOf(r.ignoresCut))
+	}
+	if n := len(r.dirsCut); n > 0 {
+		fmt.Fprintf(&b, "(%s more than %d entries: %s; only %d of each were looked at)\n",
+			plural(n, "directory has", "directories have"), r.maxEntries(), someOf(r.dirsCut), r.maxEntries())
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// someOf names the first few of paths.
+func someOf(paths []string) string {
+	const shown = 3
+	if len(paths) <= shown {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:shown], ", "), len(paths)-shown)
+}
+
 // walk visits the tree under startRel (a path Resolve gave out; with
 // several roots, "." is every root, each visited as a directory first) in
 // lexical order, skipping .git, what git would ignore (ignoreRules: the
@@ -30,15 +80,18 @@ type walkEntry struct {
 // walk descends), symlinks whose target is outside the roots (or
 // missing), symlinked directories (they may loop, and what is inside is
 // walked where it really is), and what is inside a root nested in the
-// one walked (walked as that root). maxDepth <= 0 means unlimited. visit
-// returning fs.SkipDir skips a directory; fs.SkipAll stops the walk.
-func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, visit func(walkEntry) error) error {
+// one walked (walked as that root). maxDepth <= 0 means unlimited. rep,
+// when not nil, bounds the walk as a tool's and says what that left out.
+// visit returning fs.SkipDir skips a directory (or the rest of the
+// directory of a file); fs.SkipAll stops the walk. A cancelled ctx stops
+// it with ctx's error.
+func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, rep *walkReport, visit func(walkEntry) error) error {
 	if !w.top(startRel) {
 		f, in := w.split(startRel)
 		if f == nil {
 			return w.outside(startRel)
 		}
-		return w.walkFolder(ctx, f, in, maxDepth, true, w.shown(f, 0, visit))
+		return w.walkIn(ctx, f, in, maxDepth, true, rep, w.shown(f, 0, visit))
 	}
 	for _, f := range w.folders {
 		err := visit(walkEntry{Rel: f.name, Abs: f.root, IsDir: true, Depth: 1})
@@ -56,7 +109,7 @@ func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, vis
 			stopped = err == fs.SkipAll
 			return err
 		})
-		if err := w.walkFolder(ctx, f, ".", max(maxDepth-1, 0), true, inner); err != nil || stopped {
+		if err := w.walkIn(ctx, f, ".", max(maxDepth-1, 0), true, rep, inner); err != nil || stopped {
 			return err
 		}
 	}
@@ -75,62 +128,174 @@ func (w *Workspace) shown(f *folder, depth int, visit func(walkEntry) error) fun
 	}
 }
 
-// walkFolder is walk in one root, entries relative to it. With leaveNested
-// a root nested in f is visited as a directory but not entered.
+// walkFolder is walk in one root, entries relative to it, every directory
+// read whole. With leaveNested a root nested in f is visited as a
+// directory but not entered.
 func (w *Workspace) walkFolder(ctx context.Context, f *folder, startRel string, maxDepth int, leaveNested bool, visit func(walkEntry) error) error {
-	rules := rulesAbove(f.root, startRel)
+	return w.walkIn(ctx, f, startRel, maxDepth, leaveNested, nil, visit)
+}
+
+// walker is one walk of one root. The ignore rules in force are those of
+// the directory being read: a directory's .gitignore is added when the walk
+// enters it and dropped when it leaves.
+type walker struct {
+	w           *Workspace
+	f           *folder
+	ctx         context.Context
+	maxDepth    int
+	leaveNested bool
+	rules       *ignoreRules
+	rep         *walkReport // nil: no tool's limits, nothing to report
+	visit       func(walkEntry) error
+}
+
+func (w *Workspace) walkIn(ctx context.Context, f *folder, startRel string, maxDepth int, leaveNested bool, rep *walkReport, visit func(walkEntry) error) error {
 	start := filepath.Join(f.root, filepath.FromSlash(startRel))
-	startDepth := depthOf(startRel)
-	return filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+	fi, err := os.Lstat(start)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return nil
+	}
+	wk := &walker{w: w, f: f, ctx: ctx, maxDepth: maxDepth, leaveNested: leaveNested,
+		rules: rulesAbove(f.root, startRel), rep: rep, visit: visit}
+	for _, src := range wk.rules.cutFiles() {
+		wk.noteCut(src)
+	}
+	wk.enter(startRel)
+	err = wk.dir(start, startRel, 0)
+	if err == fs.SkipAll || err == fs.SkipDir {
+		return nil
+	}
+	return err
+}
+
+// enter adds the .gitignore of the directory rel to the rules in force.
+func (wk *walker) enter(rel string) {
+	file := readGitignore(wk.f.root, rel, wk.rules.room())
+	if wk.rules.add(file) {
+		wk.noteCut(file.source)
+	}
+}
+
+// noteCut reports the ignore file src (relative to the root, or absolute
+// outside the tree) as cut, once: with several roots, the user's excludes
+// file is every root's.
+func (wk *walker) noteCut(src string) {
+	if wk.rep == nil {
+		return
+	}
+	if !filepath.IsAbs(src) {
+		src = wk.w.display(wk.f, src)
+	}
+	if !slices.Contains(wk.rep.ignoresCut, src) {
+		wk.rep.ignoresCut = append(wk.rep.ignoresCut, src)
+	}
+}
+
+// dir visits the entries of the directory abs (rel from the root, depth
+// below the start). Only the start's being unreadable is an error.
+func (wk *walker) dir(abs, rel string, depth int) error {
+	entries, err := wk.readDir(abs, rel)
+	if err != nil && depth == 0 {
+		return err
+	}
+	for _, d := range entries {
+		err := wk.entry(abs, rel, depth+1, d)
+		if err == fs.SkipDir { // from a file: the rest of this directory
+			return nil
+		}
 		if err != nil {
-			if p == start {
-				return err
-			}
-			return nil // unreadable entries are skipped, not fatal
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if p == start {
-			if d.IsDir() {
-				rules.add(readGitignore(p, startRel))
-			}
-			return nil
-		}
-		r, _ := filepath.Rel(f.root, p)
-		rel := filepath.ToSlash(r)
-		isDir, abs, regular := d.IsDir(), p, d.Type().IsRegular()
-		if d.Name() == ".git" { // the repository, or a worktree's pointer to it
-			if isDir {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			target, fi, ok := w.linkTarget(p)
-			if !ok || fi.IsDir() {
-				return nil
-			}
-			abs, regular = target, fi.Mode().IsRegular()
-		}
-		if rules.ignored(rel, isDir) {
-			if isDir {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		depth := depthOf(rel) - startDepth
-		if err := visit(walkEntry{Rel: rel, Abs: abs, IsDir: isDir, Regular: regular, Depth: depth}); err != nil {
 			return err
 		}
-		if isDir {
-			if (maxDepth > 0 && depth >= maxDepth) || (leaveNested && w.nestedRoot(f, p)) {
-				return fs.SkipDir
-			}
-			rules.add(readGitignore(p, rel))
+	}
+	return nil
+}
+
+// readDir lists a directory sorted by name, as os.ReadDir does; a tool's
+// walk reads at most its report's maxEntries of it.
+func (wk *walker) readDir(abs, rel string) ([]fs.DirEntry, error) {
+	if wk.rep == nil {
+		return os.ReadDir(abs)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	limit := wk.rep.maxEntries()
+	var entries []fs.DirEntry
+	for len(entries) < limit {
+		batch, err := f.ReadDir(min(4096, limit-len(entries)))
+		entries = append(entries, batch...)
+		if errors.Is(err, io.EOF) {
+			break
 		}
+		if err != nil {
+			return sortByName(entries), err
+		}
+	}
+	if len(entries) == limit {
+		if more, _ := f.ReadDir(1); len(more) > 0 {
+			wk.rep.dirsCut = append(wk.rep.dirsCut, wk.w.display(wk.f, rel)+"/")
+		}
+	}
+	return sortByName(entries), nil
+}
+
+func sortByName(entries []fs.DirEntry) []fs.DirEntry {
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries
+}
+
+// entry visits one entry of the directory parentAbs, if the walk shows it,
+// then walks into it when it is a directory to enter.
+func (wk *walker) entry(parentAbs, parentRel string, depth int, d fs.DirEntry) error {
+	if err := wk.ctx.Err(); err != nil {
+		return err
+	}
+	e, ok := wk.judge(parentAbs, parentRel, depth, d)
+	if !ok {
 		return nil
-	})
+	}
+	err := wk.visit(e)
+	switch {
+	case !e.IsDir || err != nil:
+		if e.IsDir && err == fs.SkipDir {
+			return nil
+		}
+		return err
+	case (wk.maxDepth > 0 && depth >= wk.maxDepth) || (wk.leaveNested && wk.w.nestedRoot(wk.f, e.Abs)):
+		return nil
+	}
+	mark := wk.rules.mark()
+	wk.enter(e.Rel)
+	err = wk.dir(e.Abs, e.Rel, depth)
+	wk.rules.reset(mark)
+	return err
+}
+
+// judge says what the entry d of the directory parentAbs is, and whether
+// the walk shows it: not .git, a link out of the roots or to a directory,
+// or what git ignores.
+func (wk *walker) judge(parentAbs, parentRel string, depth int, d fs.DirEntry) (walkEntry, bool) {
+	name := d.Name()
+	if name == ".git" { // the repository, or a worktree's pointer to it
+		return walkEntry{}, false
+	}
+	e := walkEntry{Rel: name, Abs: filepath.Join(parentAbs, name), IsDir: d.IsDir(), Regular: d.Type().IsRegular(), Depth: depth}
+	if parentRel != "." && parentRel != "" {
+		e.Rel = parentRel + "/" + name
+	}
+	if d.Type()&fs.ModeSymlink != 0 {
+		target, fi, ok := wk.w.linkTarget(e.Abs)
+		if !ok || fi.IsDir() {
+			return walkEntry{}, false
+		}
+		e.Abs, e.Regular = target, fi.Mode().IsRegular()
+	}
+	return e, !wk.rules.ignored(e.Rel, e.IsDir)
 }
 
 // linkTarget resolves a symlink met by walk; ok is false when the target is
@@ -153,40 +318,18 @@ func rulesAbove(root, startRel string) *ignoreRules {
 	if startRel == "." || startRel == "" {
 		return rules
 	}
-	dir := ""
-	rules.add(readGitignore(root, ""))
+	dir := "."
+	rules.add(readGitignore(root, dir, rules.room()))
 	for _, part := range splitPath(path.Dir(startRel)) {
 		dir = path.Join(dir, part)
-		rules.add(readGitignore(filepath.Join(root, filepath.FromSlash(dir)), dir))
+		rules.add(readGitignore(root, dir, rules.room()))
 	}
 	return rules
-}
-
-// readGitignore reads the .gitignore of the directory dirAbs, whose path
-// relative to the root is dirRel.
-func readGitignore(dirAbs, dirRel string) []gitignore.Pattern {
-	var domain []string
-	if dirRel != "." && dirRel != "" {
-		domain = strings.Split(dirRel, "/")
-	}
-	return readIgnoreFile(filepath.Join(dirAbs, ".gitignore"), domain)
-}
-
-func depthOf(rel string) int {
-	if rel == "." || rel == "" {
-		return 0
-	}
-	return len(splitPath(rel))
 }
 
 func splitPath(rel string) []string {
 	if rel == "." || rel == "" {
 		return nil
 	}
-	var parts []string
-	for rel != "." && rel != "/" && rel != "" {
-		parts = append([]string{path.Base(rel)}, parts...)
-		rel = path.Dir(rel)
-	}
-	return parts
+	return strings.Split(rel, "/")
 }

@@ -20,7 +20,10 @@ import (
 // ok is false for a pattern git can never match: an unclosed bracket, an
 // unknown class name or a trailing backslash.
 func wildmatchToMatch(p string) (string, bool) {
-	var b strings.Builder
+	if !strings.ContainsAny(p, `\[?`) && !strings.Contains(p, "**") {
+		return p, true // nothing to rewrite
+	}
+	b := make([]byte, 0, len(p)+32)
 	for i := 0; i < len(p); {
 		switch c := p[i]; c {
 		case '\\':
@@ -28,7 +31,7 @@ func wildmatchToMatch(p string) (string, bool) {
 				return "", false
 			}
 			r, n := utf8.DecodeRuneInString(p[i+1:])
-			b.WriteString(escaped(r))
+			b = append(b, escaped(r)...)
 			i += 1 + n
 		case '*':
 			j := i
@@ -36,27 +39,28 @@ func wildmatchToMatch(p string) (string, bool) {
 				j++
 			}
 			if j-i > 1 && (i == 0 || p[i-1] == '/') && (j == len(p) || p[j] == '/') {
-				b.WriteString("**")
+				b = append(b, "**"...)
 			} else {
-				b.WriteString("*")
+				b = append(b, '*')
 			}
 			i = j
 		case '[':
-			class, n, ok := bracket(p[i+1:])
+			var n int
+			var ok bool
+			b, n, ok = bracket(b, p[i+1:])
 			if !ok {
 				return "", false
 			}
-			b.WriteString(class)
 			i += 1 + n
 		case '?':
-			b.WriteString(anyASCII)
+			b = append(b, anyASCII...)
 			i++
 		default:
-			b.WriteByte(c)
+			b = append(b, c)
 			i++
 		}
 	}
-	return b.String(), true
+	return string(b), true
 }
 
 // escaped is an escaped character outside a class.
@@ -82,59 +86,64 @@ var posixClasses = map[string]string{
 	"punct": "!-.:-@\\[-`{-~", "space": "\t-\r ", "upper": "A-Z", "xdigit": "0-9A-Fa-f",
 }
 
-// bracket rewrites the class whose text follows a "[", returning it in
-// path.Match syntax and how many bytes of p it used. It follows wildmatch.c:
+// bracket appends to b the class whose text follows a "[" in p, rewritten
+// in path.Match syntax, and says how many bytes of p it used. It follows
+// wildmatch.c:
 // the first character (after ! or ^) is literal even if it is "]", a "-" is a
 // range between the previous character and the next unless that is "]", and
 // "[:" without ":]" before the next "]" is a literal "[".
-func bracket(p string) (string, int, bool) {
-	var items strings.Builder
+func bracket(b []byte, p string) ([]byte, int, bool) {
 	i, negate := 0, false
 	if i < len(p) && (p[i] == '!' || p[i] == '^') {
 		negate, i = true, i+1
 	}
+	b = append(b, '[')
+	if negate {
+		b = append(b, '^')
+	}
+	items := len(b)
 	prev := rune(-1) // the character a "-" makes a range from; -1 for none
 	for first := true; ; first = false {
 		if i >= len(p) {
-			return "", 0, false
+			return b, 0, false
 		}
 		switch {
 		case p[i] == ']' && !first:
 			if negate {
-				return "[^" + items.String() + "\u0080-\U0010FFFF]", i + 1, true
+				return append(b, "\u0080-\U0010FFFF]"...), i + 1, true
 			}
 			// Empty when it held only slashes or multi-byte characters:
 			// it matches nothing then.
-			return "[" + items.String() + "]", i + 1, items.Len() > 0
+			return append(b, ']'), i + 1, len(b) > items
 		case p[i] == '-' && prev >= 0 && i+1 < len(p) && p[i+1] != ']':
 			hi, n, ok := classChar(p[i+1:])
 			if !ok {
-				return "", 0, false
+				return b, 0, false
 			}
-			items.WriteString(classRange(prev, hi))
+			b = appendClassRange(b, prev, hi)
 			i, prev = i+1+n, -1
 			continue
 		case strings.HasPrefix(p[i:], "[:"):
 			end := strings.IndexByte(p[i+2:], ']')
 			if end < 0 {
-				return "", 0, false
+				return b, 0, false
 			}
 			if end > 0 && p[i+2+end-1] == ':' {
 				ranges, known := posixClasses[p[i+2:i+2+end-1]]
 				if !known {
-					return "", 0, false
+					return b, 0, false
 				}
-				items.WriteString(ranges)
+				b = append(b, ranges...)
 				i, prev = i+2+end+1, -1
 				continue
 			}
 		}
 		c, n, ok := classChar(p[i:])
 		if !ok {
-			return "", 0, false
+			return b, 0, false
 		}
 		if c != '/' && c < utf8.RuneSelf {
-			items.WriteString(`\` + string(c))
+			b = append(b, '\\', byte(c))
 		}
 		i, prev = i+n, c
 	}
@@ -153,9 +162,10 @@ func classChar(p string) (rune, int, bool) {
 	return r, n + size, true
 }
 
-// classRange is the ASCII part of lo-hi, escaped, its ends moved off "/"
-// (which no segment holds, and which go-git would take for a separator).
-func classRange(lo, hi rune) string {
+// appendClassRange appends the ASCII part of lo-hi, escaped, its ends moved
+// off "/" (which no segment holds, and which go-git would take for a
+// separator).
+func appendClassRange(b []byte, lo, hi rune) []byte {
 	if lo == '/' {
 		lo = '0'
 	}
@@ -164,7 +174,7 @@ func classRange(lo, hi rune) string {
 	}
 	hi = min(hi, utf8.RuneSelf-1)
 	if lo > hi {
-		return ""
+		return b
 	}
-	return `\` + string(lo) + `-\` + string(hi)
+	return append(b, '\\', byte(lo), '-', '\\', byte(hi))
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -205,7 +206,9 @@ func resolveExisting(p string) (string, error) {
 	}
 }
 
-// Read returns the current view of a file.
+// Read returns the current view of a file, its whole text. A file read
+// from disk over maxWholeFile is not read: the error says its size and
+// wraps ErrTooLarge (read_file reads such a file in part, see openRead).
 func (w *Workspace) Read(p string) (File, error) {
 	abs, rel, err := w.Resolve(p)
 	if err != nil {
@@ -215,36 +218,94 @@ func (w *Workspace) Read(p string) (File, error) {
 }
 
 func (w *Workspace) read(abs, rel string) (File, error) {
-	w.mu.Lock()
-	c, staged := w.changes[w.key(rel)]
-	var f File
-	if staged {
-		f = File{Path: rel, Text: c.New, Version: c.Version, HasVersion: c.HasVersion, Source: FromStaged}
-	}
-	w.mu.Unlock()
-	if staged {
+	if f, ok := w.staged(rel); ok {
 		return f, nil
 	}
 	return w.readBase(abs, rel)
 }
 
-// readBase reads what the user has: the open buffer, else disk.
-func (w *Workspace) readBase(abs, rel string) (File, error) {
-	if w.overlay != nil {
-		if text, version, ok := w.overlay.Buffer(abs); ok {
-			return File{Path: rel, Text: text, Version: version, HasVersion: true, Source: FromBuffer}, nil
-		}
+// staged is the view of rel that a staged change gives, if there is one.
+func (w *Workspace) staged(rel string) (File, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c, ok := w.changes[w.key(rel)]
+	if !ok {
+		return File{}, false
 	}
-	data, err := ReadRegular(abs)
+	return File{Path: rel, Text: c.New, Version: c.Version, HasVersion: c.HasVersion, Source: FromStaged}, true
+}
+
+// maxWholeFile is the largest file read whole from disk: what edit_file,
+// write_file and a proposal need (a line diff of its old and new text).
+const maxWholeFile = 16 << 20
+
+// ErrTooLarge is wrapped by the error for a file over maxWholeFile.
+var ErrTooLarge = errors.New("too large")
+
+// readBase reads what the user has: the open buffer, else disk, up to
+// maxWholeFile.
+func (w *Workspace) readBase(abs, rel string) (File, error) {
+	f, disk, err := w.openBase(abs, rel)
+	if err != nil || disk == nil {
+		return f, err
+	}
+	defer disk.Close()
+	size := int64(0)
+	if fi, err := disk.Stat(); err == nil {
+		size = fi.Size()
+	}
+	tooLarge := func(what string) error {
+		return fmt.Errorf("%s is %s: %w to read whole or change here (the limit is %s)", rel, what, ErrTooLarge, byteSize(maxWholeFile))
+	}
+	if size > maxWholeFile {
+		return File{}, tooLarge(byteSize(size))
+	}
+	var text strings.Builder // holds the one copy of the text
+	text.Grow(int(size))
+	n, err := io.Copy(&text, io.LimitReader(disk, maxWholeFile+1))
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return File{}, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
-	case errors.Is(err, ErrNotRegular):
-		return File{}, fmt.Errorf("%s is %w", rel, err)
 	case err != nil:
 		return File{}, err
+	case n > maxWholeFile: // it grew while read
+		return File{}, tooLarge("over " + byteSize(maxWholeFile))
 	}
-	return File{Path: rel, Text: string(data), Source: FromDisk}, nil
+	f.Text = text.String()
+	return f, nil
+}
+
+// openRead opens the current view of a file to read it in part: the text
+// of a staged change or of the open buffer (in memory already: f.Text), else
+// the file on disk, returned open and unread for the caller to read as far
+// as it needs and close (f.Text is then empty).
+func (w *Workspace) openRead(p string) (f File, disk *os.File, err error) {
+	abs, rel, err := w.Resolve(p)
+	if err != nil {
+		return File{}, nil, err
+	}
+	if f, ok := w.staged(rel); ok {
+		return f, nil, nil
+	}
+	return w.openBase(abs, rel)
+}
+
+// openBase opens what the user has: the open buffer (f.Text), else the
+// file on disk (disk, a regular file, open).
+func (w *Workspace) openBase(abs, rel string) (f File, disk *os.File, err error) {
+	if w.overlay != nil {
+		if text, version, ok := w.overlay.Buffer(abs); ok {
+			return File{Path: rel, Text: text, Version: version, HasVersion: true, Source: FromBuffer}, nil, nil
+		}
+	}
+	disk, err = openRegular(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return File{}, nil, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
+	case errors.Is(err, ErrNotRegular):
+		return File{}, nil, fmt.Errorf("%s is %w", rel, err)
+	case err != nil:
+		return File{}, nil, err
+	}
+	return File{Path: rel, Source: FromDisk}, disk, nil
 }
 
 // Stage records newText as the content of path. The first stage of a file
