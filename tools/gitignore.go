@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/agent-lsp/agent-lsp/tools/projectfile"
 )
 
 // Which files the tools see is what git would not ignore. The patterns come
@@ -157,35 +159,36 @@ func readGitignore(root, dirRel string, room int) ignoreFile {
 }
 
 func parsedIgnore(source, root, rel string, domain []string, room int) ignoreFile {
-	data, cut, err := readIgnoreData(root, rel)
+	data, cut, err := readIgnoreData(root, rel, projectfile.ReadNoFollow)
 	if err != nil {
 		return ignoreFile{}
 	}
+	return parsedIgnoreData(source, data, cut, domain, room)
+}
+
+func parsedIgnoreData(source string, data []byte, cut bool, domain []string, room int) ignoreFile {
 	f := parseIgnore(data, room)
 	f.source, f.domain, f.cut = source, domain, f.cut || cut
 	return f
 }
 
 // readIgnoreData is the one read of an ignore file: rel (slash-separated)
-// in the directory root, at most maxIgnoreFileBytes of it, cut after its
-// last whole line when there is more (cut is then true). A missing or
-// unreadable file is an error, taken for no patterns; a symlink or a FIFO
-// is neither followed nor waited on (git does not follow an in-tree
-// .gitignore either).
-func readIgnoreData(root, rel string) (data []byte, cut bool, err error) {
-	f, fi, err := openRegularInfo(filepath.Join(root, filepath.FromSlash(rel)))
+// beneath the directory root, as every file agent-lsp takes from a
+// workspace is read (tools/projectfile, by read: ReadNoFollow for a
+// worktree's .gitignore, which git never opens through a link; Read for
+// info/exclude, followed while it stays in the repository's directory), at
+// most maxIgnoreFileBytes of it, cut after its last whole line when there
+// is more (cut is then true). A missing or refused file is an error, taken
+// for no patterns.
+func readIgnoreData(root, rel string, read func(root, rel string, limit int64) ([]byte, bool, error)) (data []byte, cut bool, err error) {
+	data, cut, err = read(root, rel, maxIgnoreFileBytes)
 	if err != nil {
 		return nil, false, err
 	}
-	defer f.Close()
-	data, more, err := readPrefix(f, fi.Size(), maxIgnoreFileBytes)
-	if err != nil {
-		return nil, false, err
-	}
-	if more {
+	if cut {
 		data = data[:bytes.LastIndexByte(data, '\n')+1]
 	}
-	return data, more, nil
+	return data, cut, nil
 }
 
 // parseIgnore splits an ignore file into patterns as git's dir.c does: a BOM

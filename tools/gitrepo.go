@@ -28,7 +28,6 @@ import (
 // file (a million files fit).
 const (
 	maxGitPathFileBytes = 64 << 10
-	maxExcludeBytes     = 4 << 20
 	maxIndexBytes       = 512 << 20
 )
 
@@ -46,8 +45,9 @@ func baseRules(root string) *ignoreRules {
 		// Followed if a link only while it stays in the repository's
 		// directory, unlike git: the workspace's link could point at any
 		// file of the user's.
-		if data, err := common.read("info/exclude", maxExcludeBytes); err == nil {
-			rules.add(parseIgnore(data, nil))
+		rel := path.Join(common.rel, "info", "exclude")
+		if data, cut, err := readIgnoreData(common.root, rel, projectfile.Read); err == nil {
+			rules.add(parsedIgnoreData(rel, data, cut, nil, maxIgnoreInForce))
 		}
 	}
 	return rules

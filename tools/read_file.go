@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/tools/projectfile"
 )
 
 //go:embed read_file.md
@@ -71,7 +73,7 @@ func pathError(err error) Result {
 
 // ErrNotRegular is returned where a file's text is wanted and the path is a
 // FIFO, a device, a socket, a directory or (swapped in late) a symlink.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = projectfile.ErrNotRegular
 
 // openRegular opens path for reading without ever blocking: O_NONBLOCK keeps
 // open(2) from waiting for a FIFO's writer, and the check is fstat of the
