@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -22,9 +24,15 @@ const (
 var approvalActions = []protocol.MessageActionItem{{Title: approveDeny}, {Title: approveOnce}, {Title: approveAlways}}
 
 // editorApprover asks through window/showMessageRequest. A client that cannot
-// ask (Helix answers "Method not found"), a dismissed prompt or any error
-// means Deny.
-type editorApprover struct{ s *Server }
+// ask (Helix answers "Method not found"), a dismissed prompt, any error, and
+// no answer within timeout (Vim's ALE never answers) mean Deny.
+type editorApprover struct {
+	s       *Server
+	timeout time.Duration // the settings' ApprovalTimeout
+}
+
+// errNoAnswer ends a question nobody answered in time.
+var errNoAnswer = errors.New("no answer")
 
 func (a editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
 	// The command comes from the model: escaped, so a newline, an ESC
@@ -34,9 +42,15 @@ func (a editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) 
 		Message: fmt.Sprintf("agent-lsp wants to run:\n%s\n(%s)", tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; "))),
 		Actions: approvalActions,
 	}
-	choice, err := a.s.client.ShowMessageRequest(ctx, params)
+	ask, cancel := context.WithTimeoutCause(ctx, a.timeout, errNoAnswer)
+	defer cancel()
+	choice, err := a.s.client.ShowMessageRequest(ask, params)
 	if err != nil {
-		a.s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: denied %q: the editor could not ask (%v)", req.Command, err))
+		why := fmt.Sprintf("the editor could not ask (%v)", err)
+		if ctx.Err() == nil && errors.Is(context.Cause(ask), errNoAnswer) {
+			why = fmt.Sprintf("the editor gave no answer within %s (approval_timeout_s)", a.timeout)
+		}
+		a.s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: denied %q: %s", req.Command, why))
 		return tools.Deny, nil
 	}
 	if choice == nil {

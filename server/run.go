@@ -142,7 +142,7 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 	defer ws.Close() // the sandbox, if commands needed one; made again if the run continues
 	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.name() + "] "}, provider.Name())
 	spec := agent.Run{
-		Settings: settings, Provider: provider, Workspace: ws, Policy: policy, Approver: editorApprover{s}, Memory: notes,
+		Settings: settings, Provider: provider, Workspace: ws, Policy: policy, Approver: editorApprover{s: s, timeout: settings.ApprovalTimeout()}, Memory: notes,
 		Stream: true,
 		OnEvent: func(e agent.Event) {
 			if e.Kind != agent.EventTextDelta && e.Kind != agent.EventReasoningDelta {

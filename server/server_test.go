@@ -374,6 +374,33 @@ func TestApprovalDeniedWhereTheClientCannotAsk(t *testing.T) {
 	}
 }
 
+// TestAnUnansweredApprovalIsADenyAfterItsBound: a client that never
+// answers showMessageRequest (Vim's ALE) holds the run only as long as
+// approval_timeout_s says; the command does not run, the model is told, and
+// the log says why.
+func TestAnUnansweredApprovalIsADenyAfterItsBound(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{call("execute_command", `{"command":"echo made-by-agent; touch made-by-agent"}`)}},
+		llmtest.Turn{Text: "ok"},
+	)
+	f := newFixture(t, nil, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{NeverAnswer: true, UserSettings: true}, map[string]any{"approvalTimeoutS": 1})
+	var res askResult
+	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "echo", "wait": true}, &res); err != nil {
+		t.Fatal(err)
+	}
+	observation := srv.Requests()[1]["messages"].([]any)[3].(map[string]any)["content"].(string)
+	if res.State != "completed" || strings.Contains(observation, "made-by-agent\n") || !strings.Contains(observation, "did not allow") {
+		t.Fatalf("%+v %q", res, observation)
+	}
+	if len(f.editor.Asked()) != 1 {
+		t.Fatalf("asked %d times, want once", len(f.editor.Asked()))
+	}
+	if logs := strings.Join(f.editor.Logs(), "\n"); !strings.Contains(logs, "no answer within 1s (approval_timeout_s)") {
+		t.Fatalf("the log does not say why:\n%s", logs)
+	}
+}
+
 func TestTwoRunsAtOnceDoNotInterfere(t *testing.T) {
 	srv := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
 		task := llmtest.FirstUserText(body)

@@ -5,6 +5,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -257,6 +259,17 @@ func (s Settings) EffectiveAllowlist(defaults []string) []string {
 		out = append(out, defaults...)
 	}
 	return append(out, s.Allowlist...)
+}
+
+// DefaultApprovalTimeoutS is how long an approval question waits where the
+// settings say nothing: long enough to read the command, short enough that
+// a client that never answers (Vim's ALE) does not hold the run for good.
+const DefaultApprovalTimeoutS = 300
+
+// ApprovalTimeout is how long the editor's approval question waits before
+// it counts as Deny.
+func (s Settings) ApprovalTimeout() time.Duration {
+	return time.Duration(cmp.Or(s.ApprovalTimeoutS, DefaultApprovalTimeoutS)) * time.Second
 }
 
 // String shows the settings without secrets, for logs and status.

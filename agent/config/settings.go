@@ -25,8 +25,9 @@ type Settings struct {
 	NoDefaultAllowlist *bool `toml:"no_default_allowlist" json:"noDefaultAllowlist,omitempty"`
 	CommandTimeoutS    int   `toml:"command_timeout_s" json:"commandTimeoutS,omitempty"`
 	MaxOutput          int   `toml:"max_output" json:"maxOutput,omitempty"`
-	// ApprovalTimeoutS bounds how long an approval question waits (0: the
-	// server's default); unanswered, it counts as Deny.
+	// ApprovalTimeoutS bounds how long the editor's approval question waits
+	// (0: DefaultApprovalTimeoutS); unanswered, it counts as Deny. Read
+	// through ApprovalTimeout.
 	ApprovalTimeoutS int `toml:"approval_timeout_s" json:"approvalTimeoutS,omitempty"`
 	// TrustProjectConfig lets a workspace's .agent-lsp.toml set what widens
 	// what happens without asking: base_url, another provider, fallbacks naming
@@ -158,8 +159,8 @@ var table = withFields([]Setting{
 		Doc: "Timeout of one command in seconds."},
 	{TOML: "max_output", Default: 200_000, Untrusted: lowerOnly, // tools.CommandLimits.MaxOutput
 		Doc: "Bytes of a command's output kept."},
-	{TOML: "approval_timeout_s", Default: 0, Untrusted: refused(""),
-		Doc: "How long an approval question waits for an answer before it counts as Deny (0: the server's default)."},
+	{TOML: "approval_timeout_s", Default: DefaultApprovalTimeoutS, Untrusted: refused(""),
+		Doc: "How long the editor's approval question waits for an answer before it counts as Deny, in seconds."},
 	{TOML: "trust_project_config", Default: false, UserOnly: true, Untrusted: userOnly,
 		Doc: "Let the workspace's .agent-lsp.toml set what widens what happens without asking."},
 	{TOML: "auto_apply", Default: false, Untrusted: Rule{Says: "false only", filter: filterAutoApply},

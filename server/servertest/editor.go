@@ -35,6 +35,8 @@ type Caps struct {
 	ShowDocument bool
 	// NoMessageRequest answers window/showMessageRequest with "Method not found" (Helix).
 	NoMessageRequest bool
+	// NeverAnswer never answers window/showMessageRequest (Vim's ALE).
+	NeverAnswer bool
 	// PromptInput says the client asks for agent.ask's prompt itself (our
 	// VS Code and Neovim clients).
 	PromptInput bool
@@ -222,6 +224,14 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		answer := e.Approve
 		e.notifyLocked()
 		e.mu.Unlock()
+		if e.caps.NeverAnswer {
+			jsonrpc2.Async(ctx) // the editor goes on reading the server's messages
+			select {
+			case <-ctx.Done():
+			case <-e.conn.Done():
+			}
+			return nil, ctx.Err()
+		}
 		if answer == "" {
 			return jsonrpc2.RawMessage("null"), nil
 		}
