@@ -26,6 +26,8 @@ const (
 	kindView    mountKind = "view"    // the workspace view: the overlay or the copy
 	kindTmpfs   mountKind = "tmpfs"   // a private tmpfs of Size bytes
 	kindProc    mountKind = "proc"    // /proc of the command's pid namespace
+	kindMask    mountKind = "mask"    // what is there hidden: a file by /dev/null, a dir by an empty read-only tmpfs
+	kindRO      mountKind = "ro"      // what is there made read-only
 )
 
 // mountOp is one step of building the root; Target is a path in the new root.
@@ -40,7 +42,8 @@ type mountOp struct {
 }
 
 // baseMounts is the part of the plan that is the same for every command:
-// the system, /etc, /dev, /proc, /run and /var. Made once per process.
+// the system, /etc, /dev, /proc (with what runc hides of it hidden), /run
+// and /var. Made once per process.
 var baseMounts = sync.OnceValue(func() []mountOp {
 	var ops []mountOp
 	for _, d := range systemDirs {
@@ -63,13 +66,32 @@ var baseMounts = sync.OnceValue(func() []mountOp {
 	for link, to := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
 		ops = append(ops, mountOp{Kind: kindSymlink, Target: "/dev/" + link, Source: to})
 	}
-	return append(ops,
+	ops = append(ops,
 		mountOp{Kind: kindTmpfs, Target: "/dev/shm", Size: 64 << 20, Mode: 0o1777},
 		mountOp{Kind: kindProc, Target: "/proc"},
 		mountOp{Kind: kindDir, Target: "/run"},
 		mountOp{Kind: kindSymlink, Target: "/var/tmp", Source: "/tmp"},
 	)
+	// Only under what the root has: it has no /sys at all.
+	for _, p := range maskedPaths {
+		if mounted(ops, p) {
+			ops = append(ops, mountOp{Kind: kindMask, Target: p})
+		}
+	}
+	for _, p := range readOnlyPaths {
+		if mounted(ops, p) {
+			ops = append(ops, mountOp{Kind: kindRO, Target: p})
+		}
+	}
+	return ops
 })
+
+// mounted reports whether p is below a file system the plan mounts.
+func mounted(ops []mountOp, p string) bool {
+	return slices.ContainsFunc(ops, func(op mountOp) bool {
+		return (op.Kind == kindProc || op.Kind == kindTmpfs) && strings.HasPrefix(p, op.Target+"/")
+	})
+}
 
 // hostEntry recreates host path p at target: a link as the same link, a
 // directory bound (read-only unless rw).
@@ -195,13 +217,21 @@ func buildRoot(ops []mountOp, v View) error {
 		return err
 	}
 	defer view.Close()
+	null, err := os.OpenFile(os.DevNull, unix.O_PATH|unix.O_CLOEXEC, 0) // what masks a file
+	if err != nil {
+		return err
+	}
+	defer null.Close()
 	if err := unix.Mount("tmpfs", rootBase, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=4m,mode=0755"); err != nil {
 		return fmt.Errorf("mounting the new root: %w", err)
 	}
 	for i, op := range ops {
 		src := sources[i]
-		if op.Kind == kindView {
+		switch op.Kind {
+		case kindView:
 			src = view
+		case kindMask:
+			src = null
 		}
 		if op.Kind == kindBind && src == nil {
 			continue
@@ -257,13 +287,20 @@ func apply(op mountOp, target string, src *os.File) error {
 			return err
 		}
 		return unix.Mount("proc", target, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	case kindMask, kindRO:
+		return hide(op, target, src)
 	}
 	if err := mountPoint(target, op.File); err != nil {
 		return err
 	}
-	// The mount point is opened without following a link and mounted on
-	// through its descriptor: a copy view's .git placeholder is the
-	// commands' to change, and a link there must not move the mount.
+	return bindAt(src, target, op.RW)
+}
+
+// bindAt binds src (nil: target itself) on target, read-only unless rw.
+// The mount point is opened without following a link and mounted on
+// through its descriptor: a copy view's .git placeholder is the commands'
+// to change, and a link there must not move the mount.
+func bindAt(src *os.File, target string, rw bool) error {
 	t, err := os.OpenFile(target, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
@@ -272,13 +309,32 @@ func apply(op mountOp, target string, src *os.File) error {
 	if fi, err := t.Stat(); err != nil || fi.Mode()&os.ModeSymlink != 0 {
 		return fmt.Errorf("%s is a link: not mounted on", target)
 	}
+	if src == nil {
+		src = t
+	}
 	if err := unix.Mount(fmt.Sprintf("/proc/self/fd/%d", src.Fd()), fmt.Sprintf("/proc/self/fd/%d", t.Fd()), "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return err
 	}
-	if op.RW {
+	if rw {
 		return nil
 	}
 	return remountReadOnly(target)
+}
+
+// hide masks (kindMask: a file by /dev/null, null, as runc does, a dir by
+// an empty read-only tmpfs) or makes read-only (kindRO) what is at target
+// in the new /proc; what this kernel does not have there is left alone.
+func hide(op mountOp, target string, null *os.File) error {
+	fi, err := os.Lstat(target)
+	switch {
+	case err != nil || fi.Mode()&os.ModeSymlink != 0:
+		return nil
+	case op.Kind == kindRO:
+		return bindAt(nil, target, false)
+	case fi.IsDir():
+		return unix.Mount("tmpfs", target, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,nr_inodes=1,mode=0555")
+	}
+	return bindAt(null, target, true)
 }
 
 func mkdirAll(p string) error {

@@ -7,7 +7,8 @@
 // network namespaces, and the command's world is a new root assembled from
 // an allowlist, as bubblewrap builds a Flatpak's: the system's programs and
 // libraries and the toolchains read-only, the parts of /etc programs need,
-// a minimal /dev, /proc of its own pid namespace, a private /tmp and home
+// a minimal /dev, /proc of its own pid namespace (what runc masks of it
+// masked, its sysctls read-only; no /sys), a private /tmp and home
 // (size-bounded tmpfs, empty for every command), the run's cache, and the
 // workspace view (an overlay of the workspace, the staged changes and what
 // the run's commands wrote, or a copy) at the workspace's own path with .git

@@ -279,3 +279,27 @@ func TestASpareHelperKilledWhileWaitingIsReplaced(t *testing.T) {
 		t.Fatalf("after the spare died: %q", got)
 	}
 }
+
+// The plan pins what the root hides: runc's masks under /proc, /proc/sys
+// and the like read-only, no /sys at all.
+func TestThePlanMasksProc(t *testing.T) {
+	ops := rootPlan(nil, View{Root: "/w", Lower: "/w"}, "/home/u", "", Limits{}.withDefaults())
+	got := map[string]mountOp{}
+	for _, op := range ops {
+		got[op.Target] = op
+		if op.Target == "/sys" || strings.HasPrefix(op.Target, "/sys/") {
+			t.Errorf("the root has %s: it mounts no /sys", op.Target)
+		}
+	}
+	for target, want := range map[string]mountOp{
+		"/proc/keys":          {Kind: kindMask, Target: "/proc/keys"},
+		"/proc/timer_list":    {Kind: kindMask, Target: "/proc/timer_list"},
+		"/proc/acpi":          {Kind: kindMask, Target: "/proc/acpi"},
+		"/proc/sys":           {Kind: kindRO, Target: "/proc/sys"},
+		"/proc/sysrq-trigger": {Kind: kindRO, Target: "/proc/sysrq-trigger"},
+	} {
+		if got[target] != want {
+			t.Errorf("%s: %+v, want %+v", target, got[target], want)
+		}
+	}
+}
