@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,7 +25,9 @@ const (
 	kindSymlink mountKind = "symlink" // a link whose text is Source
 	kindBind    mountKind = "bind"    // Source (a host path, links resolved) bound here
 	kindView    mountKind = "view"    // the workspace view: the overlay or the copy
-	kindTmpfs   mountKind = "tmpfs"   // a private tmpfs of Size bytes
+	kindTmpfs   mountKind = "tmpfs"   // a tmpfs of Size bytes and Inodes files
+	kindPrivate mountKind = "private" // a dir of the command's own tmpfs (one for all such steps, the first one's Size and Inodes)
+	kindLayer   mountKind = "layer"   // the dir Source of the view's layer (see Layer) bound here
 	kindProc    mountKind = "proc"    // /proc of the command's pid namespace
 	kindMask    mountKind = "mask"    // what is there hidden: a file by /dev/null, a dir by an empty read-only tmpfs
 	kindRO      mountKind = "ro"      // what is there made read-only
@@ -38,6 +41,7 @@ type mountOp struct {
 	RW     bool   `json:",omitempty"`
 	File   bool   `json:",omitempty"` // the bound source is a file, not a directory
 	Size   int64  `json:",omitempty"`
+	Inodes int64  `json:",omitempty"`
 	Mode   uint32 `json:",omitempty"`
 }
 
@@ -67,7 +71,7 @@ var baseMounts = sync.OnceValue(func() []mountOp {
 		ops = append(ops, mountOp{Kind: kindSymlink, Target: "/dev/" + link, Source: to})
 	}
 	ops = append(ops,
-		mountOp{Kind: kindTmpfs, Target: "/dev/shm", Size: 64 << 20, Mode: 0o1777},
+		mountOp{Kind: kindTmpfs, Target: "/dev/shm", Size: 64 << 20, Inodes: 4096, Mode: 0o1777},
 		mountOp{Kind: kindProc, Target: "/proc"},
 		mountOp{Kind: kindDir, Target: "/run"},
 		mountOp{Kind: kindSymlink, Target: "/var/tmp", Source: "/tmp"},
@@ -128,13 +132,14 @@ func resolvedBind(p, target string) []mountOp {
 
 // rootPlan is the whole root of one command: the base, the toolchains
 // (read-only, where the base does not have them already), a private /tmp
-// and home, the run's cache in the home's .cache, and the view at its root
-// with .git bound read-only from the original.
+// and home (one tmpfs), the run's cache in the home's .cache (a host dir,
+// else the view's layer's), and the view at its root with .git bound
+// read-only from the original.
 func rootPlan(toolchains []string, v View, home, cache string, l Limits) []mountOp {
 	ops := slices.Clone(baseMounts())
 	ops = append(ops,
-		mountOp{Kind: kindTmpfs, Target: "/tmp", Size: l.Disk, Mode: 0o1777},
-		mountOp{Kind: kindTmpfs, Target: home, Size: l.Disk, Mode: 0o700},
+		mountOp{Kind: kindPrivate, Target: "/tmp", RW: true, Size: l.Disk, Inodes: l.Files, Mode: 0o1777},
+		mountOp{Kind: kindPrivate, Target: home, RW: true, Size: l.Disk, Inodes: l.Files, Mode: 0o700},
 	)
 	for _, d := range toolchains {
 		if d == "" || !filepath.IsAbs(d) || covered(ops, d) {
@@ -142,8 +147,11 @@ func rootPlan(toolchains []string, v View, home, cache string, l Limits) []mount
 		}
 		ops = append(ops, resolvedBind(d, d)...)
 	}
-	if cache != "" {
+	switch {
+	case cache != "":
 		ops = append(ops, mountOp{Kind: kindBind, Target: filepath.Join(home, ".cache"), Source: cache, RW: true})
+	case v.Layer != nil:
+		ops = append(ops, mountOp{Kind: kindLayer, Target: filepath.Join(home, ".cache"), Source: "cache", RW: true})
 	}
 	ops = append(ops, mountOp{Kind: kindView, Target: v.Root, RW: true})
 	git := filepath.Join(v.Lower, ".git")
@@ -187,14 +195,28 @@ func privateHome(root string) string {
 // Every source is opened before it is covered.
 const rootBase = "/tmp"
 
+// privateBase is where, in the new root's base, the command's own tmpfs is
+// mounted while its dirs are bound to their places; then it is detached and
+// removed, so the command never sees it.
+const privateBase = rootBase + "/.agent-lsp-private"
+
 // buildRoot carries the plan out in the helper's mount namespace and makes
 // the result its root. Bind sources are opened (O_PATH, no link followed)
-// before anything is mounted, and bound from their descriptors.
-func buildRoot(ops []mountOp, v View) error {
+// before anything is mounted, and bound from their descriptors. layer is
+// the view's layer (a detached tmpfs, see Layer), or nil.
+func buildRoot(ops []mountOp, v View, layer *os.File) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %w", err)
 	}
-	sources := make([]*os.File, len(ops))
+	var clone *os.File
+	if layer != nil {
+		var err error
+		if clone, err = cloneLayer(layer); err != nil {
+			return err
+		}
+		defer clone.Close()
+	}
+	sources, err := openSources(ops, clone)
 	defer func() {
 		for _, f := range sources {
 			if f != nil {
@@ -202,17 +224,10 @@ func buildRoot(ops []mountOp, v View) error {
 			}
 		}
 	}()
-	for i, op := range ops {
-		if op.Kind != kindBind {
-			continue
-		}
-		f, err := os.OpenFile(op.Source, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			continue // gone since the plan was made: left out
-		}
-		sources[i] = f
+	if err != nil {
+		return err
 	}
-	view, err := openView(v)
+	view, err := openView(v, clone)
 	if err != nil {
 		return err
 	}
@@ -225,6 +240,8 @@ func buildRoot(ops []mountOp, v View) error {
 	if err := unix.Mount("tmpfs", rootBase, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=4m,mode=0755"); err != nil {
 		return fmt.Errorf("mounting the new root: %w", err)
 	}
+	var private privateDirs
+	defer private.close()
 	for i, op := range ops {
 		src := sources[i]
 		switch op.Kind {
@@ -232,13 +249,21 @@ func buildRoot(ops []mountOp, v View) error {
 			src = view
 		case kindMask:
 			src = null
-		}
-		if op.Kind == kindBind && src == nil {
-			continue
+		case kindPrivate:
+			if src, err = private.dir(op, i); err != nil {
+				return fmt.Errorf("%s %s: %w", op.Kind, op.Target, err)
+			}
+		case kindBind, kindLayer:
+			if src == nil {
+				continue
+			}
 		}
 		if err := apply(op, rootBase+op.Target, src); err != nil {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Target, err)
 		}
+	}
+	if err := private.detach(); err != nil {
+		return err
 	}
 	if err := unix.Mount("", rootBase, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
 		return fmt.Errorf("making the new root read-only: %w", err)
@@ -255,16 +280,110 @@ func buildRoot(ops []mountOp, v View) error {
 	return unix.Chdir("/")
 }
 
+// openSources opens what the plan binds, never following a link: host
+// paths (one gone since the plan was made is left out) and the layer's
+// dirs, from its clone.
+func openSources(ops []mountOp, clone *os.File) ([]*os.File, error) {
+	sources := make([]*os.File, len(ops))
+	for i, op := range ops {
+		switch op.Kind {
+		case kindBind:
+			if f, err := os.OpenFile(op.Source, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
+				sources[i] = f
+			}
+		case kindLayer:
+			if clone == nil {
+				return sources, fmt.Errorf("%s %s: the view has no layer", op.Kind, op.Target)
+			}
+			fd, err := unix.Openat(int(clone.Fd()), op.Source, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return sources, fmt.Errorf("%s %s: %w", op.Kind, op.Target, err)
+			}
+			sources[i] = os.NewFile(uintptr(fd), op.Source)
+		}
+	}
+	return sources, nil
+}
+
 // openView mounts the overlay (on the workspace's path, in this namespace
-// only) or takes the copy, and returns it opened as a path.
-func openView(v View) (*os.File, error) {
+// only) or takes the copy, and returns it opened as a path. With the
+// view's layer (clone, a clone of it in this namespace), the overlay's
+// upper and work dirs are the layer's.
+func openView(v View, clone *os.File) (*os.File, error) {
 	if v.Copy != "" {
 		return os.OpenFile(v.Copy, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	}
-	if err := mountOverlay(v, v.Root); err != nil {
+	if clone == nil {
+		if err := mountOverlay(v, v.Root); err != nil {
+			return nil, err
+		}
+		return os.OpenFile(v.Root, unix.O_PATH|unix.O_CLOEXEC, 0)
+	}
+	dir := fmt.Sprintf("/proc/self/fd/%d/", clone.Fd())
+	v.Upper, v.Work = dir+"upper", dir+"work"
+	err := mountOverlay(v, v.Root)
+	if errors.Is(err, unix.ENOSPC) { // the layer is full: its reserve makes room
+		freeReserve(clone)
+		err = mountOverlay(v, v.Root)
+	}
+	if err != nil {
 		return nil, err
 	}
+	fillReserve(clone)
 	return os.OpenFile(v.Root, unix.O_PATH|unix.O_CLOEXEC, 0)
+}
+
+// privateDirs is the command's own tmpfs, mounted at privateBase for as
+// long as the root is being built: /tmp and the home are dirs of it, so
+// one bound holds both.
+type privateDirs struct {
+	mounted bool
+	opened  []*os.File
+}
+
+// dir makes the dir for op (the plan's i-th step) in the command's tmpfs,
+// mounting that at the first, and returns it opened as a path.
+func (p *privateDirs) dir(op mountOp, i int) (*os.File, error) {
+	if !p.mounted {
+		if err := mkdirAll(privateBase); err != nil {
+			return nil, err
+		}
+		if err := unix.Mount("tmpfs", privateBase, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, tmpfsOptions(op.Size, op.Inodes, 0o755)); err != nil {
+			return nil, err
+		}
+		p.mounted = true
+	}
+	d := filepath.Join(privateBase, fmt.Sprint(i))
+	if err := unix.Mkdir(d, 0o700); err != nil {
+		return nil, err
+	}
+	if err := unix.Chmod(d, op.Mode); err != nil { // the mode as given, whatever the umask
+		return nil, err
+	}
+	f, err := os.OpenFile(d, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err == nil {
+		p.opened = append(p.opened, f)
+	}
+	return f, err
+}
+
+// detach takes the command's tmpfs away from privateBase once its dirs are
+// bound, and removes privateBase from the new root.
+func (p *privateDirs) detach() error {
+	if !p.mounted {
+		return nil
+	}
+	if err := unix.Unmount(privateBase, unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("detaching the private tmpfs: %w", err)
+	}
+	p.mounted = false
+	return os.Remove(privateBase)
+}
+
+func (p *privateDirs) close() {
+	for _, f := range p.opened {
+		f.Close()
+	}
 }
 
 // apply makes one step at target (the step's path under the new root's base).
@@ -281,7 +400,7 @@ func apply(op mountOp, target string, src *os.File) error {
 		if err := mkdirAll(target); err != nil {
 			return err
 		}
-		return unix.Mount("tmpfs", target, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, fmt.Sprintf("size=%d,mode=%o", op.Size, op.Mode))
+		return unix.Mount("tmpfs", target, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, tmpfsOptions(op.Size, op.Inodes, op.Mode))
 	case kindProc:
 		if err := mkdirAll(target); err != nil {
 			return err
@@ -335,6 +454,17 @@ func hide(op mountOp, target string, null *os.File) error {
 		return unix.Mount("tmpfs", target, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,nr_inodes=1,mode=0555")
 	}
 	return bindAt(null, target, true)
+}
+
+// tmpfsOptions bounds a tmpfs to size bytes and inodes files (0: tmpfs's
+// default, half the machine's memory in pages; never 0 as an option, which
+// would be no bound at all).
+func tmpfsOptions(size, inodes int64, mode uint32) string {
+	opts := fmt.Sprintf("size=%d,mode=%o", size, mode)
+	if inodes > 0 {
+		opts += fmt.Sprintf(",nr_inodes=%d", inodes)
+	}
+	return opts
 }
 
 func mkdirAll(p string) error {
