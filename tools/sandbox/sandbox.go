@@ -77,7 +77,7 @@ type Limits struct {
 	// device"), a fallocate at once. Elsewhere what a command writes is
 	// measured while it runs, and past the limit the command is killed.
 	Disk int64
-	// Files bounds how many files (inodes: directories, links and
+	// Files bounds how many files (inodes: directories, symlinks and
 	// whiteouts count) each of those tmpfs mounts holds (default one per
 	// 8 KiB of Disk: 524,288 for 4 GiB). Past it creating a file fails
 	// with ENOSPC. What is measured instead is not counted in files.
