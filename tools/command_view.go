@@ -143,7 +143,7 @@ type commandView interface {
 // copy of the root.
 func (w *Workspace) newView(ctx context.Context, caps sandbox.Caps, f *folder, changes []Change) (commandView, error) {
 	if caps.Level == sandbox.Full && caps.Mounts == "overlay" {
-		return newOverlayView(f.root, changes)
+		return newOverlayView(f.root, changes, caps.Bounded)
 	}
 	sb, err := newSandbox(ctx, w, f, changes)
 	if err != nil {
@@ -177,26 +177,37 @@ func gitPlaceholder(root, dir string) error {
 	return os.WriteFile(filepath.Join(dir, ".git"), nil, 0o644)
 }
 
-// overlayView is what the overlay of a run's commands is made of, under one
-// temporary dir: staged holds the staged changes and is written by the host
-// only (a lower layer: commands never write it); upper holds what the run's
-// commands wrote, and the host only ever removes things there, never
-// following what a command made; cache is the run's cache.
+// overlayView is what the overlay of a run's commands is made of: staged
+// holds the staged changes and is written by the host only (a lower layer:
+// commands never write it); upper holds what the run's commands wrote, and
+// the host only ever removes things there, never following what a command
+// made; cache is the run's cache. Where the level bounds a view's writes,
+// upper, work and cache are in a tmpfs of the run's (layer, see
+// sandbox.Layer); else they are beside staged, under one temporary dir.
 type overlayView struct {
-	root, dir, staged, upper, work, cacheDir string
+	root, dir, staged string
+	layer             *sandbox.Layer // nil: upper, work and cacheDir are host dirs
+	upper, work       string
+	cacheDir          string
 
 	mu      sync.Mutex        // guards applied
 	applied map[string]string // rel path → content written into staged
 }
 
-func newOverlayView(root string, changes []Change) (*overlayView, error) {
+func newOverlayView(root string, changes []Change, bounded bool) (*overlayView, error) {
 	dir, err := sandbox.MkdirTemp("view")
 	if err != nil {
 		return nil, err
 	}
-	v := &overlayView{root: root, dir: dir, staged: filepath.Join(dir, "staged"), upper: filepath.Join(dir, "upper"),
-		work: filepath.Join(dir, "work"), cacheDir: filepath.Join(dir, "cache"), applied: map[string]string{}}
-	for _, d := range []string{v.staged, v.upper, v.work, v.cacheDir} {
+	v := &overlayView{root: root, dir: dir, staged: filepath.Join(dir, "staged"), applied: map[string]string{}}
+	dirs := []string{v.staged}
+	if bounded {
+		v.layer = sandbox.NewLayer()
+	} else {
+		v.upper, v.work, v.cacheDir = filepath.Join(dir, "upper"), filepath.Join(dir, "work"), filepath.Join(dir, "cache")
+		dirs = append(dirs, v.upper, v.work, v.cacheDir)
+	}
+	for _, d := range dirs {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			sandbox.RemoveTree(dir)
 			return nil, err
@@ -210,10 +221,19 @@ func newOverlayView(root string, changes []Change) (*overlayView, error) {
 }
 
 func (v *overlayView) view() sandbox.View {
-	return sandbox.View{Root: v.root, Lower: v.root, Staged: v.staged, Upper: v.upper, Work: v.work}
+	return sandbox.View{Root: v.root, Lower: v.root, Staged: v.staged, Upper: v.upper, Work: v.work, Layer: v.layer}
 }
 
+// cache is the host dir of the run's cache, "" where the layer holds it.
 func (v *overlayView) cache() string { return v.cacheDir }
+
+// withUpper runs fn with the upper dir, if there is one yet.
+func (v *overlayView) withUpper(fn func(upper string) error) error {
+	if v.layer != nil {
+		return v.layer.Within("upper", fn)
+	}
+	return fn(v.upper)
+}
 
 // Sync makes the staged layer hold exactly changes, and takes out of the
 // upper dir what a command wrote at a path staged since (or no longer
@@ -254,21 +274,29 @@ func (v *overlayView) Sync(changes []Change) error {
 // place of one of its directories (a link, a file, a whiteout), never
 // following it.
 func (v *overlayView) unshadow(rel string) error {
-	parts := strings.Split(rel, "/")
-	for i := 1; i < len(parts); i++ {
-		fi, err := os.Lstat(filepath.Join(v.upper, filepath.FromSlash(strings.Join(parts[:i], "/"))))
-		if err != nil {
-			break // nothing of the command's on this path below here
+	return v.withUpper(func(upper string) error {
+		parts := strings.Split(rel, "/")
+		for i := 1; i < len(parts); i++ {
+			fi, err := os.Lstat(filepath.Join(upper, filepath.FromSlash(strings.Join(parts[:i], "/"))))
+			if err != nil {
+				break // nothing of the command's on this path below here
+			}
+			if !fi.IsDir() {
+				return sandbox.RemoveBeneath(upper, strings.Join(parts[:i], "/"))
+			}
 		}
-		if !fi.IsDir() {
-			return sandbox.RemoveBeneath(v.upper, strings.Join(parts[:i], "/"))
+		err := sandbox.RemoveBeneath(upper, rel)
+		if errors.Is(err, sandbox.ErrLinkInView) {
+			return nil // a parent changed under us: gone the next time
 		}
-	}
-	err := sandbox.RemoveBeneath(v.upper, rel)
-	if errors.Is(err, sandbox.ErrLinkInView) {
-		return nil // a parent changed under us: gone the next time
-	}
-	return err
+		return err
+	})
 }
 
-func (v *overlayView) Close() error { return sandbox.RemoveTree(v.dir) }
+// Close removes the view: the layer goes with the last command using it.
+func (v *overlayView) Close() error {
+	if v.layer != nil {
+		v.layer.Close()
+	}
+	return sandbox.RemoveTree(v.dir)
+}

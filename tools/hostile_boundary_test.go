@@ -4,6 +4,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -45,20 +46,27 @@ func withAttacker(t *testing.T, root string) string {
 	return p
 }
 
-// viewDir is the directory of the run's view that commands write: the
-// overlay's upper dir, or the copy.
-func viewDir(t *testing.T, w *Workspace) string {
+// inViewDir runs fn with the directory of the run's view that commands
+// write: the overlay's upper dir (on the host's disk or in the run's
+// layer), or the copy.
+func inViewDir(t *testing.T, w *Workspace, fn func(dir string)) {
 	t.Helper()
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	switch v := w.view.(type) {
+	v := w.view
+	w.mu.Unlock()
+	switch v := v.(type) {
 	case *overlayView:
-		return v.upper
+		ran := false
+		v.withUpper(func(dir string) error { fn(dir); ran = true; return nil })
+		if !ran {
+			t.Fatal("no command has made the view's layer yet")
+		}
+		return
 	case copyView:
-		return v.Dir
+		fn(v.Dir)
+		return
 	}
 	t.Fatal("no view made yet")
-	return ""
 }
 
 // naiveStage writes data at dir/rel the way a host that trusts the view
@@ -185,18 +193,28 @@ func TestHostileHardLinkAndFIFOInTheViewAreReplacedNotWritten(t *testing.T) {
 	h := newHostile(t, map[string]string{"a.txt": "mine\n", "f.txt": "mine\n"}, sandbox.Limits{})
 	writeTree(t, h.outside, map[string]string{"victim": "original\n"})
 	h.run(t, "true", 0) // the view exists from here on
-	dir := viewDir(t, h.ws)
 	// What a command at a level that let it link a host file would leave:
-	// planted here directly, on the host (a hard link needs the same file
-	// system, which the test's temp dirs share).
-	os.Remove(filepath.Join(dir, "a.txt"))
-	if err := os.Link(filepath.Join(h.outside, "victim"), filepath.Join(dir, "a.txt")); err != nil {
-		t.Skipf("cannot hard-link across the test's dirs here: %v", err)
-	}
-	os.Remove(filepath.Join(dir, "f.txt"))
-	if err := unix.Mkfifo(filepath.Join(dir, "f.txt"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// planted here directly, on the host. A hard link needs the same file
+	// system: where the view's upper dir is on a tmpfs of its own, the
+	// victim is a file beside it there (commands reach no host file to
+	// link); else the test's temp dirs share the disk.
+	victim := filepath.Join(h.outside, "victim")
+	inViewDir(t, h.ws, func(dir string) {
+		os.Remove(filepath.Join(dir, "a.txt"))
+		err := os.Link(victim, filepath.Join(dir, "a.txt"))
+		if errors.Is(err, unix.EXDEV) {
+			victim = filepath.Join(filepath.Dir(dir), "victim")
+			writeTree(t, filepath.Dir(dir), map[string]string{"victim": "original\n"})
+			err = os.Link(victim, filepath.Join(dir, "a.txt"))
+		}
+		if err != nil {
+			t.Fatalf("planting the hard link: %v", err)
+		}
+		os.Remove(filepath.Join(dir, "f.txt"))
+		if err := unix.Mkfifo(filepath.Join(dir, "f.txt"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
 	call(t, h.reg, "write_file", map[string]any{"path": "a.txt", "content": "pwned"})
 	call(t, h.reg, "write_file", map[string]any{"path": "f.txt", "content": "staged"})
 	done := make(chan string, 1)
@@ -209,7 +227,9 @@ func TestHostileHardLinkAndFIFOInTheViewAreReplacedNotWritten(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("staging blocked on the FIFO a command left")
 	}
-	if data, _ := os.ReadFile(filepath.Join(h.outside, "victim")); string(data) != "original\n" {
+	var data []byte
+	inViewDir(t, h.ws, func(string) { data, _ = os.ReadFile(victim) })
+	if string(data) != "original\n" {
 		t.Errorf("staging wrote through the hard link: victim = %q", data)
 	}
 	// The control: writing through the hard link changes the victim.
@@ -412,9 +432,11 @@ func TestHostileFillingTheDiskIsBounded(t *testing.T) {
 	if !strings.Contains(out, "disk limit") && !strings.Contains(out, "No space left") {
 		t.Errorf("at level %s the command wrote 80 MiB past a 16 MiB bound:\n%s", level, out)
 	}
-	if used := dirUsage(viewDir(t, h.ws)); used > 3*limit {
-		t.Errorf("the view holds %d MiB after the command, the bound is %d MiB", used>>20, limit>>20)
-	}
+	inViewDir(t, h.ws, func(dir string) {
+		if used := dirUsage(dir); used > 3*limit {
+			t.Errorf("the view holds %d MiB after the command, the bound is %d MiB", used>>20, limit>>20)
+		}
+	})
 	if level == sandbox.Full {
 		out := h.run(t, "head -c 64000000 /dev/zero > /tmp/big; echo tmp:$?; head -c 64000000 /dev/zero > ~/big; echo home:$?", 60)
 		if !strings.Contains(out, "No space left") && !strings.Contains(out, "disk limit") {

@@ -23,3 +23,18 @@ var etcAllowed = []string{
 // devNodes are the devices a command gets; everything else of /dev (disks,
 // the host's terminals, /dev/log's socket) does not exist for it.
 var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+// maskedPaths are what runc hides by default of /proc and /sys, Linux's
+// views of the whole machine: the kernel's memory, the keys of every
+// user (their descriptions), timers, scheduler and device state. Only
+// under what the new root mounts (it has no /sys at all), and only what
+// the kernel has.
+var maskedPaths = []string{
+	"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/key-users", "/proc/latency_stats",
+	"/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
+	"/sys/firmware", "/sys/devices/virtual/powercap",
+}
+
+// readOnlyPaths are the parts of /proc that change the kernel when written
+// (sysctls, SysRq, interrupt and bus settings): read-only, as runc makes them.
+var readOnlyPaths = []string{"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"}

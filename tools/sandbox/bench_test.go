@@ -64,7 +64,8 @@ const firstCommandEnv = "AGENT_LSP_TEST_FIRST_COMMAND"
 func firstCommand(dir string) {
 	go Prepare()
 	time.Sleep(100 * time.Millisecond)
-	w := world{ws: filepath.Join(dir, "ws"), upper: filepath.Join(dir, "upper"), work: filepath.Join(dir, "work"), cache: filepath.Join(dir, "cache")}
+	w := world{ws: filepath.Join(dir, "ws"), upper: filepath.Join(dir, "upper"), work: filepath.Join(dir, "work"), cache: filepath.Join(dir, "cache"),
+		layer: newLayerIfBounded(nil)}
 	spec := w.spec("true", nil, nil)
 	spec.Stdout, spec.Stderr = io.Discard, io.Discard
 	start := time.Now()

@@ -17,7 +17,8 @@ import (
 const helperName = "agent-lsp-sandbox-helper"
 
 // The helper's extra files: the spec comes in on fd 3, a set-up failure goes
-// out on fd 4 (an empty fd 4 means the command ran).
+// out on fd 4 (an empty fd 4 means the command ran), and the view's layer
+// goes either way on fd 5 (layerFD).
 const (
 	specFD   = 3
 	reportFD = 4
@@ -35,7 +36,8 @@ type helperSpec struct {
 	Namespaces bool // build the new root and pivot into it (full level)
 	OwnNetwork bool // in a network namespace of its own: bring its loopback up
 	View       View
-	Root       []mountOp // the new root's plan (full level)
+	Layer      *layerSpec // the view's layer, if it has one (full level)
+	Root       []mountOp  // the new root's plan (full level)
 	Landlock   *landlockRules
 	Rlimits    []rlimit
 	// DropGroups drops the supplementary groups (the parent could map
@@ -58,6 +60,7 @@ func helperMain() int {
 	// The command must not inherit the pipes to the parent (it could fake a report).
 	unix.CloseOnExec(specFD)
 	unix.CloseOnExec(reportFD)
+	unix.CloseOnExec(layerFD)
 	report := os.NewFile(reportFD, "report")
 	var spec helperSpec
 	if err := json.NewDecoder(os.NewFile(specFD, "spec")).Decode(&spec); err != nil {
@@ -82,7 +85,18 @@ func helperMain() int {
 // level) until the command exits.
 func helperRun(spec helperSpec) (int, error) {
 	if spec.Namespaces {
-		if err := buildRoot(spec.Root, spec.View); err != nil {
+		var layer *os.File
+		if spec.Layer != nil {
+			var err error
+			if layer, err = helperLayer(spec.Layer); err != nil {
+				return 0, err
+			}
+		}
+		err := buildRoot(spec.Root, spec.View, layer)
+		if layer != nil {
+			layer.Close()
+		}
+		if err != nil {
 			return 0, err
 		}
 	}
@@ -244,13 +258,30 @@ func loopbackUp() error {
 }
 
 // probeInside says which parts of the full level work in these namespaces:
-// "overlay" when an overlay mounts, "copy" when only a bind mount does.
+// "overlay" when an overlay mounts, "copy" when only a bind mount does;
+// when asked to make a layer it tries to make and send it first. Given one (made
+// by another helper), it mounts the view as a command would, over the
+// layer's clone, binds the layer's cache and writes there: "bounded" when
+// all of that works.
 func probeInside(spec helperSpec) string {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return "error: " + err.Error()
 	}
 	v := spec.View
 	merged := filepath.Join(filepath.Dir(v.Upper), "merged")
+	if spec.Layer != nil {
+		layer, err := helperLayer(spec.Layer)
+		switch {
+		case err != nil && !spec.Layer.Make:
+			return "error: " + err.Error()
+		case err != nil: // no layer here: the overlay may still mount
+		case spec.Layer.Make:
+			layer.Close()
+		default:
+			defer layer.Close()
+			return probeLayer(v, merged, layer)
+		}
+	}
 	if err := mountOverlay(v, merged); err == nil {
 		return "overlay"
 	}
@@ -258,4 +289,34 @@ func probeInside(spec helperSpec) string {
 		return "error: " + err.Error()
 	}
 	return "copy"
+}
+
+// probeLayer mounts the view on merged with layer's clone as its upper
+// layer, binds the layer's cache on v.Staged, and writes in both.
+func probeLayer(v View, merged string, layer *os.File) string {
+	clone, err := cloneLayer(layer)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	defer clone.Close()
+	v.Root = merged
+	sources, err := openSources([]mountOp{{Kind: kindLayer, Target: v.Staged, Source: "cache"}}, clone)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	defer sources[0].Close()
+	view, err := openView(v, clone)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	view.Close()
+	if err := bindAt(sources[0], v.Staged, true); err != nil {
+		return "error: binding the layer's cache: " + err.Error()
+	}
+	for _, p := range []string{merged, v.Staged} {
+		if err := os.WriteFile(filepath.Join(p, "probe"), nil, 0o600); err != nil {
+			return "error: " + err.Error()
+		}
+	}
+	return "bounded"
 }

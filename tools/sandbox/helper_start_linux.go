@@ -32,6 +32,7 @@ type helperProc struct {
 	cg             *cgroup
 	specW          *os.File
 	reportR        *os.File
+	layer          layerSocket
 	stdout, stderr relay
 	done           chan error // cmd.Wait's result
 }
@@ -79,6 +80,7 @@ func takeHelper(flags uintptr) (*helperProc, error) {
 		}
 		h.specW.Close() // it died waiting (killed from outside): drop its pipes
 		h.reportR.Close()
+		h.layer.close()
 		if h.cg != nil {
 			go h.cg.remove()
 		}
@@ -159,10 +161,18 @@ func (h *helperProc) start() error {
 		specW.Close()
 		return err
 	}
+	layer, layerTheirs, err := newLayerSocket()
+	if err != nil {
+		specR.Close()
+		specW.Close()
+		reportR.Close()
+		reportW.Close()
+		return err
+	}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args[0] = helperName
 	cmd.Env = []string{} // never nil (nil inherits ours): the helper's environ shows nothing
-	cmd.ExtraFiles = []*os.File{specR, reportW}
+	cmd.ExtraFiles = []*os.File{specR, reportW, layerTheirs}
 	cmd.Stdout, cmd.Stderr = &h.stdout, &h.stderr
 	cmd.WaitDelay = outputWait
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: h.flags == 0}
@@ -177,12 +187,14 @@ func (h *helperProc) start() error {
 	err = cmd.Start()
 	specR.Close()
 	reportW.Close()
+	layerTheirs.Close()
 	if err != nil {
 		specW.Close()
 		reportR.Close()
+		layer.close()
 		return err
 	}
-	h.cmd, h.specW, h.reportR = cmd, specW, reportR
+	h.cmd, h.specW, h.reportR, h.layer = cmd, specW, reportR, layer
 	return nil
 }
 
@@ -210,15 +222,17 @@ func (h *helperProc) kill() {
 
 // startHelper runs spec in a helper for flags: with limits (nil: none, for
 // the probe) in a cgroup bounding them, placed there before it may fork;
-// sends the spec and waits, killing everything at ctx's end. It returns the
-// helper's report: empty when the command ran, else why the isolation could
-// not be set up (or, for a probe, what works).
-func startHelper(ctx context.Context, spec helperSpec, flags uintptr, limits *Limits, quota *diskQuota, stdout, stderr io.Writer) (string, error) {
+// hands it the view's layer (nil: none), sends the spec and waits, killing
+// everything at ctx's end. It returns the helper's report: empty when the
+// command ran, else why the isolation could not be set up (or, for a
+// probe, what works).
+func startHelper(ctx context.Context, spec helperSpec, flags uintptr, limits *Limits, layer *Layer, quota *diskQuota, stdout, stderr io.Writer) (string, error) {
 	h, err := takeHelper(flags)
 	if err != nil {
 		return "", err
 	}
 	defer h.reportR.Close()
+	defer h.layer.close()
 	h.stdout.set(stdout)
 	h.stderr.set(stderr)
 	cg := h.cg
@@ -239,8 +253,7 @@ func startHelper(ctx context.Context, spec helperSpec, flags uintptr, limits *Li
 			return "", fmt.Errorf("cgroup: %w", err)
 		}
 	}
-	sendErr := json.NewEncoder(h.specW).Encode(spec)
-	h.specW.Close()
+	sendErr := h.send(ctx, spec, layer, limits)
 	waitErr := h.wait(ctx, cg, quota)
 	// Whatever it left behind below full (background or setsid children); at
 	// full level the pid namespace died with the helper.
@@ -251,13 +264,48 @@ func startHelper(ctx context.Context, spec helperSpec, flags uintptr, limits *Li
 		cg.kill()
 	}
 	report, _ := io.ReadAll(io.LimitReader(h.reportR, 64<<10))
-	if errors.Is(waitErr, ErrDiskLimit) {
+	switch {
+	case errors.Is(waitErr, ErrDiskLimit):
 		return "", waitErr
-	}
-	if sendErr != nil && len(report) == 0 {
+	case errors.Is(sendErr, ErrLayerClosed): // the helper read no spec
+		return "", sendErr
+	case sendErr != nil && len(report) == 0:
 		return "", fmt.Errorf("sending the spec: %w", sendErr)
 	}
 	return strings.TrimSpace(string(report)), waitErr
+}
+
+// send sends the helper its spec, and the view's layer: its descriptor,
+// or, when no command has made it yet, the order to make it (Limits.Disk
+// bytes and Files inodes, the probe's: 1 MiB and 64), then waits until
+// the helper has sent it back. The spec's pipe is closed on return, sent
+// or not: a helper that got none exits.
+func (h *helperProc) send(ctx context.Context, spec helperSpec, layer *Layer, limits *Limits) error {
+	defer h.specW.Close()
+	sendSpec := func() error {
+		err := json.NewEncoder(h.specW).Encode(spec)
+		h.specW.Close()
+		return err
+	}
+	if layer == nil {
+		return sendSpec()
+	}
+	return layer.use(func(fd int) error {
+		spec.Layer = &layerSpec{}
+		if err := h.layer.send(fd); err != nil {
+			return err
+		}
+		return sendSpec()
+	}, func() (*os.File, error) {
+		spec.Layer = &layerSpec{Make: true, Size: 1 << 20, Files: 64}
+		if limits != nil {
+			spec.Layer.Size, spec.Layer.Files = limits.Disk, limits.Files
+		}
+		if err := sendSpec(); err != nil {
+			return nil, err
+		}
+		return h.layer.receive(ctx)
+	})
 }
 
 // wait waits for the helper to exit, killing it and everything it started

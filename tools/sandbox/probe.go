@@ -16,7 +16,10 @@ type Caps struct {
 	Level       Level
 	LandlockABI int    // 0: none
 	Mounts      string // full level: "overlay", or "copy" when overlays can't be mounted
-	Cgroup      string // "v1", "v2", or "" (rlimits instead)
+	// Bounded: at full level an overlay view's writes can go to a tmpfs
+	// that bounds them (see Layer); else they are measured while commands run.
+	Bounded bool
+	Cgroup  string // "v1", "v2", or "" (rlimits instead)
 	// Why says what keeps the level below full, "" at full.
 	Why string
 
@@ -29,6 +32,9 @@ func (c Caps) String() string {
 	var parts []string
 	if c.Level == Full {
 		parts = append(parts, "namespaces", "view "+c.Mounts)
+		if c.Bounded {
+			parts[len(parts)-1] += " on a bounded tmpfs"
+		}
 	}
 	if c.LandlockABI > 0 {
 		parts = append(parts, fmt.Sprintf("Landlock ABI %d", c.LandlockABI))
@@ -67,7 +73,7 @@ func Probe() Caps {
 		case want == None && probed.Level != None:
 			probed = Caps{Level: None, Why: "lowered by AGENT_LSP_SANDBOX=none", goRoot: probed.goRoot, modCache: probed.modCache}
 		case want == Landlock && probed.Level == Full:
-			probed.Level, probed.Mounts, probed.Why = Landlock, "", "lowered by AGENT_LSP_SANDBOX=landlock"
+			probed.Level, probed.Mounts, probed.Bounded, probed.Why = Landlock, "", false, "lowered by AGENT_LSP_SANDBOX=landlock"
 		}
 	})
 	return probed

@@ -7,11 +7,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// diskQuota bounds what one command writes in total. A size-limited tmpfs
-// bounds each private dir inside the sandbox, but the run's cache and view
-// live on the host's disk, where nothing but a check can: so the host adds
-// up the command's tmpfs mounts (through the helper's root) and the host
-// dirs it writes, every so often while it runs, and kills it past the limit.
+// diskQuota bounds what one command writes where no file system bounds it:
+// below full (a copy of the workspace and scratch dirs on the host's disk),
+// at full where the view is a copy or its overlay cannot have a layer
+// (Caps.Bounded), and for a Spec.Cache on the host's disk. There nothing
+// but a check can: so the host adds up the command's private tmpfs (its
+// /tmp, which holds its home too, through the helper's root) and the host
+// dirs it writes, every so often while it runs, and kills it past the
+// limit. Where the view's layer and the private tmpfs bound everything, no
+// check runs.
 type diskQuota struct {
 	limit   int64
 	counted []string // host dirs that hold only what commands wrote

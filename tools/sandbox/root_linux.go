@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,8 +25,12 @@ const (
 	kindSymlink mountKind = "symlink" // a link whose text is Source
 	kindBind    mountKind = "bind"    // Source (a host path, links resolved) bound here
 	kindView    mountKind = "view"    // the workspace view: the overlay or the copy
-	kindTmpfs   mountKind = "tmpfs"   // a private tmpfs of Size bytes
+	kindTmpfs   mountKind = "tmpfs"   // a tmpfs of Size bytes and Inodes files
+	kindPrivate mountKind = "private" // a dir of the command's own tmpfs (one for all such steps, the first one's Size and Inodes)
+	kindLayer   mountKind = "layer"   // the dir Source of the view's layer (see Layer) bound here
 	kindProc    mountKind = "proc"    // /proc of the command's pid namespace
+	kindMask    mountKind = "mask"    // what is there hidden: a file by /dev/null, a dir by an empty read-only tmpfs
+	kindRO      mountKind = "ro"      // what is there made read-only
 )
 
 // mountOp is one step of building the root; Target is a path in the new root.
@@ -36,11 +41,13 @@ type mountOp struct {
 	RW     bool   `json:",omitempty"`
 	File   bool   `json:",omitempty"` // the bound source is a file, not a directory
 	Size   int64  `json:",omitempty"`
+	Inodes int64  `json:",omitempty"`
 	Mode   uint32 `json:",omitempty"`
 }
 
 // baseMounts is the part of the plan that is the same for every command:
-// the system, /etc, /dev, /proc, /run and /var. Made once per process.
+// the system, /etc, /dev, /proc (with what runc hides of it hidden), /run
+// and /var. Made once per process.
 var baseMounts = sync.OnceValue(func() []mountOp {
 	var ops []mountOp
 	for _, d := range systemDirs {
@@ -63,13 +70,32 @@ var baseMounts = sync.OnceValue(func() []mountOp {
 	for link, to := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
 		ops = append(ops, mountOp{Kind: kindSymlink, Target: "/dev/" + link, Source: to})
 	}
-	return append(ops,
-		mountOp{Kind: kindTmpfs, Target: "/dev/shm", Size: 64 << 20, Mode: 0o1777},
+	ops = append(ops,
+		mountOp{Kind: kindTmpfs, Target: "/dev/shm", Size: 64 << 20, Inodes: 4096, Mode: 0o1777},
 		mountOp{Kind: kindProc, Target: "/proc"},
 		mountOp{Kind: kindDir, Target: "/run"},
 		mountOp{Kind: kindSymlink, Target: "/var/tmp", Source: "/tmp"},
 	)
+	// Only under what the root has: it has no /sys at all.
+	for _, p := range maskedPaths {
+		if mounted(ops, p) {
+			ops = append(ops, mountOp{Kind: kindMask, Target: p})
+		}
+	}
+	for _, p := range readOnlyPaths {
+		if mounted(ops, p) {
+			ops = append(ops, mountOp{Kind: kindRO, Target: p})
+		}
+	}
+	return ops
 })
+
+// mounted reports whether p is below a file system the plan mounts.
+func mounted(ops []mountOp, p string) bool {
+	return slices.ContainsFunc(ops, func(op mountOp) bool {
+		return (op.Kind == kindProc || op.Kind == kindTmpfs) && strings.HasPrefix(p, op.Target+"/")
+	})
+}
 
 // hostEntry recreates host path p at target: a link as the same link, a
 // directory bound (read-only unless rw).
@@ -106,13 +132,14 @@ func resolvedBind(p, target string) []mountOp {
 
 // rootPlan is the whole root of one command: the base, the toolchains
 // (read-only, where the base does not have them already), a private /tmp
-// and home, the run's cache in the home's .cache, and the view at its root
-// with .git bound read-only from the original.
+// and home (one tmpfs), the run's cache in the home's .cache (a host dir,
+// else the view's layer's), and the view at its root with .git bound
+// read-only from the original.
 func rootPlan(toolchains []string, v View, home, cache string, l Limits) []mountOp {
 	ops := slices.Clone(baseMounts())
 	ops = append(ops,
-		mountOp{Kind: kindTmpfs, Target: "/tmp", Size: l.Disk, Mode: 0o1777},
-		mountOp{Kind: kindTmpfs, Target: home, Size: l.Disk, Mode: 0o700},
+		mountOp{Kind: kindPrivate, Target: "/tmp", RW: true, Size: l.Disk, Inodes: l.Files, Mode: 0o1777},
+		mountOp{Kind: kindPrivate, Target: home, RW: true, Size: l.Disk, Inodes: l.Files, Mode: 0o700},
 	)
 	for _, d := range toolchains {
 		if d == "" || !filepath.IsAbs(d) || covered(ops, d) {
@@ -120,8 +147,11 @@ func rootPlan(toolchains []string, v View, home, cache string, l Limits) []mount
 		}
 		ops = append(ops, resolvedBind(d, d)...)
 	}
-	if cache != "" {
+	switch {
+	case cache != "":
 		ops = append(ops, mountOp{Kind: kindBind, Target: filepath.Join(home, ".cache"), Source: cache, RW: true})
+	case v.Layer != nil:
+		ops = append(ops, mountOp{Kind: kindLayer, Target: filepath.Join(home, ".cache"), Source: "cache", RW: true})
 	}
 	ops = append(ops, mountOp{Kind: kindView, Target: v.Root, RW: true})
 	git := filepath.Join(v.Lower, ".git")
@@ -165,14 +195,28 @@ func privateHome(root string) string {
 // Every source is opened before it is covered.
 const rootBase = "/tmp"
 
+// privateBase is where, in the new root's base, the command's own tmpfs is
+// mounted while its dirs are bound to their places; then it is detached and
+// removed, so the command never sees it.
+const privateBase = rootBase + "/.agent-lsp-private"
+
 // buildRoot carries the plan out in the helper's mount namespace and makes
 // the result its root. Bind sources are opened (O_PATH, no link followed)
-// before anything is mounted, and bound from their descriptors.
-func buildRoot(ops []mountOp, v View) error {
+// before anything is mounted, and bound from their descriptors. layer is
+// the view's layer (a detached tmpfs, see Layer), or nil.
+func buildRoot(ops []mountOp, v View, layer *os.File) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %w", err)
 	}
-	sources := make([]*os.File, len(ops))
+	var clone *os.File
+	if layer != nil {
+		var err error
+		if clone, err = cloneLayer(layer); err != nil {
+			return err
+		}
+		defer clone.Close()
+	}
+	sources, err := openSources(ops, clone)
 	defer func() {
 		for _, f := range sources {
 			if f != nil {
@@ -180,35 +224,46 @@ func buildRoot(ops []mountOp, v View) error {
 			}
 		}
 	}()
-	for i, op := range ops {
-		if op.Kind != kindBind {
-			continue
-		}
-		f, err := os.OpenFile(op.Source, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			continue // gone since the plan was made: left out
-		}
-		sources[i] = f
+	if err != nil {
+		return err
 	}
-	view, err := openView(v)
+	view, err := openView(v, clone)
 	if err != nil {
 		return err
 	}
 	defer view.Close()
+	null, err := os.OpenFile(os.DevNull, unix.O_PATH|unix.O_CLOEXEC, 0) // what masks a file
+	if err != nil {
+		return err
+	}
+	defer null.Close()
 	if err := unix.Mount("tmpfs", rootBase, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=4m,mode=0755"); err != nil {
 		return fmt.Errorf("mounting the new root: %w", err)
 	}
+	var private privateDirs
+	defer private.close()
 	for i, op := range ops {
 		src := sources[i]
-		if op.Kind == kindView {
+		switch op.Kind {
+		case kindView:
 			src = view
-		}
-		if op.Kind == kindBind && src == nil {
-			continue
+		case kindMask:
+			src = null
+		case kindPrivate:
+			if src, err = private.dir(op, i); err != nil {
+				return fmt.Errorf("%s %s: %w", op.Kind, op.Target, err)
+			}
+		case kindBind, kindLayer:
+			if src == nil {
+				continue
+			}
 		}
 		if err := apply(op, rootBase+op.Target, src); err != nil {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Target, err)
 		}
+	}
+	if err := private.detach(); err != nil {
+		return err
 	}
 	if err := unix.Mount("", rootBase, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
 		return fmt.Errorf("making the new root read-only: %w", err)
@@ -225,16 +280,110 @@ func buildRoot(ops []mountOp, v View) error {
 	return unix.Chdir("/")
 }
 
+// openSources opens what the plan binds, never following a link: host
+// paths (one gone since the plan was made is left out) and the layer's
+// dirs, from its clone.
+func openSources(ops []mountOp, clone *os.File) ([]*os.File, error) {
+	sources := make([]*os.File, len(ops))
+	for i, op := range ops {
+		switch op.Kind {
+		case kindBind:
+			if f, err := os.OpenFile(op.Source, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
+				sources[i] = f
+			}
+		case kindLayer:
+			if clone == nil {
+				return sources, fmt.Errorf("%s %s: the view has no layer", op.Kind, op.Target)
+			}
+			fd, err := unix.Openat(int(clone.Fd()), op.Source, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return sources, fmt.Errorf("%s %s: %w", op.Kind, op.Target, err)
+			}
+			sources[i] = os.NewFile(uintptr(fd), op.Source)
+		}
+	}
+	return sources, nil
+}
+
 // openView mounts the overlay (on the workspace's path, in this namespace
-// only) or takes the copy, and returns it opened as a path.
-func openView(v View) (*os.File, error) {
+// only) or takes the copy, and returns it opened as a path. With the
+// view's layer (clone, a clone of it in this namespace), the overlay's
+// upper and work dirs are the layer's.
+func openView(v View, clone *os.File) (*os.File, error) {
 	if v.Copy != "" {
 		return os.OpenFile(v.Copy, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	}
-	if err := mountOverlay(v, v.Root); err != nil {
+	if clone == nil {
+		if err := mountOverlay(v, v.Root); err != nil {
+			return nil, err
+		}
+		return os.OpenFile(v.Root, unix.O_PATH|unix.O_CLOEXEC, 0)
+	}
+	dir := fmt.Sprintf("/proc/self/fd/%d/", clone.Fd())
+	v.Upper, v.Work = dir+"upper", dir+"work"
+	err := mountOverlay(v, v.Root)
+	if errors.Is(err, unix.ENOSPC) { // the layer is full: its reserve makes room
+		freeReserve(clone)
+		err = mountOverlay(v, v.Root)
+	}
+	if err != nil {
 		return nil, err
 	}
+	fillReserve(clone)
 	return os.OpenFile(v.Root, unix.O_PATH|unix.O_CLOEXEC, 0)
+}
+
+// privateDirs is the command's own tmpfs, mounted at privateBase for as
+// long as the root is being built: /tmp and the home are dirs of it, so
+// one bound holds both.
+type privateDirs struct {
+	mounted bool
+	opened  []*os.File
+}
+
+// dir makes the dir for op (the plan's i-th step) in the command's tmpfs,
+// mounting that at the first, and returns it opened as a path.
+func (p *privateDirs) dir(op mountOp, i int) (*os.File, error) {
+	if !p.mounted {
+		if err := mkdirAll(privateBase); err != nil {
+			return nil, err
+		}
+		if err := unix.Mount("tmpfs", privateBase, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, tmpfsOptions(op.Size, op.Inodes, 0o755)); err != nil {
+			return nil, err
+		}
+		p.mounted = true
+	}
+	d := filepath.Join(privateBase, fmt.Sprint(i))
+	if err := unix.Mkdir(d, 0o700); err != nil {
+		return nil, err
+	}
+	if err := unix.Chmod(d, op.Mode); err != nil { // the mode as given, whatever the umask
+		return nil, err
+	}
+	f, err := os.OpenFile(d, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err == nil {
+		p.opened = append(p.opened, f)
+	}
+	return f, err
+}
+
+// detach takes the command's tmpfs away from privateBase once its dirs are
+// bound, and removes privateBase from the new root.
+func (p *privateDirs) detach() error {
+	if !p.mounted {
+		return nil
+	}
+	if err := unix.Unmount(privateBase, unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("detaching the private tmpfs: %w", err)
+	}
+	p.mounted = false
+	return os.Remove(privateBase)
+}
+
+func (p *privateDirs) close() {
+	for _, f := range p.opened {
+		f.Close()
+	}
 }
 
 // apply makes one step at target (the step's path under the new root's base).
@@ -251,19 +400,26 @@ func apply(op mountOp, target string, src *os.File) error {
 		if err := mkdirAll(target); err != nil {
 			return err
 		}
-		return unix.Mount("tmpfs", target, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, fmt.Sprintf("size=%d,mode=%o", op.Size, op.Mode))
+		return unix.Mount("tmpfs", target, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, tmpfsOptions(op.Size, op.Inodes, op.Mode))
 	case kindProc:
 		if err := mkdirAll(target); err != nil {
 			return err
 		}
 		return unix.Mount("proc", target, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	case kindMask, kindRO:
+		return hide(op, target, src)
 	}
 	if err := mountPoint(target, op.File); err != nil {
 		return err
 	}
-	// The mount point is opened without following a link and mounted on
-	// through its descriptor: a copy view's .git placeholder is the
-	// commands' to change, and a link there must not move the mount.
+	return bindAt(src, target, op.RW)
+}
+
+// bindAt binds src (nil: target itself) on target, read-only unless rw.
+// The mount point is opened without following a link and mounted on
+// through its descriptor: a copy view's .git placeholder is the commands'
+// to change, and a link there must not move the mount.
+func bindAt(src *os.File, target string, rw bool) error {
 	t, err := os.OpenFile(target, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
@@ -272,13 +428,43 @@ func apply(op mountOp, target string, src *os.File) error {
 	if fi, err := t.Stat(); err != nil || fi.Mode()&os.ModeSymlink != 0 {
 		return fmt.Errorf("%s is a link: not mounted on", target)
 	}
+	if src == nil {
+		src = t
+	}
 	if err := unix.Mount(fmt.Sprintf("/proc/self/fd/%d", src.Fd()), fmt.Sprintf("/proc/self/fd/%d", t.Fd()), "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return err
 	}
-	if op.RW {
+	if rw {
 		return nil
 	}
 	return remountReadOnly(target)
+}
+
+// hide masks (kindMask: a file by /dev/null, null, as runc does, a dir by
+// an empty read-only tmpfs) or makes read-only (kindRO) what is at target
+// in the new /proc; what this kernel does not have there is left alone.
+func hide(op mountOp, target string, null *os.File) error {
+	fi, err := os.Lstat(target)
+	switch {
+	case err != nil || fi.Mode()&os.ModeSymlink != 0:
+		return nil
+	case op.Kind == kindRO:
+		return bindAt(nil, target, false)
+	case fi.IsDir():
+		return unix.Mount("tmpfs", target, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,nr_inodes=1,mode=0555")
+	}
+	return bindAt(null, target, true)
+}
+
+// tmpfsOptions bounds a tmpfs to size bytes and inodes files (0: tmpfs's
+// default, half the machine's memory in pages; never 0 as an option, which
+// would be no bound at all).
+func tmpfsOptions(size, inodes int64, mode uint32) string {
+	opts := fmt.Sprintf("size=%d,mode=%o", size, mode)
+	if inodes > 0 {
+		opts += fmt.Sprintf(",nr_inodes=%d", inodes)
+	}
+	return opts
 }
 
 func mkdirAll(p string) error {

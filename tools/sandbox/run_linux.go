@@ -49,41 +49,48 @@ func probe() Caps {
 		c.Cgroup, _ = cgroupParents()
 		cgroupsUsable.Store(true)
 	}
-	mounts, err := probeNamespaces()
+	mounts, bounded, err := probeNamespaces()
 	if err != nil {
 		c.Level, c.Why = Landlock, "no user namespaces here ("+err.Error()+")"
 		return c
 	}
-	c.Level, c.Mounts = Full, mounts
+	c.Level, c.Mounts, c.Bounded = Full, mounts, bounded
 	return c
 }
 
 // probeNamespaces starts the helper in the full level's namespaces and asks
-// it whether an overlay mounts there.
-func probeNamespaces() (string, error) {
+// it whether an overlay mounts there; if so, whether a view's layer works
+// as commands use it: made by one helper, mounted by another (bounded).
+func probeNamespaces() (mounts string, bounded bool, err error) {
 	dir, err := MkdirTemp("probe")
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	defer RemoveTree(dir)
 	v := View{Lower: filepath.Join(dir, "lower"), Staged: filepath.Join(dir, "staged"), Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "work")}
 	for _, d := range []string{v.Lower, v.Staged, v.Upper, v.Work, filepath.Join(dir, "merged")} {
 		if err := os.Mkdir(d, 0o700); err != nil {
-			return "", err
+			return "", false, err
 		}
 	}
 	var out strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	report, err := startHelper(ctx, helperSpec{Probe: true, View: v}, nsFlags, nil, nil, &out, &out)
-	if err != nil {
-		return "", err
+	layer := NewLayer()
+	defer layer.Close()
+	report, err := startHelper(ctx, helperSpec{Probe: true, View: v}, nsFlags, nil, layer, nil, &out, &out)
+	if err != nil && report == "" {
+		return "", false, err
 	}
 	switch report {
-	case "overlay", "copy":
-		return report, nil
+	case "overlay":
+		// Made by the first helper (or not: then the second reports so).
+		second, _ := startHelper(ctx, helperSpec{Probe: true, View: v}, nsFlags, nil, layer, nil, &out, &out)
+		return report, second == "bounded", nil
+	case "copy":
+		return report, false, nil
 	}
-	return "", fmt.Errorf("%s %s", report, strings.TrimSpace(out.String()))
+	return "", false, fmt.Errorf("%s %s", report, strings.TrimSpace(out.String()))
 }
 
 func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
@@ -106,27 +113,39 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 		secs := uint64((limits.CPU + time.Second - 1) / time.Second)
 		hs.Rlimits = append(hs.Rlimits, rlimit{unix.RLIMIT_CPU, secs})
 	}
+	// What the file system does not bound is measured while it runs.
 	quota := &diskQuota{limit: limits.Disk, counted: []string{spec.Cache}}
+	var layer *Layer
 	flags := uintptr(0)
 	if caps.Level == Full {
 		flags = nsFlags
 		if spec.Network {
 			flags &^= syscall.CLONE_NEWNET
 		}
-		home := privateHome(spec.View.Root)
+		v := spec.View
+		if v.Copy != "" {
+			v.Layer = nil
+		}
+		if layer = v.Layer; layer != nil && !caps.Bounded {
+			return Result{}, errors.New("sandbox: a view's layer cannot be mounted here")
+		}
+		home := privateHome(v.Root)
 		cache := ""
-		if spec.Cache != "" {
+		if spec.Cache != "" || layer != nil {
 			cache = filepath.Join(home, ".cache")
 		}
 		hs.Env = environ(spec.Env, home, "/tmp", cache, caps.modCache)
-		hs.Namespaces, hs.OwnNetwork, hs.View, hs.Dir = true, !spec.Network, spec.View, spec.View.Root
-		hs.Root = rootPlan(toolchains, spec.View, home, spec.Cache, limits)
-		hs.Landlock.RW = []string{spec.View.Root, "/tmp", home, "/dev/shm", "/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
-		quota.tmpfs = []string{"/tmp", home}
-		if spec.View.Copy != "" {
-			quota.grown = []string{spec.View.Copy}
-		} else {
-			quota.counted = append(quota.counted, spec.View.Upper, spec.View.Work)
+		hs.Namespaces, hs.OwnNetwork, hs.View, hs.Dir = true, !spec.Network, v, v.Root
+		hs.Root = rootPlan(toolchains, v, home, spec.Cache, limits)
+		hs.Landlock.RW = []string{v.Root, "/tmp", home, "/dev/shm", "/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+		switch {
+		case layer != nil && spec.Cache == "":
+			quota = nil // all bounded by tmpfs mounts
+		case layer != nil:
+		case v.Copy != "":
+			quota.tmpfs, quota.grown = []string{"/tmp"}, []string{v.Copy} // home is on /tmp's tmpfs
+		default:
+			quota.tmpfs, quota.counted = []string{"/tmp"}, append(quota.counted, v.Upper, v.Work)
 		}
 	} else {
 		scratch, home, tmp, err := newScratch()
@@ -150,9 +169,11 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 		// only the fallback; likewise RLIMIT_DATA for memory.
 		hs.Rlimits = append(hs.Rlimits, rlimit{unix.RLIMIT_NPROC, uint64(limits.Processes)}, rlimit{unix.RLIMIT_DATA, uint64(limits.Memory)})
 	}
-	quota.start()
+	if quota != nil {
+		quota.start()
+	}
 	start := time.Now()
-	report, err := startHelper(ctx, hs, flags, &limits, quota, spec.Stdout, spec.Stderr)
+	report, err := startHelper(ctx, hs, flags, &limits, layer, quota, spec.Stdout, spec.Stderr)
 	res := Result{Duration: time.Since(start)}
 	var exitErr *exec.ExitError
 	switch {

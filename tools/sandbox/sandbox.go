@@ -7,11 +7,14 @@
 // network namespaces, and the command's world is a new root assembled from
 // an allowlist, as bubblewrap builds a Flatpak's: the system's programs and
 // libraries and the toolchains read-only, the parts of /etc programs need,
-// a minimal /dev, /proc of its own pid namespace, a private /tmp and home
-// (size-bounded tmpfs, empty for every command), the run's cache, and the
-// workspace view (an overlay of the workspace, the staged changes and what
-// the run's commands wrote, or a copy) at the workspace's own path with .git
-// read-only. Nothing else of the host exists there: not /run, /var/run, the
+// a minimal /dev, /proc of its own pid namespace (what runc masks of it
+// masked, its sysctls read-only; no /sys), a private /tmp and home (one
+// tmpfs bounded in bytes and files, empty for every command), the run's
+// cache, and the workspace view (an overlay of the workspace, the staged
+// changes and what the run's commands wrote, or a copy) at the workspace's
+// own path with .git read-only. What the run's commands write into the view
+// and the cache is on a tmpfs of the run's, bounded the same way (Layer).
+// Nothing else of the host exists there: not /run, /var/run, the
 // host's /tmp or $HOME, so no host daemon's unix socket. Landlock rules and
 // a seccomp filter are a second layer; the command gets no capabilities, a
 // fresh session keyring, no supplementary groups where they can be dropped,
@@ -65,9 +68,20 @@ type Limits struct {
 	// Memory bounds the command's processes together (default: half the
 	// machine's memory, at most 8 GiB).
 	Memory int64
-	// Disk bounds what the command writes in total: its tmp and home, the
-	// run's cache and the view (default 4 GiB). Past it the command is killed.
+	// Disk bounds what commands write (default 4 GiB). At level full,
+	// where Caps.Bounded, it is the size of two tmpfs mounts: the view's
+	// layer (what the run's commands wrote into the workspace, and the
+	// run's cache), made by the run's first command and kept for the run;
+	// and the command's own /tmp and home, one tmpfs empty for every
+	// command. A write past it fails with ENOSPC ("No space left on
+	// device"), a fallocate at once. Elsewhere what a command writes is
+	// measured while it runs, and past the limit the command is killed.
 	Disk int64
+	// Files bounds how many files (inodes: directories, symlinks and
+	// whiteouts count) each of those tmpfs mounts holds (default one per
+	// 8 KiB of Disk: 524,288 for 4 GiB). Past it creating a file fails
+	// with ENOSPC. What is measured instead is not counted in files.
+	Files int64
 	// CPU bounds each process's CPU time (default: none beyond the
 	// wall-clock timeout, which RunCommand sets here too).
 	CPU time.Duration
@@ -89,6 +103,9 @@ func (l Limits) withDefaults() Limits {
 	if l.Disk <= 0 {
 		l.Disk = 4 << 30
 	}
+	if l.Files <= 0 {
+		l.Files = max(l.Disk/(8<<10), 1024)
+	}
 	return l
 }
 
@@ -102,6 +119,11 @@ type View struct {
 	// to commands), the upper dir with what the run's commands wrote, and
 	// overlayfs's work dir. Staged may be empty.
 	Lower, Staged, Upper, Work string
+	// Layer, when set, holds the overlay's upper and work dirs instead of
+	// Upper and Work, and the run's cache unless Spec.Cache names one: a
+	// tmpfs bounded by Limits.Disk and Limits.Files (level full, where
+	// Caps.Bounded; see NewLayer).
+	Layer *Layer `json:"-"`
 	// Copy, when set instead of an overlay, is a copy of the workspace with the
 	// run's changes; at full level it is bind-mounted on Root, below full the
 	// command runs in it.
@@ -112,8 +134,9 @@ type View struct {
 type Spec struct {
 	Command string // a bash command line
 	View    View
-	// Cache is the run's cache (GOCACHE and XDG_CACHE_HOME live there),
-	// writable by the run's commands and trusted by nothing after the run.
+	// Cache is the run's cache (GOCACHE and XDG_CACHE_HOME live there), a
+	// host dir writable by the run's commands and trusted by nothing after
+	// the run. Empty with View.Layer: the layer holds the run's cache.
 	// The home and tmp dirs are the command's own, made empty for it.
 	Cache string
 	// Env is the caller's environment; only an allowlist of it passes.

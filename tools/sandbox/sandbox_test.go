@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,9 +19,12 @@ import (
 )
 
 // world is a workspace with a .git, an overlay's dirs, private dirs, and a
-// secret outside all of them.
+// secret outside all of them. Where the level bounds a view's writes, its
+// overlay's upper and work dirs and its cache are a layer's, as a
+// workspace's are (tools/command_view.go).
 type world struct {
 	ws, upper, work, home, cache, secret string
+	layer                                *Layer
 }
 
 func newWorld(t testing.TB) world {
@@ -41,13 +45,45 @@ func newWorld(t testing.TB) world {
 			t.Fatal(err)
 		}
 	}
+	w.layer = newLayerIfBounded(t)
 	return w
 }
 
+// newLayerIfBounded is a view's layer, closed with t, where the level
+// bounds a view's writes; else nil.
+func newLayerIfBounded(t testing.TB) *Layer {
+	if c := Probe(); c.Level != Full || !c.Bounded {
+		return nil
+	}
+	l := NewLayer()
+	if t != nil {
+		t.Cleanup(func() { l.Close() })
+	}
+	return l
+}
+
 func (w world) spec(command string, out, errs *strings.Builder) Spec {
-	return Spec{Command: command, View: View{Root: w.ws, Lower: w.ws, Upper: w.upper, Work: w.work},
+	s := Spec{Command: command, View: View{Root: w.ws, Lower: w.ws, Upper: w.upper, Work: w.work, Layer: w.layer},
 		Cache: w.cache, Env: append(os.Environ(), "OPENAI_API_KEY=sk-canary", "AGENT_LSP_MODEL=x"),
 		Stdout: out, Stderr: errs}
+	if w.layer != nil {
+		s.Cache = "" // the layer's
+	}
+	return s
+}
+
+// upperFile reads what a command wrote at name in the view.
+func (w world) upperFile(name string) string {
+	if w.layer == nil {
+		data, _ := os.ReadFile(filepath.Join(w.upper, name))
+		return string(data)
+	}
+	var data []byte
+	w.layer.Within("upper", func(dir string) error {
+		data, _ = os.ReadFile(filepath.Join(dir, name))
+		return nil
+	})
+	return string(data)
 }
 
 func needFull(t *testing.T) {
@@ -83,7 +119,7 @@ echo "pid 1 is $(tr '\0' ' ' < /proc/1/cmdline)"; env`, &out, &errs))
 	if data, _ := os.ReadFile(filepath.Join(w.ws, "a.txt")); string(data) != "lower\n" {
 		t.Errorf("the workspace changed: %q", data)
 	}
-	if data, _ := os.ReadFile(filepath.Join(w.upper, "b.txt")); string(data) != "new\n" {
+	if data := w.upperFile("b.txt"); data != "new\n" {
 		t.Errorf("the command's write is not in the upper dir: %q", data)
 	}
 }
@@ -93,7 +129,7 @@ func TestFullLevelSetUpFailureIsAnError(t *testing.T) {
 	w := newWorld(t)
 	var out, errs strings.Builder
 	spec := w.spec("echo ran", &out, &errs)
-	spec.View.Upper = filepath.Join(w.upper, "missing")
+	spec.View.Upper, spec.View.Layer = filepath.Join(w.upper, "missing"), nil
 	_, err := Run(context.Background(), spec)
 	if err == nil || !strings.Contains(err.Error(), "overlay") || strings.Contains(out.String(), "ran") {
 		t.Fatalf("err %v, output %q: want a set-up error and nothing run", err, out.String())
@@ -126,7 +162,7 @@ echo x > `+w.secret+` 2>/dev/null || echo outside-read-only
 cat `+w.secret+` 2>/dev/null || echo secret-unreadable
 echo x > /dev/shm/agent-lsp-landlock-test 2>/dev/null || echo shm-closed
 echo leak > /dev/tcp/`+strings.Replace(ln.Addr().String(), ":", "/", 1)+` 2>/dev/null || echo tcp-refused`, &out, &errs)
-	spec.View = View{Root: w.ws, Copy: w.ws}
+	spec.View, spec.Cache = View{Root: w.ws, Copy: w.ws}, w.cache
 	res, err := run(context.Background(), Caps{Level: Landlock, LandlockABI: abi}, spec)
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("res %+v err %v\n%s%s", res, err, out.String(), errs.String())
@@ -277,5 +313,81 @@ func TestASpareHelperKilledWhileWaitingIsReplaced(t *testing.T) {
 	toolstest.Poll(t, "the spare to die", func() bool { return !spare.alive() })
 	if got := run(); got != "ran\n" {
 		t.Fatalf("after the spare died: %q", got)
+	}
+}
+
+// The plan pins what the root hides: runc's masks under /proc, /proc/sys
+// and the like read-only, no /sys at all.
+func TestThePlanMasksProc(t *testing.T) {
+	ops := rootPlan(nil, View{Root: "/w", Lower: "/w"}, "/home/u", "", Limits{}.withDefaults())
+	got := map[string]mountOp{}
+	for _, op := range ops {
+		got[op.Target] = op
+		if op.Target == "/sys" || strings.HasPrefix(op.Target, "/sys/") {
+			t.Errorf("the root has %s: it mounts no /sys", op.Target)
+		}
+	}
+	for target, want := range map[string]mountOp{
+		"/proc/keys":          {Kind: kindMask, Target: "/proc/keys"},
+		"/proc/timer_list":    {Kind: kindMask, Target: "/proc/timer_list"},
+		"/proc/acpi":          {Kind: kindMask, Target: "/proc/acpi"},
+		"/proc/sys":           {Kind: kindRO, Target: "/proc/sys"},
+		"/proc/sysrq-trigger": {Kind: kindRO, Target: "/proc/sysrq-trigger"},
+	} {
+		if got[target] != want {
+			t.Errorf("%s: %+v, want %+v", target, got[target], want)
+		}
+	}
+}
+
+// The plan pins what bounds a command's writes: /tmp and the home are
+// dirs of one tmpfs bounded in bytes and files, and the run's cache is the
+// view's layer's.
+func TestThePlanBoundsWhatCommandsWrite(t *testing.T) {
+	ops := rootPlan(nil, View{Root: "/w", Lower: "/w", Layer: NewLayer()}, "/home/u", "", Limits{Disk: 64 << 20}.withDefaults())
+	got := map[string]mountOp{}
+	for _, op := range ops {
+		got[op.Target] = op
+	}
+	for target, want := range map[string]mountOp{
+		"/tmp":           {Kind: kindPrivate, Target: "/tmp", RW: true, Size: 64 << 20, Inodes: 8192, Mode: 0o1777},
+		"/home/u":        {Kind: kindPrivate, Target: "/home/u", RW: true, Size: 64 << 20, Inodes: 8192, Mode: 0o700},
+		"/home/u/.cache": {Kind: kindLayer, Target: "/home/u/.cache", Source: "cache", RW: true},
+	} {
+		if got[target] != want {
+			t.Errorf("%s: %+v, want %+v", target, got[target], want)
+		}
+	}
+}
+
+// The run's first command makes the view's layer, once even when two start
+// together; what each wrote is there for the next, and a closed layer
+// runs nothing.
+func TestALayerIsMadeOnceAndKeptForTheRun(t *testing.T) {
+	needFull(t)
+	w := newWorld(t)
+	if w.layer == nil {
+		t.Skipf("sandbox %s: no layer here", Probe())
+	}
+	errs := make(chan error, 2)
+	for _, name := range []string{"one", "two"} {
+		go func() {
+			var out, stderr strings.Builder
+			_, err := Run(context.Background(), w.spec("echo "+name+" > "+name+".txt", &out, &stderr))
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, stderr strings.Builder
+	if _, err := Run(context.Background(), w.spec("cat one.txt two.txt", &out, &stderr)); err != nil || out.String() != "one\ntwo\n" {
+		t.Fatalf("the next command sees %q (%v %s): want both writes", out.String(), err, stderr.String())
+	}
+	w.layer.Close()
+	if _, err := Run(context.Background(), w.spec("echo ran", &out, &stderr)); !errors.Is(err, ErrLayerClosed) {
+		t.Fatalf("a command ran in a view whose layer is closed: %v", err)
 	}
 }
