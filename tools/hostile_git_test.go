@@ -358,7 +358,9 @@ func TestHostileGitObeysNoRepositoryOfTheWorkspace(t *testing.T) {
 					os.RemoveAll(g.marks)
 					os.MkdirAll(g.marks, 0o755)
 				}
-				if m := markers(t, viewDir(t, g.ws), true); len(m) > 0 && (level != sandbox.Full || l.everyLevel) {
+				var m []string
+				inViewDir(t, g.ws, func(dir string) { m = markers(t, dir, true) })
+				if len(m) > 0 && (level != sandbox.Full || l.everyLevel) {
 					t.Errorf("%s at level %s ran the workspace's %v:\n%s", command, level, m, out)
 				}
 			}
