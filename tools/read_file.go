@@ -94,7 +94,7 @@ func openRegularInfo(path string) (*os.File, fs.FileInfo, error) {
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(fi.Mode()))
+		err = fmt.Errorf("%w (%s)", ErrNotRegular, projectfile.Kind(fi.Mode()))
 	}
 	if err != nil {
 		f.Close()
@@ -162,20 +162,6 @@ func byteSize(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // numberedLines reads lines offset.. of src (f's text, size bytes in all,

@@ -121,7 +121,7 @@ func openRegular(root, rel string, noFollow bool) (*os.File, int64, error) {
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = notRegular(kindOf(fi.Mode()))
+		err = notRegular(Kind(fi.Mode()))
 	}
 	if err == nil {
 		if special := specialFS(f); special != "" {
@@ -185,7 +185,9 @@ func describe(name, root string, err error) error {
 	return &fs.PathError{Op: "open", Path: name, Err: err}
 }
 
-func kindOf(m fs.FileMode) string {
+// Kind names what a file that is not regular is, for a message: "a
+// directory", "a named pipe", "a socket", "a device", "a special file".
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
