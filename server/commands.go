@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -100,7 +101,7 @@ func idWords(a *idArgs, words string) error { a.ID = words; return nil }
 // decodeArgs decodes a command's first argument into v, or, when it is a
 // string and the command takes words, all its string arguments joined.
 func decodeArgs[A any](name string, args []protocol.LSPAny, v *A, words func(*A, string) error) error {
-	if len(args) == 0 {
+	if len(args) == 0 || noArguments(args[0]) {
 		return nil
 	}
 	var str string
@@ -121,6 +122,13 @@ func decodeArgs[A any](name string, args []protocol.LSPAny, v *A, words func(*A,
 		return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s: invalid arguments: %v", name, err))
 	}
 	return nil
+}
+
+// noArguments says an argument stands for none: null, or an empty array —
+// what Neovim sends for the empty Lua table {} it cannot tell from a list.
+func noArguments(arg protocol.LSPAny) bool {
+	var list []json.RawMessage
+	return string(bytes.TrimSpace(arg)) == "null" || (json.Unmarshal(arg, &list) == nil && len(list) == 0)
 }
 
 // commandNames lists the commands for executeCommandProvider.

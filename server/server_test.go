@@ -437,3 +437,23 @@ func TestTwoRunsAtOnceDoNotInterfere(t *testing.T) {
 		}
 	}
 }
+
+// TestAnEmptyArrayIsNoArguments: Neovim encodes the empty Lua table {} as
+// [], so :AgentCancel sent [[]] and was answered "cannot unmarshal array";
+// [], {} and null all mean a command's defaults.
+func TestAnEmptyArrayIsNoArguments(t *testing.T) {
+	f := newFixture(t, nil, nil, nil)
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	for _, arg := range []any{[]any{}, map[string]any{}, nil} {
+		var res struct {
+			Cancelled []string `json:"cancelled"`
+		}
+		if err := f.editor.Command("agent.cancel", arg, &res); err != nil {
+			t.Errorf("agent.cancel with %#v: %v", arg, err)
+		}
+	}
+	err := f.editor.Command("agent.cancel", []any{1}, nil)
+	if err == nil || !strings.Contains(err.Error(), "invalid arguments") {
+		t.Errorf("a non-empty array is still refused clearly: %v", err)
+	}
+}
