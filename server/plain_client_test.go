@@ -183,7 +183,7 @@ func TestPlainClientAskInsertsAnInstructionTemplate(t *testing.T) {
 		t.Fatalf("the instruction's action: %v %+v", err, res)
 	}
 	f.editor.Wait("the run's end", func() bool {
-		return strings.Contains(strings.Join(f.editor.Messages(), "\n"), "agent-lsp: "+res.RunID+": Completed")
+		return strings.Contains(strings.Join(f.editor.Messages(), "\n"), "\n\nCompleted")
 	})
 	if asked := llmtest.LastUserText(srv.Requests()[0]); !strings.HasPrefix(asked, "add a docstring") {
 		t.Fatalf("the model was asked %q", asked)
@@ -268,9 +268,12 @@ func TestPlainClientSeesStartEndAndTheWholeAnswer(t *testing.T) {
 			case strings.HasPrefix(m, "agent-lsp: "+res.RunID+" started"):
 				start = m
 			case strings.HasPrefix(m, "agent-lsp: "+res.RunID+": Completed"):
-				end = m
+				t.Errorf("a second message ends the run, replacing the answer in a client that shows one at a time: %q", m)
 			case strings.Contains(m, "First line"):
 				shown = m
+				if i := strings.LastIndex(m, "\n\nCompleted · "); i >= 0 {
+					end = m[i:]
+				}
 			}
 		}
 		return start != "" && end != "" && shown != ""

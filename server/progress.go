@@ -161,10 +161,19 @@ func (wd *workDone) event(ctx context.Context, e agent.Event) {
 }
 
 // end ends the progress with msg; it reports nothing after.
-func (wd *workDone) end(ctx context.Context, msg string) {
-	if wd.plain {
+func (wd *workDone) end(ctx context.Context, msg string) { wd.endSaid(ctx, msg, false) }
+
+// endSaid is end where the caller has already shown msg to the user (in
+// the answer's own message): a client without progress gets it in its log
+// only, since a second message would replace the answer in clients that
+// show one message at a time (Vim's ALE).
+func (wd *workDone) endSaid(ctx context.Context, msg string, said bool) {
+	switch {
+	case wd.plain && said:
+		wd.log(ctx, msg)
+	case wd.plain:
 		wd.notify(ctx, "agent-lsp: "+wd.name+": "+msg)
-	} else {
+	default:
 		wd.send(ctx, &protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
 	}
 	wd.mu.Lock()

@@ -213,9 +213,18 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 	}
 	notes := s.notesNotice(r, p)
 	doc.WriteString(notes)
+	usage := r.usageSoFar()
+	end := "Completed · " + usage.String()
+	if p != nil {
+		end = fmt.Sprintf("Completed: %d file(s) changed (%s) · %s", len(p.changes), p.name(), usage)
+	}
 	// The answer document is read, never obeyed: escaped like a message.
-	if u, shown := s.showFile(ctx, r.name()+".md", tools.Displayable(doc.String()), false); !shown {
-		// As a message: its lines kept, cut where long, and where the whole is.
+	u, shown := s.showFile(ctx, r.name()+".md", tools.Displayable(doc.String()), false)
+	endSaid := false
+	if !shown {
+		// As a message: its lines kept, cut where long, and where the whole
+		// is. Without progress it carries the end line too: one message
+		// per outcome, which a client showing one at a time keeps in view.
 		msg := "agent-lsp: " + r.name() + ":\n" + excerpt(strings.TrimSpace(answer), answerMessageLimit)
 		if u != "" {
 			msg += "\n\nThe full answer: " + u.FsPath()
@@ -224,19 +233,18 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: the code actions \"Show agent proposal\" and \"Apply agent proposal\" (or the commands agent.showProposal, agent.applyProposal).", len(p.changes), p.name())
 		}
 		msg += notes
+		if r.progress.plain {
+			msg += "\n\n" + end
+			endSaid = true
+		}
 		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
 	}
-	usage := r.usageSoFar()
-	end := "Completed · " + usage.String()
-	if p != nil {
-		end = fmt.Sprintf("Completed: %d file(s) changed (%s) · %s", len(p.changes), p.name(), usage)
-		if caps.annotations || autoApply {
-			// Annotated edits make the editor preview and confirm; autoApply
-			// is the user's explicit choice.
-			go s.sendProposal(context.Background(), p.name())
-		}
+	if p != nil && (caps.annotations || autoApply) {
+		// Annotated edits make the editor preview and confirm; autoApply
+		// is the user's explicit choice.
+		go s.sendProposal(context.Background(), p.name())
 	}
-	r.progress.end(ctx, end)
+	r.progress.endSaid(ctx, end, endSaid)
 }
 
 // sendProposal sends workspace/applyEdit for a pending proposal; an
