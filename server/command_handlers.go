@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/agent"
@@ -71,7 +73,54 @@ func (s *Server) showProposal(ctx context.Context, a idArgs) (showResult, error)
 	}
 	diff := p.diff()
 	u, shown := s.showFile(ctx, p.name()+".diff", diff, true)
+	s.mu.Lock()
+	ownClient := s.caps.promptInput // our clients show the result's diff themselves
+	s.mu.Unlock()
+	if !shown && !ownClient {
+		// A client that shows no documents and does nothing with a
+		// command's result (ALE, vim-lsp, eglot) would show nothing at all.
+		msg := "agent-lsp: " + p.name() + ": " + diffSummary(diff)
+		if u != "" {
+			msg += "\nThe whole diff: " + u.FsPath()
+		}
+		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
+	}
 	return showResult{ID: p.name(), Diff: diff, URI: u, Shown: shown}, nil
+}
+
+// diffSummary says what a unified diff changes, a line per file:
+// "2 file(s) changed:\n  a.py +3 -1\n  new.txt +2 -0".
+func diffSummary(diff string) string {
+	type counts struct {
+		path           string
+		added, removed int
+	}
+	var files []counts
+	old := ""
+	for line := range strings.Lines(diff) {
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case strings.HasPrefix(line, "--- "):
+			old = strings.TrimPrefix(strings.TrimPrefix(line, "--- "), "a/")
+		case strings.HasPrefix(line, "+++ "):
+			path := strings.TrimPrefix(strings.TrimPrefix(line, "+++ "), "b/")
+			if path == "/dev/null" { // a deletion: named by its --- line
+				path = old
+			}
+			files = append(files, counts{path: path})
+		case len(files) == 0:
+		case strings.HasPrefix(line, "+"):
+			files[len(files)-1].added++
+		case strings.HasPrefix(line, "-"):
+			files[len(files)-1].removed++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d file(s) changed:", len(files))
+	for _, f := range files {
+		fmt.Fprintf(&b, "\n  %s +%d -%d", f.path, f.added, f.removed)
+	}
+	return b.String()
 }
 
 type cancelResult struct {

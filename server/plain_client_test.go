@@ -297,3 +297,50 @@ func TestPlainClientSeesStartEndAndTheWholeAnswer(t *testing.T) {
 		t.Fatalf("iterations are not logged: %q", f.editor.Logs())
 	}
 }
+
+// TestShowProposalSaysWhatChangesWhereNothingShowsDocuments: a client that
+// shows no documents and does nothing with a command's result (ALE,
+// vim-lsp) gets a message naming each file with its lines added and
+// removed, and where the whole diff is; our own clients, which show the
+// result's diff themselves, get no message on top.
+func TestShowProposalSaysWhatChangesWhereNothingShowsDocuments(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		srv := llmtest.NewOpenAIServer(t,
+			llmtest.Turn{Calls: []llmtest.Call{call("write_file", `{"path":"a.txt","content":"y\nz\n"}`), call("write_file", `{"path":"new.txt","content":"n\n"}`)}},
+			llmtest.Turn{Text: "done"},
+		)
+		f := newFixture(t, map[string]string{"a.txt": "x\n"}, srv, nil)
+		f.editor.Initialize(f.root, servertest.Caps{PromptInput: own}, nil)
+		res := f.ask(map[string]any{"prompt": "change", "wait": true})
+		before := len(f.editor.Messages())
+		var shown struct {
+			Diff  string `json:"diff"`
+			Shown bool   `json:"shown"`
+		}
+		if err := f.editor.Command("agent.showProposal", map[string]any{"id": res.ProposalID}, &shown); err != nil || shown.Shown || shown.Diff == "" {
+			t.Fatalf("own client %v: %v %+v", own, err, shown)
+		}
+		if own {
+			if got := f.editor.Messages()[before:]; len(got) != 0 {
+				t.Errorf("our own client got a message on top of the result: %q", got)
+			}
+			continue
+		}
+		var msg string
+		f.editor.Wait("the proposal's message", func() bool {
+			for _, m := range f.editor.Messages()[before:] {
+				if strings.HasPrefix(m, "agent-lsp: "+res.ProposalID+": ") {
+					msg = m
+				}
+			}
+			return msg != ""
+		})
+		if !strings.Contains(msg, "2 file(s) changed:\n  a.txt +2 -1\n  new.txt +1 -0\nThe whole diff: ") {
+			t.Fatalf("the message: %q", msg)
+		}
+		path := strings.TrimPrefix(msg[strings.Index(msg, "The whole diff: "):], "The whole diff: ")
+		if data, err := os.ReadFile(path); err != nil || string(data) != shown.Diff {
+			t.Fatalf("the diff file %q: %v", path, err)
+		}
+	}
+}
