@@ -145,9 +145,16 @@ func (s *Server) taskPrompt(a askArgs, ws *tools.Workspace) string {
 	if a.Range != nil && exists {
 		enc := s.clientCaps().encoding
 		start, end := enc.offset(text, a.Range.Start), enc.offset(text, a.Range.End)
-		first := a.Range.Start.Line + 1
+		first, last := a.Range.Start.Line+1, a.Range.End.Line+1
+		if a.Range.End.Character == 0 && last > first {
+			last-- // a selection of whole lines ends at the start of the next one
+		}
 		if start < end {
-			fmt.Fprintf(&b, " (lines %d-%d selected)\n\n```\n", first, a.Range.End.Line+1)
+			if first == last {
+				fmt.Fprintf(&b, " (line %d selected)\n\n```\n", first)
+			} else {
+				fmt.Fprintf(&b, " (lines %d-%d selected)\n\n```\n", first, last)
+			}
 			for i, line := range strings.Split(strings.TrimRight(text[start:end], "\n"), "\n") {
 				fmt.Fprintf(&b, "%6d\t%s\n", int(first)+i, strings.TrimRight(line, "\r"))
 			}

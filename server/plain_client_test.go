@@ -344,3 +344,27 @@ func TestShowProposalSaysWhatChangesWhereNothingShowsDocuments(t *testing.T) {
 		}
 	}
 }
+
+// TestASelectionIsDescribedByTheLinesItCovers: a selection of whole lines
+// ends at character 0 of the next line (Neovim's linewise visual mode, VS
+// Code's line selection); that next line is not part of it.
+func TestASelectionIsDescribedByTheLinesItCovers(t *testing.T) {
+	for _, c := range []struct {
+		start, end [2]int
+		want       string
+	}{
+		{[2]int{1, 0}, [2]int{2, 0}, " (line 2 selected)\n\n```\n     2\tb\n```"},
+		{[2]int{1, 0}, [2]int{3, 0}, " (lines 2-3 selected)\n\n```\n     2\tb\n     3\tc\n```"},
+		{[2]int{1, 0}, [2]int{2, 1}, " (lines 2-3 selected)\n\n```\n     2\tb\n     3\tc\n```"},
+		{[2]int{1, 0}, [2]int{1, 1}, " (line 2 selected)\n\n```\n     2\tb\n```"},
+	} {
+		srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "ok"})
+		f := newFixture(t, map[string]string{"a.txt": "a\nb\nc\nd\n"}, srv, nil)
+		f.editor.Initialize(f.root, servertest.Caps{}, nil)
+		f.ask(map[string]any{"prompt": "explain", "wait": true, "uri": string(f.uri("a.txt")),
+			"range": map[string]any{"start": map[string]any{"line": c.start[0], "character": c.start[1]}, "end": map[string]any{"line": c.end[0], "character": c.end[1]}}})
+		if asked := llmtest.LastUserText(srv.Requests()[0]); !strings.HasSuffix(asked, "File: a.txt"+c.want) {
+			t.Errorf("%v-%v: the model was asked %q, want it to end %q", c.start, c.end, asked, c.want)
+		}
+	}
+}
