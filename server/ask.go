@@ -113,7 +113,10 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	}
 	var runErr error
 	result.State, result.Answer, runErr = r.result()
-	if runErr != nil {
+	switch {
+	case result.State == runCancelled:
+		result.Answer = "Agent run cancelled." // not Go's "context canceled"
+	case runErr != nil:
 		result.Answer = runErr.Error()
 	}
 	result.Notes = r.pendingNotes()

@@ -62,3 +62,27 @@ func asSlice(v any) []any {
 	s, _ := v.([]any)
 	return s
 }
+
+// TestAWaitedRunCancelledSaysSoInWords: an ask that waits for its run and
+// whose run is cancelled (the user's Cancel, from another request) answers
+// in words, not with Go's "context canceled".
+func TestAWaitedRunCancelledSaysSoInWords(t *testing.T) {
+	srv := llmtest.NewOpenAIResponder(t, func(map[string]any) llmtest.Turn {
+		return llmtest.Turn{Text: "late", Delay: servertest.Timeout}
+	})
+	f := newFixture(t, map[string]string{"a.txt": "a\n"}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	done := make(chan askResult, 1)
+	go func() {
+		var res askResult
+		f.editor.Command("agent.ask", map[string]any{"prompt": "think", "wait": true}, &res)
+		done <- res
+	}()
+	toolstest.Poll(t, "the model call", func() bool { return len(srv.Requests()) == 1 })
+	if err := f.editor.Command("agent.cancel", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; res.State != "cancelled" || res.Answer != "Agent run cancelled." {
+		t.Fatalf("%+v", res)
+	}
+}
