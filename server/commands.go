@@ -42,7 +42,7 @@ var commands = []command{
 		"sends the proposal as `workspace/applyEdit`"),
 	define(cmdDiscardProposal, (*Server).discardProposal, idWords, "default: the newest pending", "drops it"),
 	define(cmdShowProposal, (*Server).showProposal, idWords, "default: the newest pending",
-		"opens its unified diff (`window/showDocument`) and returns it"),
+		"opens its unified diff (`window/showDocument`) and returns it; where the client shows no documents, a message also names each file with its lines added and removed, and the diff file's path"),
 	define(cmdCancel, (*Server).cancelRuns, idWords, "default: every running run", "cancels a run, killing its commands"),
 	define(cmdNewSession, (*Server).newSession, nil, "",
 		"starts a fresh conversation (follow-ups in a session continue it)"),
