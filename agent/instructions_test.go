@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
@@ -21,8 +22,8 @@ import (
 // request the model gets. Each refusal has a control: the same words as a
 // regular AGENTS.md do reach the model, or the link does lead to them.
 
-// firstRequest builds and runs a one-turn task over root as the CLI and the
-// server do (agent.Build) and returns the system prompt of the model's first
+// firstRequest builds and runs a one-turn task over root as every wire
+// does (agentrun.Do) and returns the system prompt of the model's first
 // request and the run's notices. A read that waits (a FIFO, a terminal)
 // fails the test as a hang: this is a watchdog, not a measure of speed.
 func firstRequest(t *testing.T, root string) (system string, notices []string) {
@@ -35,10 +36,9 @@ func firstRequest(t *testing.T, root string) (system string, notices []string) {
 	var rec recorder
 	done := make(chan error, 1)
 	go func() {
-		a, err := agent.Build(agent.Setup{Provider: provider, Workspace: ws, Policy: tools.NewPolicy(nil), OnEvent: rec.on})
-		if err == nil {
-			_, err = a.Run(context.Background(), &agent.History{}, "hi")
-		}
+		_, err := agentrun.Do(context.Background(), agentrun.Request{
+			Provider: provider, View: ws, Policy: tools.NewPolicy(nil), OnEvent: rec.on, Prompt: "hi", History: &agent.History{},
+		})
 		done <- err
 	}()
 	select {

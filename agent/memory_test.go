@@ -8,6 +8,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -15,11 +16,8 @@ import (
 func runWithMemory(t *testing.T, mem *agent.Memory, turns ...llmtest.Turn) *llmtest.Scripted {
 	t.Helper()
 	provider := llmtest.NewScripted(turns...)
-	a, err := agent.Build(agent.Setup{Provider: provider, Workspace: workspace(t, nil), Policy: tools.NewPolicy(nil), Memory: mem})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Run(context.Background(), &agent.History{}, "task"); err != nil {
+	r := agentrun.Request{Provider: provider, View: workspace(t, nil), Policy: tools.NewPolicy(nil), Notes: mem, History: &agent.History{}, Prompt: "task"}
+	if _, err := agentrun.Do(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
 	return provider

@@ -13,10 +13,16 @@ func TestReadOnlyOffersOnlyReadOnlyTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Build(Setup{Provider: llmtest.NewScripted(), Workspace: ws, Policy: tools.NewPolicy(nil), Memory: NewMemory(t.TempDir())})
+	ts := append(tools.NewDefaultRegistry(ws, tools.NewPolicy(nil), nil, tools.CommandLimits{}).Tools(), NewRememberTool(NewMemory(t.TempDir())))
+	registry, err := tools.NewRegistry(ts...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg, err := WithSubAgents(Config{Provider: llmtest.NewScripted(), Tools: registry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(cfg)
 	ro := a.ReadOnly()
 	var names []string
 	for _, s := range ro.specs {

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -22,7 +23,10 @@ type askArgs struct {
 	Model  string          `json:"model,omitempty"`
 	// Strategy is react, plan or reflexion; empty takes the configured one.
 	Strategy string `json:"strategy,omitempty"`
-	Session  string `json:"session,omitempty"`
+	// Mode is ask (read-only), code or plan, as in ACP; empty follows the
+	// strategy (plan for plan, else code).
+	Mode    string `json:"mode,omitempty"`
+	Session string `json:"session,omitempty"`
 	// Diagnostics are the ones a "Fix with agent" action was made for.
 	Diagnostics []diagnosticArg `json:"diagnostics,omitempty"`
 	// Wait makes the request last as long as the run; cancelling the request
@@ -54,6 +58,10 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 		return askResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams,
 			"agent.ask needs a prompt: {\"prompt\": \"…\"}. In Helix, write an `AGENT: …` comment and pick its code action, or run :lsp-workspace-command agent.ask <prompt>")
 	}
+	mode, err := agentrun.ParseMode(a.Mode)
+	if err != nil {
+		return askResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agent.ask: "+err.Error())
+	}
 	// The run starts in the folder of the file it is asked about (the
 	// first folder without one), with that folder's settings, and sees
 	// the folders open now.
@@ -75,16 +83,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	if start == nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: no workspace folder is open; open the project's folder so the agent knows what it may read and change")
 	}
-	if s.opts.FindModel != nil {
-		var err error
-		if settings, err = s.opts.FindModel(context.Background(), settings); err != nil {
-			return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
-		}
-	}
-	if err := settings.Validate(); err != nil {
-		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
-	}
-	provider, err := s.opts.NewProvider(context.Background(), settings)
+	settings, provider, err := agentrun.Models{NewProvider: s.opts.NewProvider, FindModel: s.opts.FindModel}.Resolve(context.Background(), settings)
 	if err != nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
@@ -97,7 +96,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 		return askResult{}, err
 	}
 	r := newRun(session, a.Prompt, s.taskPrompt(a, ws), settings, history)
-	r.folder, r.ws = start, ws
+	r.folder, r.ws, r.mode = start, ws, mode
 	s.runs.add(r, true)
 	s.startRun(r, provider)
 	result := askResult{RunID: r.name(), ProposalID: r.proposalName(), Session: session}

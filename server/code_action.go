@@ -11,6 +11,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 )
 
 // Code actions only list: no model is called here or in codeAction/resolve
@@ -142,7 +144,7 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		l.edit("Plan with agent… (inserts an AGENT PLAN: comment)", protocol.CodeActionKindRefactorRewrite,
 			at.insert("AGENT PLAN: ", caps))
 	}
-	l.command("Explain with agent", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{Prompt: "Explain what this code does, and point out anything surprising.", URI: u, Range: &r}, nil)
+	l.command("Explain with agent", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{Prompt: "Explain what this code does, and point out anything surprising.", Mode: string(agentrun.ModeAsk), URI: u, Range: &r}, nil)
 	l.command("Write tests with agent", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{Prompt: "Write tests for this code, following the project's existing test conventions.", URI: u, Range: &r}, nil)
 	l.command("Document with agent", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{Prompt: "Write documentation comments for this code in the language's usual style. Change no behaviour.", URI: u, Range: &r}, nil)
 	l.command("Review file with agent", protocol.CodeActionKindSource, cmdAsk, askArgs{Prompt: "Review this file: list bugs, risks and unclear code, most important first. Change nothing.", URI: u}, nil)

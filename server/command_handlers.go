@@ -12,6 +12,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
@@ -265,6 +266,6 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 	settings := s.settingsLocked()
 	st.Root, st.Settings, st.Allowlist, st.PositionEncoding = s.root, settings.String(), settings.Allowlist, string(s.caps.encoding.kind())
 	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), s.configNotes
-	st.MCP = mcp.Shared().Status(agent.MCPServers(settings, s.root))
+	st.MCP = s.mcp.Status(agentrun.MCPServers(settings, s.root))
 	return st, nil
 }

@@ -37,7 +37,8 @@ var commands = []command{
 		"or the prompt as words",
 		"starts a run and returns at once (`wait: true` returns when it ends; cancelling that request cancels the run). "+
 			"In a session whose run is still going, the new run waits its turn (\"Queued behind run-N\"): both continue one conversation. "+
-			"`agent.newSession` first for a separate one"),
+			"`agent.newSession` first for a separate one. `mode`: `ask` reads and answers, changing nothing and running nothing (as *Explain with agent* does), "+
+			"`code` (default) or `plan`, as in ACP"),
 	define(cmdApplyProposal, (*Server).applyProposal, idWords, "default: the newest pending",
 		"sends the proposal as `workspace/applyEdit`"),
 	define(cmdDiscardProposal, (*Server).discardProposal, idWords, "default: the newest pending", "drops it"),

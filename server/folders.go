@@ -14,6 +14,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -64,7 +65,7 @@ func (s *Server) setFoldersLocked(folders []*folder) {
 	}
 	for _, f := range append(slices.Clone(folders), s.noFolder) {
 		if f.policy == nil {
-			f.policy = tools.NewPolicy(s.folderSettingsLocked(f).EffectiveAllowlist(tools.DefaultAllowlist))
+			f.policy = agentrun.Policy(s.folderSettingsLocked(f))
 		}
 	}
 	s.folders = folders
@@ -123,17 +124,7 @@ func (s *Server) runView(ctx context.Context, folders []*folder, start *folder, 
 		}
 		roots = append(roots, tools.Root{Name: f.name, Dir: f.dir})
 	}
-	ws, err := tools.NewWorkspaceRoots(roots, current, s.docs)
-	if err != nil {
-		return nil, err
-	}
-	home := s.opts.Env("HOME")
-	ws.SetSandbox(tools.SandboxOptions{
-		Dir:       filepath.Join(s.opts.CacheDir, "sandbox"),
-		Network:   settings.SandboxNetwork.Allows(ws.Root(), home),
-		NetworkIn: func(root string) bool { return settings.SandboxNetwork.Allows(root, home) },
-	})
-	return ws, nil
+	return agentrun.OpenView(roots, current, s.docs, settings, filepath.Join(s.opts.CacheDir, "sandbox"), s.opts.Env("HOME"))
 }
 
 // workspaceDirs are the folders the client opened: every workspace folder

@@ -9,7 +9,6 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
-	"github.com/agent-lsp/agent-lsp/tools/mcp"
 	"github.com/agent-lsp/agent-lsp/tools/mcp/mcptest"
 )
 
@@ -42,8 +41,6 @@ func (f *fixture) mcpStatus() mcpStatus {
 func TestMCPServersStartWithTheFirstRunAndAskTheEditor(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"TEST_DIR": dir}
-	pool := mcp.SetShared(mcp.Options{Env: func(k string) string { return env[k] }})
-	t.Cleanup(func() { pool.Close() })
 	srv := llmtest.NewOpenAIServer(t,
 		llmtest.Turn{Calls: []llmtest.Call{call("mcp__test__lookup", `{"name":"x\n"}`)}},
 		llmtest.Turn{Calls: []llmtest.Call{call("mcp__test__greet", `{"name":"Ada"}`)}},

@@ -13,6 +13,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -29,6 +30,7 @@ type run struct {
 	done     chan struct{}
 	after    *run // the run of the same session this one waits for (queued), or nil
 	settings config.Settings
+	mode     agentrun.Mode // "" follows the settings (agentrun.DefaultMode)
 	history  *agent.History
 	// continued: the run goes on from a failed one (the user chose to
 	// retry), on its view and changeset (ws) and notes.
@@ -103,11 +105,6 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 			}
 		}
 		answer, err := s.execute(r.ctx, r, provider)
-		if errors.Is(err, context.Canceled) {
-			// Cancelled while its tools ran: their calls get a result, or
-			// providers refuse the conversation's next request.
-			r.history.AnswerPending("(cancelled by the user before it finished)")
-		}
 		if serr := s.sessions.save(r.session, r.history); serr != nil {
 			s.log.Warn("saving the session", "error", serr)
 		}
@@ -141,9 +138,11 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 	notes := s.runNotes(r)
 	defer ws.Close() // the sandbox, if commands needed one; made again if the run continues
 	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.name() + "] "}, provider.Name())
-	spec := agent.Run{
-		Settings: settings, Provider: provider, Workspace: ws, Policy: policy, Approver: editorApprover{s: s, timeout: settings.ApprovalTimeout()}, Memory: notes,
-		Stream: true,
+	out, err := agentrun.Do(ctx, agentrun.Request{
+		Settings: settings, Provider: provider, Mode: r.mode, Prompt: r.task, History: r.history, Continue: r.continued,
+		View: ws, Policy: policy, Approver: editorApprover{s: s, timeout: settings.ApprovalTimeout()}, Notes: notes, MCP: s.mcp,
+		ConfirmPlan: func(ctx context.Context, plan string) (bool, error) { return s.confirmPlan(ctx, r, plan) },
+		Stream:      true,
 		OnEvent: func(e agent.Event) {
 			if e.Kind != agent.EventTextDelta && e.Kind != agent.EventReasoningDelta {
 				trace(e)
@@ -154,23 +153,9 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 			}
 			r.progress.event(ctx, e)
 		},
-		Prompt: r.task, History: r.history,
-	}
-	if settings.ConfirmsPlans() {
-		spec.ConfirmPlan = func(ctx context.Context, plan string) (bool, error) { return s.confirmPlan(ctx, r, plan) }
-	}
-	a, task, err := agent.Prepare(spec)
-	if err != nil {
-		return "", err
-	}
-	var out agent.Outcome
-	if r.continued {
-		out, err = a.Continue(ctx, r.history)
-	} else {
-		out, err = a.Do(ctx, task)
-	}
-	if p := ws.Proposal(); !p.Empty() && err == nil {
-		s.runs.propose(r, p.Changes)
+	})
+	if !out.Proposal.Empty() && err == nil {
+		s.runs.propose(r, out.Proposal.Changes)
 	}
 	r.mu.Lock()
 	r.usage.Add(out.Usage)

@@ -20,6 +20,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
 // Options wire the server to the rest of the program.
@@ -68,6 +69,9 @@ type Server struct {
 	completer *completer
 	inflight  inflight
 	handlers  map[string]handlerFunc
+	// mcp holds the runs' MCP servers: started on a run's first use of
+	// their tools, ended when Serve returns.
+	mcp *mcp.Pool
 
 	mu           sync.Mutex // guards everything below
 	initDone     bool
@@ -115,6 +119,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts: opts, log: opts.Logger, docs: newDocuments(), exitCode: 1, exited: make(chan struct{}),
 		progress: newProgressTracker(opts.Logger),
+		mcp:      mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}),
 	}
 	s.completer = newCompleter(s)
 	s.handlers = map[string]handlerFunc{
@@ -159,6 +164,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.runs.cancelAll()
 	// Close waits for handlers to drain; don't let a stuck client hold the exit.
 	go s.conn.Close()
+	if err := s.mcp.Close(); err != nil {
+		s.log.Warn("stopping the MCP servers", "error", err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exitCode

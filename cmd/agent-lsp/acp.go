@@ -8,6 +8,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/server/acp"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 )
 
 // acpServe runs the agent as an Agent Client Protocol agent on stdin/stdout
@@ -32,7 +33,7 @@ func acpServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return detectModel(ctx, s, logWriter{logger})
 		},
 		Env:        env,
-		SandboxDir: sandboxDir(env),
+		SandboxDir: agentrun.SandboxDir(env),
 		Logger:     logger,
 		Version:    versionString(),
 	}, stdin, stdout)

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
@@ -26,9 +26,10 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	applySensitive := fs.Bool("apply-sensitive", false, "like --apply, and also write the changes to sensitive files that --apply refuses")
 	maxIter := fs.Int("max-iterations", 0, "iteration cap (default 10, or max_iterations in the config)")
 	strategy := fs.String("strategy", "", "react (default), plan or reflexion (or strategy in the config)")
-	planOnly := fs.Bool("plan-only", false, "make the plan, print it and stop (implies --strategy plan)")
+	mode := fs.String("mode", "", "ask (read-only: reads and answers, changes nothing, runs nothing), code (default) or plan")
+	planOnly := fs.Bool("plan-only", false, "make the plan, print it and stop (implies --mode plan)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: agent-lsp ask [--workspace DIR] [--apply | --apply-sensitive] [--max-iterations N] [--strategy react|plan|reflexion] [--plan-only] PROMPT")
+		fmt.Fprintln(stderr, "Usage: agent-lsp ask [--workspace DIR] [--mode ask|code|plan] [--apply | --apply-sensitive] [--max-iterations N] [--strategy react|plan|reflexion] [--plan-only] PROMPT")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -40,62 +41,36 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fs.Usage()
 		return exitUsage
 	}
+	m, err := agentrun.ParseMode(*mode)
+	if *planOnly {
+		m = agentrun.ModePlan
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
+		return exitUsage
+	}
 	ws, err := tools.NewWorkspace(*workspace, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
 		return exitUsage
 	}
-	settings, warnings, err := config.Load(ws.Root(), env)
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
-	}
-	if err == nil {
-		settings = config.Merge(settings, config.Settings{MaxIterations: *maxIter, Strategy: *strategy})
-		settings, err = detectModel(ctx, settings, stderr)
-		if errors.Is(err, errNoModel) {
-			fmt.Fprintln(stderr, err) // the three ways to set one up, and nothing else
-			return exitUsage
-		}
-	}
-	if err == nil {
-		err = settings.Validate()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
-		return exitUsage
-	}
-	provider, err := newProviders().New(ctx, settings)
-	if err != nil {
-		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
-		return exitUsage
-	}
-
 	defer ws.Close() // the sandbox's view, if commands needed one
-	ws.SetSandbox(tools.SandboxOptions{Dir: sandboxDir(env), Network: settings.SandboxNetwork.Allows(ws.Root(), env("HOME"))})
+	settings, provider, code := askModel(ctx, ws.Root(), config.Settings{MaxIterations: *maxIter, Strategy: *strategy}, stderr, env)
+	if code != exitOK {
+		return code
+	}
+	agentrun.SetSandbox(ws, settings, agentrun.SandboxDir(env), env("HOME"))
 	fmt.Fprintf(stderr, "[SANDBOX] commands run at level %s\n", tools.SandboxLevel())
 	memory := agent.NewMemory(agent.StateDir(env, ws.Root()))
 	// MCP servers start when the run first asks for their tools, and end
 	// with the command.
 	servers := mcp.NewPool(mcp.Options{Env: env, Version: versionString()})
 	defer servers.Close()
-	var history agent.History
-	run := agent.Run{
-		Settings: settings, Provider: provider, Workspace: ws,
-		Policy:   tools.NewPolicy(settings.EffectiveAllowlist(tools.DefaultAllowlist)),
-		Approver: newTerminalApprover(stdin, stderr), Memory: memory, MCPPool: servers,
+	out, err := agentrun.Do(ctx, agentrun.Request{
+		Settings: settings, Provider: provider, Mode: m, Prompt: prompt, History: &agent.History{}, PlanOnly: *planOnly,
+		View: ws, Policy: agentrun.Policy(settings), Approver: newTerminalApprover(stdin, stderr), Notes: memory, MCP: servers,
 		OnEvent: agent.TraceWriter(stderr, provider.Name()),
-		Prompt:  prompt, History: &history,
-	}
-	if *planOnly {
-		run.Settings.Strategy = string(agent.StrategyPlan)
-		run.ConfirmPlan = func(context.Context, string) (bool, error) { return false, nil }
-	}
-	a, task, err := agent.Prepare(run)
-	if err != nil {
-		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
-		return exitFailed
-	}
-	out, err := a.Do(ctx, task)
+	})
 	if err != nil {
 		reason := err.Error()
 		if errors.Is(err, context.Canceled) {
@@ -107,17 +82,48 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return exitFailed
 	}
+	return finishAsk(out, memory, *apply || *applySensitive, *applySensitive, stdout, stderr)
+}
+
+// askModel loads the workspace's settings with the flags' on top, finds
+// the model and builds its client; the code is exitOK or what ask exits with.
+func askModel(ctx context.Context, root string, flags config.Settings, stderr io.Writer, env func(string) string) (config.Settings, llm.Provider, int) {
+	settings, warnings, err := config.Load(root, env)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
+		return settings, nil, exitUsage
+	}
+	models := agentrun.Models{NewProvider: newProviders().New, FindModel: func(ctx context.Context, s config.Settings) (config.Settings, error) {
+		return detectModel(ctx, s, stderr)
+	}}
+	settings, provider, err := models.Resolve(ctx, config.Merge(settings, flags))
+	switch {
+	case errors.Is(err, errNoModel):
+		fmt.Fprintln(stderr, err) // the three ways to set one up, and nothing else
+		return settings, nil, exitUsage
+	case err != nil:
+		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
+		return settings, nil, exitUsage
+	}
+	return settings, provider, exitOK
+}
+
+// finishAsk prints the answer, the notes and the proposal of a run that
+// ended, and with apply writes the proposal and keeps the notes.
+func finishAsk(out agentrun.Outcome, memory *agent.Memory, apply, sensitive bool, stdout, stderr io.Writer) int {
 	// The tokens the run took close the trace, whatever comes before.
 	defer fmt.Fprintf(stderr, "[AGENT] Usage: %s\n", out.Usage)
 	fmt.Fprintln(stdout, strings.TrimRight(out.Answer, "\n"))
 	if notice := agent.PendingNotice(memory.Pending()); notice != "" {
 		fmt.Fprintf(stdout, "\n%s\n", notice)
 	}
-	writeAll := *apply || *applySensitive
-	if code := writeProposal(ws.Proposal(), writeAll, *applySensitive, stdout, stderr); code != exitOK {
+	if code := writeProposal(out.Proposal, apply, sensitive, stdout, stderr); code != exitOK {
 		return code
 	}
-	return keepNotes(memory, writeAll, stderr)
+	return keepNotes(memory, apply, stderr)
 }
 
 // writeProposal prints the proposal's diff and, with apply, writes it.
@@ -236,16 +242,4 @@ func providerHint(err error, s config.Settings) string {
 		hint += "; set AGENT_LSP_FALLBACK=provider:model (e.g. gemini:gemini-2.5-flash) to continue on another model"
 	}
 	return hint
-}
-
-// sandboxDir keeps each workspace's private home and build cache for the
-// sandbox, "" for the default (the user cache dir).
-func sandboxDir(env func(string) string) string {
-	if dir := env("XDG_CACHE_HOME"); dir != "" {
-		return filepath.Join(dir, "agent-lsp", "sandbox")
-	}
-	if home := env("HOME"); home != "" {
-		return filepath.Join(home, ".cache", "agent-lsp", "sandbox")
-	}
-	return ""
 }

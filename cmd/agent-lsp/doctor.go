@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
@@ -167,7 +167,7 @@ func doctorChecks(ctx context.Context, workspace string, env func(string) string
 // mcpChecks starts the configured MCP servers as a run would (each within
 // its timeout_s), lists their tools and stops them.
 func mcpChecks(ctx context.Context, s config.Settings, root string, env func(string) string) []check {
-	servers := agent.MCPServers(s, root)
+	servers := agentrun.MCPServers(s, root)
 	if len(servers) == 0 {
 		return nil
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/server"
-	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
 // serve runs the language server on stdin/stdout. Logs go to stderr (clients
@@ -46,9 +45,6 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		Logger:      logger,
 		Version:     versionString(),
 	})
-	// The runs' MCP servers start on first use and end with the server.
-	servers := mcp.SetShared(mcp.Options{Env: env, Logger: logger, Version: versionString()})
-	defer servers.Close()
 	return s.Serve(ctx, stdio{stdin, stdout})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
@@ -69,14 +70,10 @@ func BenchmarkTurnOverhead(b *testing.B) {
 			var direct, viaACP []time.Duration
 			for b.Loop() {
 				start := time.Now()
-				a, task, err := agent.Prepare(agent.Run{
-					Settings: settings, Provider: llmtest.NewScripted(benchTurns()...), Workspace: ws, Policy: policy,
-					Memory: memory.ForRun(), Stream: true, OnEvent: func(agent.Event) {}, Prompt: "what is a.go?", History: &agent.History{},
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := a.Do(ctx, task); err != nil {
+				if _, err := agentrun.Do(ctx, agentrun.Request{
+					Settings: settings, Provider: llmtest.NewScripted(benchTurns()...), View: ws, Policy: policy,
+					Notes: memory.ForRun(), Stream: true, OnEvent: func(agent.Event) {}, Prompt: "what is a.go?", History: &agent.History{},
+				}); err != nil {
 					b.Fatal(err)
 				}
 				mid := time.Now()

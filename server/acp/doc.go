@@ -5,7 +5,7 @@
 //
 // It shares everything below the protocol with the language server: the
 // settings and their trust rules (config.Load), the model chain, the agent
-// (agent.Prepare, strategies, sessions, notes), the workspace view and its
+// (agentrun: a run's life on every wire; strategies, sessions, notes), the workspace view and its
 // confinement, the command policy and the sandbox. What is ACP's own:
 //
 //   - the workspace view reads through the client's fs/read_text_file when

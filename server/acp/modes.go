@@ -5,47 +5,23 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 )
 
-// The modes a session offers (session/set_mode).
-const (
-	// modeAsk answers with the read-only tools: nothing is staged, no command runs.
-	modeAsk sdk.SessionModeId = "ask"
-	// modeCode is the full agent: edits become a proposal, commands run in the sandbox.
-	modeCode sdk.SessionModeId = "code"
-	// modePlan runs the plan strategy: a plan shown (and confirmed) first, then its steps.
-	modePlan sdk.SessionModeId = "plan"
-)
-
-var modes = []sdk.SessionMode{
-	{Id: modeAsk, Name: "Ask", Description: sdk.Ptr("Read-only: reads, lists and searches the workspace and answers; changes nothing and runs no command")},
-	{Id: modeCode, Name: "Code", Description: sdk.Ptr("Reads, edits and runs commands in the sandbox; changes are written only when you accept them at the end of the turn")},
-	{Id: modePlan, Name: "Plan", Description: sdk.Ptr("Makes a plan first and shows it (asking before it runs), then carries out each step; changes are accepted at the end as in Code")},
-}
+// modes are the session's modes (session/set_mode): agentrun's, which
+// mean the same on every wire.
+var modes = func() []sdk.SessionMode {
+	var out []sdk.SessionMode
+	for _, m := range agentrun.Modes {
+		out = append(out, sdk.SessionMode{Id: sdk.SessionModeId(m.Mode), Name: m.Name, Description: sdk.Ptr(m.Description)})
+	}
+	return out
+}()
 
 // defaultMode follows the configured strategy: plan when strategy = "plan".
 func defaultMode(s config.Settings) sdk.SessionModeId {
-	if s.Strategy == string(agent.StrategyPlan) {
-		return modePlan
-	}
-	return modeCode
-}
-
-// strategyFor is the strategy a turn in mode runs with: plan for plan mode,
-// the plain loop for ask, and the configured one (react or reflexion) for code.
-func strategyFor(mode sdk.SessionModeId, s config.Settings) string {
-	switch mode {
-	case modePlan:
-		return string(agent.StrategyPlan)
-	case modeAsk:
-		return string(agent.StrategyReAct)
-	}
-	if s.Strategy == string(agent.StrategyPlan) {
-		return string(agent.StrategyReAct)
-	}
-	return s.Strategy
+	return sdk.SessionModeId(agentrun.DefaultMode(s))
 }
 
 func (s *session) modeState() *sdk.SessionModeState {

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/server/apply"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -136,7 +137,7 @@ func (t *turn) offer(p tools.Proposal, notes *agent.Memory) bool {
 		}
 		t.send(sdk.UpdateToolCall(id, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed), sdk.WithUpdateContent(append(content, textContent(why)))))
 		if !p.Empty() {
-			t.s.setCarry("the user did not accept the changes you proposed in the previous turn; none of them were applied, the files are as they were.")
+			t.s.historyRef().SetAside(agentrun.AsideNotAccepted)
 		}
 		return true
 	}
@@ -153,11 +154,11 @@ func (t *turn) offer(p tools.Proposal, notes *agent.Memory) bool {
 	if werr != nil {
 		status = sdk.ToolCallStatusFailed
 		report = werr.Error()
-		t.s.setCarry("the changes you proposed in the previous turn could not be written (" + werr.Error() + "); check the files before building on them.")
+		t.s.historyRef().SetAside(fmt.Sprintf(agentrun.AsideNotWritten, werr))
 	} else if left := len(p.Changes) - len(changes); left > 0 {
-		t.s.setCarry(fmt.Sprintf("the user applied your proposed changes except %d sensitive file(s), which were left as they were.", left))
+		t.s.historyRef().SetAside(fmt.Sprintf(agentrun.AsideAppliedBut, left))
 	} else if len(changes) > 0 {
-		t.s.setCarry("the user applied the changes you proposed in the previous turn.")
+		t.s.historyRef().SetAside(agentrun.AsideApplied)
 	}
 	t.send(sdk.UpdateToolCall(id, sdk.WithUpdateStatus(status), sdk.WithUpdateContent(append(content, textContent(strings.TrimSpace(report))))))
 	return true

@@ -12,6 +12,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
@@ -91,11 +92,7 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 	if t.n == 1 {
 		t.sandboxNotice()
 	}
-	settings, err := s.effectiveSettings(ctx, t.a.opts.FindModel)
-	if err != nil {
-		return resp, requestError(err)
-	}
-	provider, err := t.a.opts.NewProvider(ctx, settings)
+	settings, provider, err := agentrun.Models{NewProvider: t.a.opts.NewProvider, FindModel: s.findModelOnce(t.a.opts.FindModel)}.Resolve(ctx, s.currentSettings())
 	if err != nil {
 		return resp, requestError(err)
 	}
@@ -103,32 +100,18 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 		return resp, requestError(err)
 	}
 	defer t.ws.Close() // the commands' view, if one was made
-	mode := s.currentMode()
-	settings.Strategy = strategyFor(mode, settings)
+	mode := agentrun.Mode(s.currentMode())
 	var notes *agent.Memory
-	if mode != modeAsk {
+	if mode != agentrun.ModeAsk {
 		notes = s.memory.ForRun()
 	}
-	spec := agent.Run{
-		Settings: settings, Provider: provider, Workspace: t.ws, Policy: s.policy, Approver: t, Memory: notes, MCPPool: t.a.mcp,
-		Stream: true, OnEvent: t.event, Prompt: s.withCarry(modePrompt(mode, prompt)), History: s.historyRef(),
-	}
-	if settings.ConfirmsPlans() {
-		spec.ConfirmPlan = t.confirmPlan
-	}
-	ag, task, err := agent.Prepare(spec)
-	if err != nil {
-		return resp, requestError(err)
-	}
-	if mode == modeAsk {
-		ag = ag.ReadOnly()
-	}
-	out, runErr := ag.Do(ctx, task)
+	out, runErr := agentrun.Do(ctx, agentrun.Request{
+		Settings: settings, Provider: provider, Mode: mode, Prompt: prompt, History: s.historyRef(),
+		View: t.ws, Policy: s.policy, Approver: t, Notes: notes, MCP: t.a.mcp,
+		ConfirmPlan: t.confirmPlan, Stream: true, OnEvent: t.event,
+	})
 	resp.Usage = usageOf(out.Usage)
 	if ctx.Err() != nil {
-		// A call cut short has no result yet; providers refuse a history without one.
-		s.historyRef().AnswerPending("(cancelled by the user before it finished)")
-		s.setCarry("the previous turn was cancelled: the changes it staged were discarded, none were applied.")
 		return cancelled(resp), nil
 	}
 	resp.StopReason = sdk.StopReasonEndTurn
@@ -136,18 +119,16 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 	case errors.Is(runErr, agent.ErrIterationLimit):
 		resp.StopReason = sdk.StopReasonMaxTurnRequests
 		t.message(fmt.Sprintf("\n\nagent-lsp: stopped at the iteration cap (%d model calls); say \"continue\" to go on, or raise max_iterations.\n", cmp.Or(settings.MaxIterations, agent.DefaultMaxIterations)))
-	case errors.Is(runErr, agent.ErrLoop), errors.Is(runErr, agent.ErrTooManyMistakes):
+	case runErr != nil && agentrun.Ended(runErr):
 		t.message("\n\nagent-lsp: stopped: " + runErr.Error() + "\n")
 	case runErr != nil:
-		s.setCarry("the previous turn failed (" + runErr.Error() + "): the changes it staged were discarded, none were applied.")
 		return resp, requestError(fmt.Errorf("the run failed: %w", runErr))
-	case task.Strategy != agent.StrategyReAct:
+	case out.Strategy != agent.StrategyReAct:
 		// A plan's or reflexion's answer is composed at the end, not
-		// streamed; react's went out as the model gave it (the default
-		// strategy is "" in the settings: compare the parsed one).
+		// streamed; react's went out as the model gave it.
 		t.message(out.Answer)
 	}
-	if !t.offer(t.ws.Proposal(), notes) {
+	if !t.offer(out.Proposal, notes) {
 		return cancelled(resp), nil
 	}
 	return resp, nil
@@ -169,71 +150,40 @@ func cancelled(resp sdk.PromptResponse) sdk.PromptResponse {
 	return resp
 }
 
-// What agent-lsp adds in front of the user's words in a task, each ending
-// with ")\n\n": a replay leaves them out.
-const (
-	askModeNote = "(Ask mode: answer from what you read; you cannot change files or run commands in this mode.)\n\n"
-	carryNote   = "(Note from agent-lsp: "
-)
-
-// modePrompt tells the model what ask mode allows (its tools already do).
-func modePrompt(mode sdk.SessionModeId, prompt string) string {
-	if mode == modeAsk {
-		return askModeNote + prompt
+// findModelOnce is find, run once a session: its answer is kept in the
+// session's settings.
+func (s *session) findModelOnce(find func(context.Context, config.Settings) (config.Settings, error)) func(context.Context, config.Settings) (config.Settings, error) {
+	if find == nil {
+		return nil
 	}
-	return prompt
-}
-
-// userWords strips what modePrompt and withCarry added to a task.
-func userWords(task string) string {
-	if strings.HasPrefix(task, carryNote) {
-		if i := strings.Index(task, ")\n\n"); i >= 0 {
-			task = task[i+3:]
+	return func(ctx context.Context, settings config.Settings) (config.Settings, error) {
+		s.mu.Lock()
+		detected := s.detected
+		s.mu.Unlock()
+		if detected {
+			return settings, nil
 		}
-	}
-	return strings.TrimPrefix(task, askModeNote)
-}
-
-// effectiveSettings are the session's settings with the model found (once
-// per session) and validated.
-func (s *session) effectiveSettings(ctx context.Context, find func(context.Context, config.Settings) (config.Settings, error)) (config.Settings, error) {
-	s.mu.Lock()
-	settings, detected := s.settings, s.detected
-	s.mu.Unlock()
-	if !detected && find != nil {
-		var err error
-		if settings, err = find(ctx, settings); err != nil {
+		settings, err := find(ctx, settings)
+		if err != nil {
 			return settings, err
 		}
 		s.mu.Lock()
 		s.settings, s.detected = settings, true
 		s.mu.Unlock()
+		return settings, nil
 	}
-	return settings, settings.Validate()
+}
+
+func (s *session) currentSettings() config.Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
 }
 
 func (s *session) historyRef() *agent.History {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.history
-}
-
-// withCarry prefixes the prompt with what the last turn's end left to say, once.
-func (s *session) withCarry(prompt string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.carry == "" {
-		return prompt
-	}
-	prompt = carryNote + s.carry + ")\n\n" + prompt
-	s.carry = ""
-	return prompt
-}
-
-func (s *session) setCarry(note string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.carry = note
 }
 
 // openWorkspace makes the turn's view: through the client's buffers when
@@ -243,15 +193,10 @@ func (t *turn) openWorkspace(settings config.Settings) error {
 	if t.files != nil {
 		overlay = t.files
 	}
-	ws, err := tools.NewWorkspaceRoots(t.s.roots, 0, overlay)
+	ws, err := agentrun.OpenView(t.s.roots, 0, overlay, settings, t.a.opts.SandboxDir, t.a.opts.Env("HOME"))
 	if err != nil {
 		return err
 	}
-	home := t.a.opts.Env("HOME")
-	ws.SetSandbox(tools.SandboxOptions{
-		Dir: t.a.opts.SandboxDir, Network: settings.SandboxNetwork.Allows(ws.Root(), home),
-		NetworkIn: func(root string) bool { return settings.SandboxNetwork.Allows(root, home) },
-	})
 	t.ws = ws
 	return nil
 }

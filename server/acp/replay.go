@@ -8,6 +8,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 )
 
 // What the loop itself says to the model as the user: not the user's
@@ -45,7 +46,7 @@ func (a *Agent) replay(ctx context.Context, s *session) error {
 		switch m.Role {
 		case llm.RoleUser:
 			if !isLoopMessage(m.Text) && strings.TrimSpace(m.Text) != "" {
-				err = send(sdk.UpdateUserMessageText(userWords(m.Text)))
+				err = send(sdk.UpdateUserMessageText(agentrun.UserWords(m.Text)))
 			}
 		case llm.RoleAssistant:
 			if rejected(msgs, i) {

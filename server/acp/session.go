@@ -34,14 +34,11 @@ type session struct {
 	// session take their turn.
 	busy chan struct{}
 
-	mu       sync.Mutex // guards the fields below
-	history  *agent.History
-	mode     sdk.SessionModeId
-	detected bool     // settings.Model was filled in by FindModel
-	notices  []string // said to the user at the start of the next turn
-	// carry is what the next task must know of the last turn's end (its
-	// changes were rejected or could not be written).
-	carry     string
+	mu        sync.Mutex // guards the fields below
+	history   *agent.History
+	mode      sdk.SessionModeId
+	detected  bool               // settings.Model was filled in by FindModel
+	notices   []string           // said to the user at the start of the next turn
 	cancelRun context.CancelFunc // the running turn's, or nil
 	turns     int                // turns started, for tool call ids
 	closed    bool

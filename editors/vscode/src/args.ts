@@ -10,6 +10,8 @@ export interface AskArgs {
   prompt: string;
   uri?: string;
   range?: Range;
+  /** ask (read-only), code or plan; absent follows the configured strategy. */
+  mode?: 'ask' | 'code' | 'plan';
   wait: boolean;
 }
 
@@ -17,8 +19,9 @@ export interface AskArgs {
  * askArgs builds agent.ask's arguments. An empty selection sends no range,
  * so the server sees the cursor's file without a selection.
  */
-export function askArgs(prompt: string, uri?: string, selection?: Range): AskArgs {
+export function askArgs(prompt: string, uri?: string, selection?: Range, mode?: AskArgs['mode']): AskArgs {
   const args: AskArgs = { prompt: prompt.trim(), wait: true };
+  if (mode) args.mode = mode;
   if (uri) {
     args.uri = uri;
     if (selection && !isEmpty(selection)) {

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  applyTextEdits, askArgs, AskResult, feedback, humanError, initializationOptions, proposalOfLabel, serverCommand, serverSettingKeys, summary,
+  applyTextEdits, askArgs, AskArgs, AskResult, feedback, humanError, initializationOptions, proposalOfLabel, serverCommand, serverSettingKeys, summary,
   TextEdit, withAgentCapabilities,
 } from './args';
 
@@ -75,12 +75,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.command = 'agent-lsp.cancel';
   context.subscriptions.push(status, vscode.workspace.registerTextDocumentContentProvider(proposedScheme, proposed));
 
-  const ask = async (prompt: string | undefined) => {
+  const ask = async (prompt: string | undefined, mode?: AskArgs['mode']) => {
     if (!prompt) return;
     const editor = vscode.window.activeTextEditor;
     const sel = editor?.selection;
     const range = sel && { start: { line: sel.start.line, character: sel.start.character }, end: { line: sel.end.line, character: sel.end.character } };
-    await run('agent.ask', askArgs(prompt, editor?.document.uri.toString(), range));
+    await run('agent.ask', askArgs(prompt, editor?.document.uri.toString(), range, mode));
   };
   const say = async (command: string, arg: unknown) => {
     const result = await run(command, arg);
@@ -88,7 +88,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   context.subscriptions.push(
     vscode.commands.registerCommand('agent-lsp.ask', async () => ask(await vscode.window.showInputBox({ prompt: 'Ask the agent' }))),
-    vscode.commands.registerCommand('agent-lsp.explain', () => ask('Explain what this code does, and point out anything surprising.')),
+    vscode.commands.registerCommand('agent-lsp.explain', () => ask('Explain what this code does, and point out anything surprising.', 'ask')), // read-only, as the server's Explain action
     // From the palette: the newest pending proposal; from a review: its own.
     vscode.commands.registerCommand('agent-lsp.apply', (id?: string) => review.approved(() => say('agent.applyProposal', id ? { id } : {}))),
     vscode.commands.registerCommand('agent-lsp.discard', (id?: string) => say('agent.discardProposal', id ? { id } : {})),

@@ -8,6 +8,7 @@ test('askArgs sends the selection, not an empty one', () => {
   assert.deepEqual(askArgs('  explain  ', 'file:///a.go', sel(1, 0, 3, 4)), { prompt: 'explain', uri: 'file:///a.go', range: sel(1, 0, 3, 4), wait: true });
   assert.deepEqual(askArgs('x', 'file:///a.go', sel(2, 5, 2, 5)), { prompt: 'x', uri: 'file:///a.go', wait: true });
   assert.deepEqual(askArgs('x'), { prompt: 'x', wait: true });
+  assert.deepEqual(askArgs('explain', 'file:///a.go', undefined, 'ask'), { prompt: 'explain', uri: 'file:///a.go', mode: 'ask', wait: true });
 });
 
 test('initializationOptions keeps what is set and never a key', () => {
