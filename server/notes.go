@@ -18,9 +18,7 @@ import (
 
 // workspaceMemory is the notes kept for the primary folder.
 func (s *Server) workspaceMemory() *agent.Memory {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.memory
+	return s.workspace.primaryMemory()
 }
 
 // runMemory is the notes kept for the folder r started in: each folder

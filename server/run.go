@@ -185,10 +185,8 @@ const answerMessageLimit = 1500
 // finishRun shows the answer, offers or sends the proposal, and ends the progress.
 func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer string, err error) {
 	p := s.runs.proposalOf(r)
-	s.mu.Lock()
-	caps := s.caps
-	autoApply := s.settingsLocked().AutoApplies()
-	s.mu.Unlock()
+	caps := s.clientCaps()
+	autoApply := s.workspace.settings().AutoApplies()
 
 	switch state {
 	case runCancelled:
