@@ -164,7 +164,7 @@ type switchResult struct {
 // switchSession makes a session the current one, loading it from disk.
 func (s *Server) switchSession(_ context.Context, a sessionArgs) (switchResult, error) {
 	if a.ID == "" {
-		return switchResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agent.switchSession needs a session id: {\"id\": \"…\"} (agent.listSessions lists them)")
+		return switchResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, CommandSwitchSession+" needs a session id: {\"id\": \"…\"} ("+CommandListSessions+" lists them)")
 	}
 	h, err := s.sessions.switchTo(a.ID)
 	if err != nil {

@@ -186,7 +186,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 			PositionEncoding:       caps.encoding.kind(),
 			TextDocumentSync:       &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change},
 			CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: kinds},
-			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: commandNames()},
+			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: CommandNames()},
 			// Every folder is a root, and the next run sees folders added or removed.
 			Workspace: &protocol.WorkspaceOptions{WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
 				Supported: &yes, ChangeNotifications: protocol.Boolean(true),
