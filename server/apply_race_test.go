@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -33,10 +34,10 @@ func TestTwoAppliesAtOnceSendOneEdit(t *testing.T) {
 	}
 	first := make(chan error, 1)
 	go func() {
-		first <- f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, &applied)
+		first <- f.editor.Command(server.CommandApplyProposal, map[string]any{"id": res.ProposalID}, &applied)
 	}()
 	<-applying
-	err := f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, nil)
+	err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": res.ProposalID}, nil)
 	if err == nil || !strings.Contains(err.Error(), "already applying") {
 		t.Errorf("the second apply: %v, want it refused as already applying", err)
 	}
@@ -60,14 +61,14 @@ func TestCancelRightAfterAsk(t *testing.T) {
 		var session struct {
 			Session string `json:"session"`
 		}
-		if err := f.editor.Command("agent.newSession", nil, &session); err != nil {
+		if err := f.editor.Command(server.CommandNewSession, nil, &session); err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
-		go func() { done <- f.editor.Command("agent.cancel", nil, nil) }()
+		go func() { done <- f.editor.Command(server.CommandCancel, nil, nil) }()
 		// wait: the answer comes when the run ended, cancelled or not.
 		var res askResult
-		if err := f.editor.Command("agent.ask", map[string]any{"prompt": "quick", "session": session.Session, "wait": true}, &res); err != nil {
+		if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "quick", "session": session.Session, "wait": true}, &res); err != nil {
 			t.Fatal(err)
 		}
 		<-done

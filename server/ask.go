@@ -69,17 +69,15 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	if a.URI != "" {
 		docPath, _ = pathOf(a.URI)
 	}
-	s.mu.Lock()
-	folders := s.folders
+	folders := s.workspace.openFolders()
 	start := folderFor(folders, docPath)
 	if start == nil && len(folders) > 0 {
 		start = folders[0]
 	}
 	var settings config.Settings
 	if start != nil {
-		settings = config.Merge(s.folderSettingsLocked(start), config.Settings{Model: a.Model, Strategy: a.Strategy})
+		settings = config.Merge(s.workspace.folderSettings(start), config.Settings{Model: a.Model, Strategy: a.Strategy})
 	}
-	s.mu.Unlock()
 	if start == nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: no workspace folder is open; open the project's folder so the agent knows what it may read and change")
 	}

@@ -23,7 +23,7 @@ import (
 // reports the p99 latency.
 func BenchmarkCodeAction10kLines(b *testing.B) {
 	s := New(Options{Env: func(string) string { return "" }, CacheDir: b.TempDir()})
-	s.initDone = true
+	s.lifecycle.setInitialized()
 	u := uri.File("/tmp/agent-lsp-bench/big.go")
 	var text strings.Builder
 	for i := range 10_000 {

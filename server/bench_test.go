@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -250,7 +251,7 @@ func newSessions(b *testing.B, f *fixture, n int) []string {
 		var s struct {
 			Session string `json:"session"`
 		}
-		if err := f.editor.Command("agent.newSession", nil, &s); err != nil {
+		if err := f.editor.Command(server.CommandNewSession, nil, &s); err != nil {
 			b.Fatal(err)
 		}
 		sessions[i] = s.Session
@@ -269,7 +270,7 @@ func askInSessions(b *testing.B, f *fixture, sessions []string) {
 		go func() {
 			defer wg.Done()
 			var res askResult
-			if err := f.editor.Command("agent.ask", map[string]any{"prompt": "read", "session": sessions[i]}, &res); err != nil {
+			if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "read", "session": sessions[i]}, &res); err != nil {
 				b.Error(err)
 			}
 			ids[i] = res.RunID

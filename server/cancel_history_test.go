@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
@@ -29,7 +30,7 @@ func TestAFollowUpAfterACancelledToolCallIsAValidConversation(t *testing.T) {
 	f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
 	first := f.ask(map[string]any{"prompt": "look around"})
 	toolstest.Poll(t, "the sub-agent's model call", func() bool { return len(srv.Requests()) == 2 })
-	if err := f.editor.Command("agent.cancel", map[string]any{"id": first.RunID}, nil); err != nil {
+	if err := f.editor.Command(server.CommandCancel, map[string]any{"id": first.RunID}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if end := f.waitEnd(first.RunID); end != "Cancelled" {
@@ -75,11 +76,11 @@ func TestAWaitedRunCancelledSaysSoInWords(t *testing.T) {
 	done := make(chan askResult, 1)
 	go func() {
 		var res askResult
-		f.editor.Command("agent.ask", map[string]any{"prompt": "think", "wait": true}, &res)
+		f.editor.Command(server.CommandAsk, map[string]any{"prompt": "think", "wait": true}, &res)
 		done <- res
 	}()
 	toolstest.Poll(t, "the model call", func() bool { return len(srv.Requests()) == 1 })
-	if err := f.editor.Command("agent.cancel", nil, nil); err != nil {
+	if err := f.editor.Command(server.CommandCancel, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if res := <-done; res.State != "cancelled" || res.Answer != "Agent run cancelled." {

@@ -121,21 +121,21 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 				if plan {
 					args.Strategy, title = "plan", "Agent (plan first): "+summarize(instr, 60)
 				}
-				l.command(title, protocol.CodeActionKindRefactorRewrite, cmdAsk, args, nil)
+				l.command(title, protocol.CodeActionKindRefactorRewrite, CommandAsk, args, nil)
 			}
 		}
 	}
 	for _, d := range params.Context.Diagnostics {
 		msg := diagnosticMessage(d)
-		l.command("Fix with agent: "+summarize(msg, 70), protocol.CodeActionKindQuickFix, cmdAsk, askArgs{
+		l.command("Fix with agent: "+summarize(msg, 70), protocol.CodeActionKindQuickFix, CommandAsk, askArgs{
 			Prompt: "Fix this problem: " + msg, URI: u, Range: &d.Range,
 			Diagnostics: []diagnosticArg{{Line: d.Range.Start.Line, Message: msg}},
 		}, []protocol.Diagnostic{d})
 	}
 	r := rng
 	if caps.promptInput {
-		l.command("Ask agent…", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{URI: u, Range: &r}, nil)
-		l.command("Plan with agent…", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{URI: u, Range: &r, Strategy: "plan"}, nil)
+		l.command("Ask agent…", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{URI: u, Range: &r}, nil)
+		l.command("Plan with agent…", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{URI: u, Range: &r, Strategy: "plan"}, nil)
 	} else if open {
 		// The client has no box to type a prompt in: the file is the box.
 		at := templateSpot{doc: doc, line: rng.Start.Line, start: cursorLine, end: cursorLineEnd}
@@ -144,13 +144,13 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		l.edit("Plan with agent… (inserts an AGENT PLAN: comment)", protocol.CodeActionKindRefactorRewrite,
 			at.insert("AGENT PLAN: ", caps))
 	}
-	l.command("Explain with agent", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{Prompt: "Explain what this code does, and point out anything surprising.", Mode: string(agentrun.ModeAsk), URI: u, Range: &r}, nil)
-	l.command("Write tests with agent", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{Prompt: "Write tests for this code, following the project's existing test conventions.", URI: u, Range: &r}, nil)
-	l.command("Document with agent", protocol.CodeActionKindRefactorRewrite, cmdAsk, askArgs{Prompt: "Write documentation comments for this code in the language's usual style. Change no behaviour.", URI: u, Range: &r}, nil)
-	l.command("Review file with agent", protocol.CodeActionKindSource, cmdAsk, askArgs{Prompt: "Review this file: list bugs, risks and unclear code, most important first. Change nothing.", URI: u}, nil)
+	l.command("Explain with agent", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{Prompt: "Explain what this code does, and point out anything surprising.", Mode: string(agentrun.ModeAsk), URI: u, Range: &r}, nil)
+	l.command("Write tests with agent", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{Prompt: "Write tests for this code, following the project's existing test conventions.", URI: u, Range: &r}, nil)
+	l.command("Document with agent", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{Prompt: "Write documentation comments for this code in the language's usual style. Change no behaviour.", URI: u, Range: &r}, nil)
+	l.command("Review file with agent", protocol.CodeActionKindSource, CommandAsk, askArgs{Prompt: "Review this file: list bugs, risks and unclear code, most important first. Change nothing.", URI: u}, nil)
 	// Notes the agent proposed wait for the user.
 	if _, err := s.notesRun(""); err == nil {
-		l.command("Keep the agent's notes", protocol.CodeActionKindSource, cmdKeepNotes, nil, nil)
+		l.command("Keep the agent's notes", protocol.CodeActionKindSource, CommandKeepNotes, nil, nil)
 	}
 	return l.actions, nil
 }
@@ -162,15 +162,15 @@ func (s *Server) decisionActions(l *actionList) {
 	kind := protocol.CodeActionKindSource
 	if p, err := s.runs.proposal(""); err == nil {
 		id := idArgs{ID: p.name()}
-		l.command(fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(p.changes), p.name()), kind, cmdApplyProposal, id, nil)
-		l.command("Show agent proposal ("+p.name()+")", kind, cmdShowProposal, id, nil)
-		l.command("Discard agent proposal ("+p.name()+")", kind, cmdDiscardProposal, id, nil)
+		l.command(fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(p.changes), p.name()), kind, CommandApplyProposal, id, nil)
+		l.command("Show agent proposal ("+p.name()+")", kind, CommandShowProposal, id, nil)
+		l.command("Discard agent proposal ("+p.name()+")", kind, CommandDiscardProposal, id, nil)
 	}
 	if r := s.planWaiting(""); r != nil {
-		l.command("Run the agent's plan ("+r.name()+")", kind, cmdRunPlan, idArgs{ID: r.name()}, nil)
+		l.command("Run the agent's plan ("+r.name()+")", kind, CommandRunPlan, idArgs{ID: r.name()}, nil)
 	}
 	if r := s.runs.newest(func(r *run) bool { return r.state() == runRunning }); r != nil {
-		l.command("Cancel agent run ("+r.name()+": "+summarize(r.request, 40)+")", kind, cmdCancel, idArgs{ID: r.name()}, nil)
+		l.command("Cancel agent run ("+r.name()+": "+summarize(r.request, 40)+")", kind, CommandCancel, idArgs{ID: r.name()}, nil)
 	}
 }
 

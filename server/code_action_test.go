@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -43,7 +44,7 @@ func TestCodeActionsListWithoutCallingTheModel(t *testing.T) {
 	var titles []string
 	for _, a := range actions {
 		titles = append(titles, a.Kind+": "+a.Title)
-		if a.Command.Command != "agent.ask" {
+		if a.Command.Command != server.CommandAsk {
 			t.Errorf("%q carries %q", a.Title, a.Command.Command)
 		}
 	}
@@ -71,7 +72,7 @@ func TestCodeActionsListWithoutCallingTheModel(t *testing.T) {
 
 	// Picking the instruction action runs it, and the prompt names the line.
 	var res askResult
-	if err := f.editor.Command("agent.ask", actions[0].Command.Arguments[0], &res); err != nil {
+	if err := f.editor.Command(server.CommandAsk, actions[0].Command.Arguments[0], &res); err != nil {
 		t.Fatal(err)
 	}
 	f.editor.Wait("the edit", func() bool { b, _ := f.editor.Buffer(u); return strings.Contains(b.Text, "    return 42\n    pass") })

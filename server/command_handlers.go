@@ -74,9 +74,7 @@ func (s *Server) showProposal(ctx context.Context, a idArgs) (showResult, error)
 	}
 	diff := p.diff()
 	u, shown := s.showFile(ctx, p.name()+".diff", diff, true)
-	s.mu.Lock()
-	ownClient := s.caps.promptInput // our clients show the result's diff themselves
-	s.mu.Unlock()
+	ownClient := s.clientCaps().promptInput // our clients show the result's diff themselves
 	if !shown && !ownClient {
 		// A client that shows no documents and does nothing with a
 		// command's result (ALE, vim-lsp, eglot) would show nothing at all.
@@ -167,7 +165,7 @@ type switchResult struct {
 // switchSession makes a session the current one, loading it from disk.
 func (s *Server) switchSession(_ context.Context, a sessionArgs) (switchResult, error) {
 	if a.ID == "" {
-		return switchResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agent.switchSession needs a session id: {\"id\": \"…\"} (agent.listSessions lists them)")
+		return switchResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, CommandSwitchSession+" needs a session id: {\"id\": \"…\"} ("+CommandListSessions+" lists them)")
 	}
 	h, err := s.sessions.switchTo(a.ID)
 	if err != nil {
@@ -260,12 +258,10 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 		Runs: runs, Proposals: s.runs.proposalStatuses(),
 		Sandbox: sandboxStatus{Level: string(sb.Level), Detail: sb.String()},
 	}
-	st.Completion = s.completer.status(s.settings())
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	settings := s.settingsLocked()
-	st.Root, st.Settings, st.Allowlist, st.PositionEncoding = s.root, settings.String(), settings.Allowlist, string(s.caps.encoding.kind())
-	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), s.configNotes
-	st.MCP = s.mcp.Status(agentrun.MCPServers(settings, s.root))
+	st.Completion = s.completer.status(s.workspace.settings())
+	root, settings, notes := s.workspace.status()
+	st.Root, st.Settings, st.Allowlist, st.PositionEncoding = root, settings.String(), settings.Allowlist, string(s.clientCaps().encoding.kind())
+	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), notes
+	st.MCP = s.mcp.Status(agentrun.MCPServers(settings, root))
 	return st, nil
 }

@@ -14,55 +14,57 @@ import (
 )
 
 // Command names: every command the server offers, under the agent. prefix.
+// Clients and their tests name commands by these; the editor plugins'
+// tests check the plugins' own names against CommandNames.
 const (
-	cmdAsk             = "agent.ask"
-	cmdApplyProposal   = "agent.applyProposal"
-	cmdDiscardProposal = "agent.discardProposal"
-	cmdShowProposal    = "agent.showProposal"
-	cmdCancel          = "agent.cancel"
-	cmdNewSession      = "agent.newSession"
-	cmdStatus          = "agent.status"
-	cmdListSessions    = "agent.listSessions"
-	cmdSwitchSession   = "agent.switchSession"
-	cmdForget          = "agent.forget"
-	cmdRunPlan         = "agent.runPlan"
-	cmdKeepNotes       = "agent.keepNotes"
+	CommandAsk             = "agent.ask"
+	CommandApplyProposal   = "agent.applyProposal"
+	CommandDiscardProposal = "agent.discardProposal"
+	CommandShowProposal    = "agent.showProposal"
+	CommandCancel          = "agent.cancel"
+	CommandNewSession      = "agent.newSession"
+	CommandStatus          = "agent.status"
+	CommandListSessions    = "agent.listSessions"
+	CommandSwitchSession   = "agent.switchSession"
+	CommandForget          = "agent.forget"
+	CommandRunPlan         = "agent.runPlan"
+	CommandKeepNotes       = "agent.keepNotes"
 )
 
 // commands is the one list of workspace/executeCommand commands: it feeds
 // executeCommandProvider, the dispatch, and the README's command table
 // (checked by a test), and the editor plugins are checked against it.
 var commands = []command{
-	define(cmdAsk, (*Server).ask, func(a *askArgs, words string) error { a.Prompt = words; return nil },
+	define(CommandAsk, (*Server).ask, func(a *askArgs, words string) error { a.Prompt = words; return nil },
 		"or the prompt as words",
 		"starts a run and returns at once (`wait: true` returns when it ends; cancelling that request cancels the run). "+
 			"In a session whose run is still going, the new run waits its turn (\"Queued behind run-N\"): both continue one conversation. "+
-			"`agent.newSession` first for a separate one. `mode`: `ask` reads and answers, changing nothing and running nothing (as *Explain with agent* does), "+
+			"`"+CommandNewSession+"` first for a separate one. `mode`: `ask` reads and answers, changing nothing and running nothing (as *Explain with agent* does), "+
 			"`code` (default) or `plan`, as in ACP"),
-	define(cmdApplyProposal, (*Server).applyProposal, idWords, "default: the newest pending",
+	define(CommandApplyProposal, (*Server).applyProposal, idWords, "default: the newest pending",
 		"sends the proposal as `workspace/applyEdit`"),
-	define(cmdDiscardProposal, (*Server).discardProposal, idWords, "default: the newest pending", "drops it"),
-	define(cmdShowProposal, (*Server).showProposal, idWords, "default: the newest pending",
+	define(CommandDiscardProposal, (*Server).discardProposal, idWords, "default: the newest pending", "drops it"),
+	define(CommandShowProposal, (*Server).showProposal, idWords, "default: the newest pending",
 		"opens its unified diff (`window/showDocument`) and returns it; where the client shows no documents, a message also names each file with its lines added and removed, and the diff file's path"),
-	define(cmdCancel, (*Server).cancelRuns, idWords, "default: every running run", "cancels a run, killing its commands"),
-	define(cmdNewSession, (*Server).newSession, nil, "",
+	define(CommandCancel, (*Server).cancelRuns, idWords, "default: every running run", "cancels a run, killing its commands"),
+	define(CommandNewSession, (*Server).newSession, nil, "",
 		"starts a fresh conversation (follow-ups in a session continue it)"),
-	define(cmdStatus, (*Server).status, nil, "",
+	define(CommandStatus, (*Server).status, nil, "",
 		"runs (with notes waiting), proposals, session, settings, notes, circuit breakers, the sandbox level"),
-	define(cmdListSessions, (*Server).listSessions, nil, "", "stored conversations of this workspace, newest first"),
-	define(cmdSwitchSession, (*Server).switchSession, func(a *sessionArgs, words string) error { a.ID = words; return nil },
+	define(CommandListSessions, (*Server).listSessions, nil, "", "stored conversations of this workspace, newest first"),
+	define(CommandSwitchSession, (*Server).switchSession, func(a *sessionArgs, words string) error { a.ID = words; return nil },
 		"", "continue another conversation"),
-	define(cmdForget, (*Server).forget, func(a *forgetArgs, words string) error {
+	define(CommandForget, (*Server).forget, func(a *forgetArgs, words string) error {
 		n, err := strconv.Atoi(words)
 		if err != nil || n < 1 {
-			return fmt.Errorf("%q is not a note number (agent.status lists the notes, from 1)", words)
+			return fmt.Errorf("%q is not a note number (%s lists the notes, from 1)", words, CommandStatus)
 		}
 		a.Index = n
 		return nil
 	}, "1-based; without it, every note", "drops a remembered note"),
-	define(cmdRunPlan, (*Server).runPlan, idWords, "default: the plan waiting",
+	define(CommandRunPlan, (*Server).runPlan, idWords, "default: the plan waiting",
 		"runs a plan that waits for the user (the code action \"Run the agent's plan\" where the client can't ask)"),
-	define(cmdKeepNotes, (*Server).keepNotes, idWords, "a run or its proposal; default: the newest with notes waiting",
+	define(CommandKeepNotes, (*Server).keepNotes, idWords, "a run or its proposal; default: the newest with notes waiting",
 		"keeps the notes the agent proposed"),
 }
 
@@ -132,8 +134,9 @@ func noArguments(arg protocol.LSPAny) bool {
 	return string(bytes.TrimSpace(arg)) == "null" || (json.Unmarshal(arg, &list) == nil && len(list) == 0)
 }
 
-// commandNames lists the commands for executeCommandProvider.
-func commandNames() []string {
+// CommandNames are the names of every command the server offers, as
+// initialize lists them in executeCommandProvider.
+func CommandNames() []string {
 	names := make([]string, len(commands))
 	for i, c := range commands {
 		names[i] = c.name
@@ -152,7 +155,7 @@ func (s *Server) executeCommand(ctx context.Context, raw jsonrpc2.RawMessage) (a
 			return displayResult(result), err
 		}
 	}
-	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q; commands: %s", params.Command, strings.Join(commandNames(), ", ")))
+	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q; commands: %s", params.Command, strings.Join(CommandNames(), ", ")))
 }
 
 // codeRequestFailed answers a valid request that failed.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -21,7 +22,7 @@ func TestCommandWordsThatAreNotArguments(t *testing.T) {
 		}
 	}
 	for _, word := range []string{"abc", "0", "-1"} {
-		err := f.editor.Command("agent.forget", word, nil)
+		err := f.editor.Command(server.CommandForget, word, nil)
 		if err == nil || !strings.Contains(err.Error(), "not a note number") {
 			t.Errorf("agent.forget %q: %v, want it refused", word, err)
 		}
@@ -29,17 +30,17 @@ func TestCommandWordsThatAreNotArguments(t *testing.T) {
 	if notes := memory.Notes(); len(notes) != 2 {
 		t.Fatalf("refused forgets lost notes: %q", notes)
 	}
-	if err := f.editor.Command("agent.switchSession", map[string]any{}, nil); err == nil || !strings.Contains(err.Error(), "needs a session id") {
+	if err := f.editor.Command(server.CommandSwitchSession, map[string]any{}, nil); err == nil || !strings.Contains(err.Error(), "needs a session id") {
 		t.Errorf("agent.switchSession {}: %v", err)
 	}
-	if err := f.editor.Command("agent.applyProposal", map[string]any{"id": 7}, nil); err == nil || !strings.Contains(err.Error(), "invalid arguments") {
+	if err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": 7}, nil); err == nil || !strings.Contains(err.Error(), "invalid arguments") {
 		t.Errorf("agent.applyProposal {id: 7}: %v", err)
 	}
 	var forgot struct {
 		Forgotten int      `json:"forgotten"`
 		Notes     []string `json:"notes"`
 	}
-	if err := f.editor.Command("agent.forget", "2", &forgot); err != nil || forgot.Forgotten != 1 || len(forgot.Notes) != 1 || forgot.Notes[0] != "first note" {
+	if err := f.editor.Command(server.CommandForget, "2", &forgot); err != nil || forgot.Forgotten != 1 || len(forgot.Notes) != 1 || forgot.Notes[0] != "first note" {
 		t.Fatalf("agent.forget 2: %+v %v", forgot, err)
 	}
 }

@@ -89,7 +89,7 @@ func TestEditorsNameOnlyCommandsThatExist(t *testing.T) {
 	// agent.<name> not followed by a call, field or index: the Lua test's
 	// agent.setup(…) and agent.state.pending are the plugin's module.
 	mention := regexp.MustCompile(`\bagent\.([a-z][A-Za-z]+)\b([.(\[]?)`)
-	names := commandNames()
+	names := CommandNames()
 	seen := 0
 	err := filepath.WalkDir(filepath.Join("..", "editors"), func(path string, d os.DirEntry, err error) error {
 		if err != nil {

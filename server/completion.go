@@ -76,7 +76,7 @@ type completionAt struct {
 // A request superseded by a newer one for the same document ends with
 // none before the model is called (or with its HTTP request cancelled).
 func (c *completer) suggest(ctx context.Context, u uri.URI, pos protocol.Position) (completionAt, error) {
-	settings := c.s.settings()
+	settings := c.s.workspace.settings()
 	if !settings.Completion.Enabled() || c.s.opts.NewInfiller == nil {
 		return completionAt{}, nil
 	}
@@ -363,7 +363,7 @@ func (s *Server) completion(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		return nil, err
 	}
 	list := &protocol.CompletionList{IsIncomplete: true, Items: []protocol.CompletionItem{}}
-	if !s.settings().Completion.ItemsOn() {
+	if !s.workspace.settings().Completion.ItemsOn() {
 		return list, nil
 	}
 	at, err := s.completer.suggest(ctx, params.TextDocument.URI, params.Position)
@@ -388,11 +388,4 @@ func (s *Server) completion(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		TextEdit: &protocol.TextEdit{Range: protocol.Range{Start: start, End: at.pos}, NewText: at.word + at.text},
 	})
 	return list, nil
-}
-
-// settings is the effective configuration now.
-func (s *Server) settings() config.Settings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settingsLocked()
 }

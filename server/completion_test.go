@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
@@ -121,7 +122,7 @@ func TestTypingThroughASuggestionIsAnsweredFromTheCache(t *testing.T) {
 			Calls int    `json:"calls"`
 		} `json:"completion"`
 	}
-	if err := f.editor.Command("agent.status", nil, &status); err != nil || status.Completion.Calls != 1 || !strings.Contains(status.Completion.Model, "coder-1b") {
+	if err := f.editor.Command(server.CommandStatus, nil, &status); err != nil || status.Completion.Calls != 1 || !strings.Contains(status.Completion.Model, "coder-1b") {
 		t.Fatalf("status %+v %v", status.Completion, err)
 	}
 }

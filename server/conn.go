@@ -174,7 +174,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		}
 		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method not found: %s", method))
 	}
-	if method != protocol.MethodInitialize && method != protocol.MethodExit && !s.initialized() {
+	if method != protocol.MethodInitialize && method != protocol.MethodExit && !s.lifecycle.initialized() {
 		if !isCall {
 			return nil, nil
 		}

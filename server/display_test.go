@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
@@ -34,7 +35,7 @@ func TestWhatTheEditorShowsIsShownNotObeyed(t *testing.T) {
 		f.editor.Initialize(f.root, caps, nil)
 		f.editor.SetApprove("Allow once")
 		var res askResult
-		if err := f.editor.Command("agent.ask", map[string]any{"prompt": "go " + toolstest.HostileText, "wait": true}, &res); err != nil {
+		if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "go " + toolstest.HostileText, "wait": true}, &res); err != nil {
 			t.Fatal(err)
 		}
 		f.editor.Wait("the end of the run", func() bool {
@@ -45,11 +46,11 @@ func TestWhatTheEditorShowsIsShownNotObeyed(t *testing.T) {
 			Diff string
 			URI  uri.URI
 		}
-		if err := f.editor.Command("agent.showProposal", map[string]any{"id": res.ProposalID}, &shown); err != nil {
+		if err := f.editor.Command(server.CommandShowProposal, map[string]any{"id": res.ProposalID}, &shown); err != nil {
 			t.Fatal(err)
 		}
 		var applied struct{ Applied bool }
-		if err := f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, &applied); err != nil {
+		if err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": res.ProposalID}, &applied); err != nil {
 			t.Fatal(err)
 		}
 
@@ -115,7 +116,7 @@ func TestAFailureIsShownNotObeyed(t *testing.T) {
 	f := newFixture(t, nil, srv, nil)
 	f.editor.Initialize(f.root, servertest.Plain, nil)
 	var res askResult
-	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "go", "wait": true}, &res); err != nil {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "go", "wait": true}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(res.Answer, "refused "+toolstest.HostileShown) {

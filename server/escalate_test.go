@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -35,7 +36,7 @@ func TestWhenTheModelsFailTheUserIsAskedAndRetryContinues(t *testing.T) {
 	var shown struct {
 		Diff string `json:"diff"`
 	}
-	if err := f.editor.Command("agent.showProposal", map[string]any{"id": "proposal-2"}, &shown); err != nil {
+	if err := f.editor.Command(server.CommandShowProposal, map[string]any{"id": "proposal-2"}, &shown); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(shown.Diff, "+uno\n+dos\n") {
@@ -50,7 +51,7 @@ func TestWhenTheModelsFailTheUserIsAskedAndRetryContinues(t *testing.T) {
 	var status struct {
 		Breakers []string `json:"breakers"`
 	}
-	if err := f.editor.Command("agent.status", nil, &status); err != nil || len(status.Breakers) != 1 || status.Breakers[0] != "openai:gpt-test: closed" {
+	if err := f.editor.Command(server.CommandStatus, nil, &status); err != nil || len(status.Breakers) != 1 || status.Breakers[0] != "openai:gpt-test: closed" {
 		t.Fatalf("breaker state in agent.status: %v %v", status.Breakers, err)
 	}
 }

@@ -24,7 +24,7 @@ import (
 // notes, and its command policy (the allowlist those settings give, and
 // what the user allowed for good there). A run started from a file uses
 // the folder of that file. Its fields are set before it is listed
-// (setFoldersLocked, under Server.mu) and never change after.
+// (setFoldersLocked, under workspaceConfig.mu) and never change after.
 type folder struct {
 	name     string  // the first element of its paths when there are several; kept while the server runs
 	dir      string  // absolute, links resolved
@@ -50,7 +50,7 @@ func (s *Server) loadFolder(dir string, u uri.URI) (*folder, []string) {
 // giving them their policy, and makes the first (or noFolder, with none)
 // the primary: the one the server's own settings, notes and status are
 // of, and where a run asked without a file starts.
-func (s *Server) setFoldersLocked(folders []*folder) {
+func (w *workspaceConfig) setFoldersLocked(folders []*folder) {
 	var names []string
 	for _, f := range folders {
 		if f.name != "" {
@@ -63,17 +63,17 @@ func (s *Server) setFoldersLocked(folders []*folder) {
 			names = append(names, f.name)
 		}
 	}
-	for _, f := range append(slices.Clone(folders), s.noFolder) {
+	for _, f := range append(slices.Clone(folders), w.noFolder) {
 		if f.policy == nil {
-			f.policy = agentrun.Policy(s.folderSettingsLocked(f))
+			f.policy = agentrun.Policy(w.folderSettingsLocked(f))
 		}
 	}
-	s.folders = folders
-	primary := s.noFolder
+	w.folders = folders
+	primary := w.noFolder
 	if len(folders) > 0 {
 		primary = folders[0]
 	}
-	s.root, s.fileSettings, s.memory, s.policy = primary.dir, primary.settings, primary.memory, primary.policy
+	w.root, w.fileSettings, w.memory = primary.dir, primary.settings, primary.memory
 }
 
 // folderFor is the innermost folder that holds the file p (absolute,
@@ -93,9 +93,7 @@ func folderFor(folders []*folder, p string) *folder {
 // neighbours): relative to its folder, the folder's name first when there
 // are several; absolute outside every folder.
 func (s *Server) shownPath(p string) string {
-	s.mu.Lock()
-	folders := s.folders
-	s.mu.Unlock()
+	folders := s.workspace.openFolders()
 	f := folderFor(folders, p)
 	if f == nil {
 		return p
@@ -196,19 +194,9 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, raw jsonrpc2.Raw
 		warnings = append(warnings, w...)
 		added = append(added, f)
 	}
-	s.mu.Lock()
-	folders := slices.DeleteFunc(slices.Clone(s.folders), func(f *folder) bool {
+	roots := s.workspace.changeFolders(func(f *folder) bool {
 		return removed[f.dir] || (f.uri != "" && removed[string(f.uri)])
-	})
-	for _, f := range added {
-		if !slices.ContainsFunc(folders, func(o *folder) bool { return o.dir == f.dir }) {
-			folders = append(folders, f)
-		}
-	}
-	s.setFoldersLocked(folders)
-	s.configNotes = append(s.configNotes, warnings...)
-	roots := s.rootsLocked()
-	s.mu.Unlock()
+	}, added, warnings)
 	for _, w := range warnings {
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
 	}
@@ -217,12 +205,12 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, raw jsonrpc2.Raw
 }
 
 // rootsLocked names the folders for a message: "api (/src/api), web (/src/web)".
-func (s *Server) rootsLocked() string {
-	if len(s.folders) == 0 {
+func (w *workspaceConfig) rootsLocked() string {
+	if len(w.folders) == 0 {
 		return "none"
 	}
-	parts := make([]string, len(s.folders))
-	for i, f := range s.folders {
+	parts := make([]string, len(w.folders))
+	for i, f := range w.folders {
 		parts[i] = fmt.Sprintf("%s (%s)", f.name, f.dir)
 	}
 	return strings.Join(parts, ", ")

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -218,7 +219,7 @@ func TestTwoFoldersOfOneName(t *testing.T) {
 		Applied bool `json:"applied"`
 	}
 	f.editor.Open(uri.File(filepath.Join(two, "x.go")), "package two\n")
-	if err := f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, &applied); err != nil || !applied.Applied {
+	if err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": res.ProposalID}, &applied); err != nil || !applied.Applied {
 		t.Fatalf("apply: %+v %v", applied, err)
 	}
 	if got := editedURIs(f.editor.Edits()[0].Edit); !slices.Equal(got, []uri.URI{uri.File(filepath.Join(two, "x.go"))}) {
@@ -276,10 +277,10 @@ func TestEachFolderHasItsOwnInstructionsNotesAndSettings(t *testing.T) {
 		askResult
 		Notes []string `json:"notes"`
 	}
-	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "remember the build", "uri": f.uri("web/w.ts"), "wait": true}, &first); err != nil || !slices.Equal(first.Notes, []string{note}) {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "remember the build", "uri": f.uri("web/w.ts"), "wait": true}, &first); err != nil || !slices.Equal(first.Notes, []string{note}) {
 		t.Fatalf("%v %+v", err, first)
 	}
-	if err := f.editor.Command("agent.keepNotes", map[string]any{"id": first.RunID}, nil); err != nil {
+	if err := f.editor.Command(server.CommandKeepNotes, map[string]any{"id": first.RunID}, nil); err != nil {
 		t.Fatal(err)
 	}
 	inAPI := f.ask(map[string]any{"prompt": "and api?", "uri": f.uri("api/a.go"), "wait": true})

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
+	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -15,6 +15,64 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
+
+// lifecycle is the connection's way from initialize to exit.
+type lifecycle struct {
+	mu           sync.Mutex // guards the fields below
+	initDone     bool
+	shutdownSeen bool
+	exitCode     int           // 1 until an exit follows shutdown
+	exited       chan struct{} // closed at exit, under mu; never replaced (done)
+}
+
+func newLifecycle() *lifecycle { return &lifecycle{exitCode: 1, exited: make(chan struct{})} }
+
+// initialized says initialize has stored what the other requests read:
+// until then, every request but initialize and exit is refused (handle).
+func (l *lifecycle) initialized() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.initDone
+}
+
+// setInitialized lets the other requests in, once initialize has stored
+// what they read.
+func (l *lifecycle) setInitialized() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.initDone = true
+}
+
+func (l *lifecycle) shutdown() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.shutdownSeen = true
+}
+
+// exit ends the connection, cleanly (code 0) after shutdown; a second exit
+// changes nothing.
+func (l *lifecycle) exit() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.shutdownSeen {
+		l.exitCode = 0
+	}
+	select {
+	case <-l.exited:
+	default:
+		close(l.exited)
+	}
+}
+
+// done is closed at exit.
+func (l *lifecycle) done() <-chan struct{} { return l.exited }
+
+// code is the process exit code: 0 after shutdown then exit, 1 otherwise.
+func (l *lifecycle) code() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.exitCode
+}
 
 // clientCaps is what the client said it can do, reduced to what we use.
 type clientCaps struct {
@@ -69,12 +127,9 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	if s.initDone {
-		s.mu.Unlock()
+	if s.lifecycle.initialized() {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
 	}
-	s.mu.Unlock()
 
 	dirs, uris, warnings := workspaceDirs(&params)
 	var folders []*folder
@@ -108,14 +163,11 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	// Conversations are the window's, kept with its first folder's state.
 	s.sessions.open(agent.NewSessionStore(agent.StateDir(s.opts.Env, primary.dir)))
 	s.progress.setSupported(caps.progress)
-	s.mu.Lock()
-	s.initDone, s.caps, s.noFolder = true, caps, noFolder
+	s.caps.Store(&caps)
 	// Every folder's load repeats what the user's own files say.
 	warnings = unique(warnings)
-	s.initSettings, s.initAsSent, s.configNotes = initSettings, initAsSent, warnings
-	s.setFoldersLocked(folders)
-	roots := s.rootsLocked()
-	s.mu.Unlock()
+	roots := s.workspace.start(noFolder, folders, initSettings, initAsSent, warnings)
+	s.lifecycle.setInitialized()
 	if len(folders) == 0 {
 		warnings = append(warnings, "no workspace folder: open a folder to use the agent")
 	}
@@ -134,7 +186,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 			PositionEncoding:       caps.encoding.kind(),
 			TextDocumentSync:       &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change},
 			CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: kinds},
-			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: commandNames()},
+			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: CommandNames()},
 			// Every folder is a root, and the next run sees folders added or removed.
 			Workspace: &protocol.WorkspaceOptions{WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
 				Supported: &yes, ChangeNotifications: protocol.Boolean(true),
@@ -148,7 +200,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	if caps.inlineCompletion {
 		result.Capabilities.InlineCompletionProvider = protocol.Boolean(true)
 	}
-	if s.settings().Completion.ItemsOn() {
+	if s.workspace.settings().Completion.ItemsOn() {
 		result.Capabilities.CompletionProvider = &protocol.CompletionOptions{}
 	}
 	return result, nil
@@ -156,23 +208,12 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 
 func (s *Server) shutdown(context.Context, jsonrpc2.RawMessage) (any, error) {
 	s.runs.cancelAll()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.shutdownSeen = true
+	s.lifecycle.shutdown()
 	return nil, nil
 }
 
 func (s *Server) exit(context.Context, jsonrpc2.RawMessage) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.shutdownSeen {
-		s.exitCode = 0
-	}
-	select {
-	case <-s.exited:
-	default:
-		close(s.exited)
-	}
+	s.lifecycle.exit()
 	return nil, nil
 }
 
@@ -200,52 +241,11 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw jsonrpc2.RawMes
 		s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: settings ignored: %v", err))
 		return nil, nil
 	}
-	s.mu.Lock()
-	var ignored []string
-	if !s.caps.userSettings {
-		asPushed := user
-		asPushed.Fallback = slices.Clone(user.Fallback) // UntrustedPush filters it in place
-		ignored = config.UntrustedPush(config.Merge(s.fileSettings, s.initSettings), &user)
-		if reflect.DeepEqual(config.Merge(s.initAsSent, asPushed), config.Merge(s.initAsSent, user)) {
-			ignored = nil // it only repeats initializationOptions (Helix pushes its config again)
-		}
-	}
-	s.pushedSettings = user
-	// The allowlists may change; what the user allowed "always" stays allowed.
-	for _, f := range append(slices.Clone(s.folders), s.noFolder) {
-		f.policy.SetAllowlist(s.folderSettingsLocked(f).EffectiveAllowlist(tools.DefaultAllowlist))
-	}
-	s.mu.Unlock()
+	ignored := s.workspace.push(user, s.clientCaps().userSettings)
 	for _, w := range ignored {
 		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
 	}
 	return nil, nil
-}
-
-// settingsLocked is the effective configuration of the primary folder
-// (setFoldersLocked): files and environment, then the editor's settings
-// (initializationOptions, then the latest didChangeConfiguration). Secrets
-// always come from the environment.
-func (s *Server) settingsLocked() config.Settings {
-	return config.Merge(s.fileSettings, s.editorSettingsLocked())
-}
-
-// folderSettingsLocked is settingsLocked for a run in f: its own project
-// file under the user's and the environment's, then the editor's.
-func (s *Server) folderSettingsLocked(f *folder) config.Settings {
-	return config.Merge(f.settings, s.editorSettingsLocked())
-}
-
-// editorSettingsLocked are the editor's settings: initializationOptions,
-// then the latest didChangeConfiguration.
-func (s *Server) editorSettingsLocked() config.Settings {
-	editor := config.Merge(s.initSettings, s.pushedSettings)
-	if s.pushedSettings.Allowlist != nil {
-		// A pushed allowlist is the whole list now: an entry the user removed
-		// must stop being allowed, not live on from initialize.
-		editor.Allowlist = s.pushedSettings.Allowlist
-	}
-	return editor
 }
 
 func (s *Server) didOpen(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {

@@ -63,7 +63,7 @@ func TestShutdownThenExitIsZeroExitAloneIsOne(t *testing.T) {
 
 func TestBadRequestsGetErrorsAndTheServerKeepsServing(t *testing.T) {
 	f := newFixture(t, nil, nil, nil)
-	if err := f.editor.Command("agent.status", nil, nil); rpcCode(err) != jsonrpc2.ServerNotInitialized {
+	if err := f.editor.Command(server.CommandStatus, nil, nil); rpcCode(err) != jsonrpc2.ServerNotInitialized {
 		t.Fatalf("before initialize: %v", err)
 	}
 	f.editor.Initialize(f.root, servertest.Caps{}, nil)
@@ -80,14 +80,14 @@ func TestBadRequestsGetErrorsAndTheServerKeepsServing(t *testing.T) {
 	if err := f.editor.Call("test/panic", nil, nil); rpcCode(err) != jsonrpc2.InternalError || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("panic: %v", err)
 	}
-	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "hi"}, nil); err == nil || !strings.Contains(err.Error(), "AGENT_LSP_MODEL") {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "hi"}, nil); err == nil || !strings.Contains(err.Error(), "AGENT_LSP_MODEL") {
 		t.Fatalf("missing model must name the variable: %v", err)
 	}
-	if err := f.editor.Command("agent.ask", map[string]any{"uri": f.uri("a.go")}, nil); err == nil || !strings.Contains(err.Error(), "needs a prompt") {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"uri": f.uri("a.go")}, nil); err == nil || !strings.Contains(err.Error(), "needs a prompt") {
 		t.Fatalf("missing prompt: %v", err)
 	}
 	var status map[string]any
-	if err := f.editor.Command("agent.status", nil, &status); err != nil || status["positionEncoding"] != "utf-16" {
+	if err := f.editor.Command(server.CommandStatus, nil, &status); err != nil || status["positionEncoding"] != "utf-16" {
 		t.Fatalf("still serving after all that: %v %v", status, err)
 	}
 }
@@ -214,13 +214,13 @@ func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T
 	// wipe what initializationOptions set.
 	f.editor.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{}})
 	var res askResult
-	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "hi", "wait": true}, &res); err != nil {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "hi", "wait": true}, &res); err != nil {
 		t.Fatal(err)
 	}
 	var status struct {
 		Allowlist []string `json:"allowlist"`
 	}
-	if err := f.editor.Command("agent.status", nil, &status); err != nil || slices.Contains(status.Allowlist, "make test") {
+	if err := f.editor.Command(server.CommandStatus, nil, &status); err != nil || slices.Contains(status.Allowlist, "make test") {
 		t.Fatalf("an unmarked client's initializationOptions widened the allowlist: %q %v", status.Allowlist, err)
 	}
 	for _, want := range []string{"initializationOptions: allowlist ignored", "initializationOptions: retry_attempts = 50 ignored: above your limit of 5"} {
@@ -236,7 +236,7 @@ func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T
 		Allowlist      []string `json:"allowlist"`
 		ConfigWarnings []string `json:"configWarnings"`
 	}
-	if err := m.editor.Command("agent.status", nil, &marked); err != nil || !slices.Contains(marked.Allowlist, "make test") || len(marked.ConfigWarnings) != 0 {
+	if err := m.editor.Command(server.CommandStatus, nil, &marked); err != nil || !slices.Contains(marked.Allowlist, "make test") || len(marked.ConfigWarnings) != 0 {
 		t.Fatalf("a marked client's initializationOptions were filtered: %+v %v", marked, err)
 	}
 	// Helix pushes its config again: what only repeats
@@ -253,7 +253,7 @@ func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T
 		Allowlist []string `json:"allowlist"`
 		Settings  string   `json:"settings"`
 	}
-	if err := f.editor.Command("agent.status", nil, &st); err != nil || slices.Contains(st.Allowlist, "curl evil.example") || strings.Contains(st.Settings, "collector") {
+	if err := f.editor.Command(server.CommandStatus, nil, &st); err != nil || slices.Contains(st.Allowlist, "curl evil.example") || strings.Contains(st.Settings, "collector") {
 		t.Fatalf("a plain client's push widened the settings: %+v %v", st, err)
 	}
 	if logs := strings.Join(f.editor.Logs(), "\n"); strings.Count(logs, "pushed settings: allowlist ignored") != 1 ||
@@ -267,11 +267,11 @@ func TestSettingsFromInitializationOptionsAndDidChangeConfiguration(t *testing.T
 	g.editor.Initialize(g.root, servertest.Caps{UserSettings: true}, map[string]any{"allowlist": []string{"make lint", "make test"}})
 	g.editor.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"allowlist": []string{"make lint"}}})
 	status.Allowlist = nil
-	if err := g.editor.Command("agent.status", nil, &status); err != nil || !slices.Equal(status.Allowlist, []string{"make lint"}) {
+	if err := g.editor.Command(server.CommandStatus, nil, &status); err != nil || !slices.Equal(status.Allowlist, []string{"make lint"}) {
 		t.Fatalf("after the push: %q %v", status.Allowlist, err)
 	}
 	f.editor.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"agent-lsp": map[string]any{"model": "from-did-change"}}})
-	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "hi again", "wait": true}, &res); err != nil {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "hi again", "wait": true}, &res); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
@@ -301,7 +301,7 @@ func TestWithoutAWorkspaceFolderRunsAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	editor.Wait("the warning", func() bool { return strings.Contains(strings.Join(editor.Logs(), "\n"), "no workspace folder") })
-	if err := editor.Command("agent.ask", map[string]any{"prompt": "read /etc/passwd"}, nil); err == nil || !strings.Contains(err.Error(), "open the project's folder") {
+	if err := editor.Command(server.CommandAsk, map[string]any{"prompt": "read /etc/passwd"}, nil); err == nil || !strings.Contains(err.Error(), "open the project's folder") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 	"github.com/agent-lsp/agent-lsp/tools/mcp/mcptest"
 )
@@ -27,7 +28,7 @@ type mcpStatus struct {
 func (f *fixture) mcpStatus() mcpStatus {
 	f.t.Helper()
 	var st mcpStatus
-	if err := f.editor.Command("agent.status", nil, &st); err != nil {
+	if err := f.editor.Command(server.CommandStatus, nil, &st); err != nil {
 		f.t.Fatal(err)
 	}
 	return st

@@ -44,10 +44,7 @@ func (s *Server) showFile(ctx context.Context, name, content string, focus bool)
 		return "", false
 	}
 	u := fileuri.URI(path)
-	s.mu.Lock()
-	supported := s.caps.showDocument
-	s.mu.Unlock()
-	if !supported {
+	if !s.clientCaps().showDocument {
 		return u, false
 	}
 	result, err := s.client.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: u, TakeFocus: &focus})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
@@ -76,7 +77,7 @@ func TestExplainIsReadOnlyAsACPsAskMode(t *testing.T) {
 	if offered := strings.Join(offeredTools(srv2.Requests()[0]), " "); !strings.Contains(offered, "write_file") {
 		t.Fatalf("code mode: %s", offered)
 	}
-	if err := g.editor.Command("agent.ask", map[string]any{"prompt": "x", "mode": "yolo"}, nil); err == nil || !strings.Contains(err.Error(), "unknown mode \"yolo\": ask, code or plan") {
+	if err := g.editor.Command(server.CommandAsk, map[string]any{"prompt": "x", "mode": "yolo"}, nil); err == nil || !strings.Contains(err.Error(), "unknown mode \"yolo\": ask, code or plan") {
 		t.Fatalf("an unknown mode: %v", err)
 	}
 }
@@ -94,7 +95,7 @@ func TestTheRunAfterACancelledOneIsToldItsChangesWereDropped(t *testing.T) {
 	f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
 	first := f.ask(map[string]any{"prompt": "rename the package"})
 	toolstest.Poll(t, "the second model call", func() bool { return len(srv.Requests()) == 2 })
-	if err := f.editor.Command("agent.cancel", map[string]any{"id": first.RunID}, nil); err != nil {
+	if err := f.editor.Command(server.CommandCancel, map[string]any{"id": first.RunID}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if end := f.waitEnd(first.RunID); end != "Cancelled" {

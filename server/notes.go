@@ -18,9 +18,7 @@ import (
 
 // workspaceMemory is the notes kept for the primary folder.
 func (s *Server) workspaceMemory() *agent.Memory {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.memory
+	return s.workspace.primaryMemory()
 }
 
 // runMemory is the notes kept for the folder r started in: each folder
@@ -68,9 +66,9 @@ func (s *Server) notesNotice(r *run, p *proposal) string {
 	if notice == "" {
 		return ""
 	}
-	how := fmt.Sprintf("Nothing is kept yet: keep them with the command `%s %s`.", cmdKeepNotes, r.name())
+	how := fmt.Sprintf("Nothing is kept yet: keep them with the command `%s %s`.", CommandKeepNotes, r.name())
 	if p != nil {
-		how = fmt.Sprintf("They are kept if you apply %s, or with the command `%s %s`.", p.name(), cmdKeepNotes, r.name())
+		how = fmt.Sprintf("They are kept if you apply %s, or with the command `%s %s`.", p.name(), CommandKeepNotes, r.name())
 	}
 	return "\n\n" + notice + "\n\n" + how + "\n"
 }
@@ -81,7 +79,7 @@ func (s *Server) keepRunNotes(ctx context.Context, r *run) {
 		return
 	}
 	if _, err := r.keep(); err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: the notes of %s were not kept: %v (%s %s retries)", r.name(), err, cmdKeepNotes, r.name()))
+		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: the notes of %s were not kept: %v (%s %s retries)", r.name(), err, CommandKeepNotes, r.name()))
 	}
 }
 
@@ -111,5 +109,5 @@ func (s *Server) notesRun(name string) (*run, error) {
 	if name == "" {
 		return nil, jsonrpc2.NewError(codeRequestFailed, "no run has notes waiting to be kept")
 	}
-	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s has no notes waiting to be kept (agent.status lists them)", name))
+	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s has no notes waiting to be kept (%s lists them)", name, CommandStatus))
 }

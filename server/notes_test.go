@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -21,7 +22,7 @@ type statusResult struct {
 func (f *fixture) status() statusResult {
 	f.t.Helper()
 	var st statusResult
-	if err := f.editor.Command("agent.status", nil, &st); err != nil {
+	if err := f.editor.Command(server.CommandStatus, nil, &st); err != nil {
 		f.t.Fatal(err)
 	}
 	return st
@@ -46,7 +47,7 @@ func TestRememberedNoteWaitsUntilKept(t *testing.T) {
 		askResult
 		Notes []string `json:"notes"`
 	}
-	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "read the readme", "wait": true}, &res); err != nil || !slices.Equal(res.Notes, []string{injected}) {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "read the readme", "wait": true}, &res); err != nil || !slices.Equal(res.Notes, []string{injected}) {
 		t.Fatalf("%v %+v", err, res)
 	}
 	f.ask(map[string]any{"prompt": "before keeping", "wait": true})
@@ -59,7 +60,7 @@ func TestRememberedNoteWaitsUntilKept(t *testing.T) {
 		}
 		return msg != ""
 	})
-	if !strings.Contains(msg, "The agent wants to remember:\n- "+injected) || !strings.Contains(msg, "agent.keepNotes "+res.RunID) {
+	if !strings.Contains(msg, "The agent wants to remember:\n- "+injected) || !strings.Contains(msg, server.CommandKeepNotes+" "+res.RunID) {
 		t.Fatalf("the answer does not show the note and how to keep it:\n%s", msg)
 	}
 	st := f.status()
@@ -74,7 +75,7 @@ func TestRememberedNoteWaitsUntilKept(t *testing.T) {
 		f.editor.Open(u, "# readme\n")
 		for _, a := range codeActions(t, f, map[string]any{"textDocument": map[string]any{"uri": u},
 			"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 0}}, "context": map[string]any{}}) {
-			if a.Title == "Keep the agent's notes" && a.Command.Command == "agent.keepNotes" {
+			if a.Title == "Keep the agent's notes" && a.Command.Command == server.CommandKeepNotes {
 				return true
 			}
 		}
@@ -89,10 +90,10 @@ func TestRememberedNoteWaitsUntilKept(t *testing.T) {
 		Kept  int      `json:"kept"`
 		Notes []string `json:"notes"`
 	}
-	if err := f.editor.Command("agent.keepNotes", res.RunID, &kept); err != nil || kept.Kept != 1 || !slices.Equal(kept.Notes, []string{injected}) {
+	if err := f.editor.Command(server.CommandKeepNotes, res.RunID, &kept); err != nil || kept.Kept != 1 || !slices.Equal(kept.Notes, []string{injected}) {
 		t.Fatalf("keepNotes: %+v %v", kept, err)
 	}
-	if err := f.editor.Command("agent.keepNotes", res.RunID, nil); err == nil {
+	if err := f.editor.Command(server.CommandKeepNotes, res.RunID, nil); err == nil {
 		t.Fatal("notes kept twice")
 	}
 	if keepAction() {
@@ -130,7 +131,7 @@ func TestApplyingTheProposalKeepsItsNotes(t *testing.T) {
 			var applied struct {
 				Applied bool `json:"applied"`
 			}
-			if err := f.editor.Command("agent.applyProposal", res.ProposalID, &applied); err != nil || applied.Applied == reject {
+			if err := f.editor.Command(server.CommandApplyProposal, res.ProposalID, &applied); err != nil || applied.Applied == reject {
 				t.Fatal(err, applied)
 			}
 			st := f.status()

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -193,7 +194,7 @@ func TestPlainClientAskInsertsAnInstructionTemplate(t *testing.T) {
 	g.editor.Initialize(g.root, servertest.Caps{PromptInput: true}, nil)
 	g.editor.Open(g.uri("a.py"), "x\n")
 	for _, a := range menu(t, g, g.uri("a.py"), 0) {
-		if a.Title == "Ask agent…" && (a.Command == nil || a.Command.Command != "agent.ask") {
+		if a.Title == "Ask agent…" && (a.Command == nil || a.Command.Command != server.CommandAsk) {
 			t.Fatalf("with a prompt box, Ask agent… is %+v", a)
 		}
 	}
@@ -222,7 +223,7 @@ func TestPlainClientGetsNewFilesAnotherWay(t *testing.T) {
 				Shown    bool    `json:"shown"`
 			} `json:"offered"`
 		}
-		if err := f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, &applied); err != nil || !applied.Applied {
+		if err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": res.ProposalID}, &applied); err != nil || !applied.Applied {
 			t.Fatalf("showDocument=%v: the edits to existing files must apply: %v %+v", showDocument, err, applied)
 		}
 		if b, _ := f.editor.Buffer(f.uri("a.txt")); b.Text != "uno\n" {
@@ -317,7 +318,7 @@ func TestShowProposalSaysWhatChangesWhereNothingShowsDocuments(t *testing.T) {
 			Diff  string `json:"diff"`
 			Shown bool   `json:"shown"`
 		}
-		if err := f.editor.Command("agent.showProposal", map[string]any{"id": res.ProposalID}, &shown); err != nil || shown.Shown || shown.Diff == "" {
+		if err := f.editor.Command(server.CommandShowProposal, map[string]any{"id": res.ProposalID}, &shown); err != nil || shown.Shown || shown.Diff == "" {
 			t.Fatalf("own client %v: %v %+v", own, err, shown)
 		}
 		if own {

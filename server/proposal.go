@@ -175,11 +175,11 @@ func (s *Server) approvedChanges(p *proposal) ([]tools.Change, error) {
 	}
 	rest, _ := apply.Split(p.changes, false)
 	if len(rest) == 0 {
-		return nil, fmt.Errorf("its files need your explicit approval, which was not given: %s (agent.showProposal shows the diff)", apply.DescribeSensitive(sensitive))
+		return nil, fmt.Errorf("its files need your explicit approval, which was not given: %s (%s shows the diff)", apply.DescribeSensitive(sensitive), CommandShowProposal)
 	}
 	s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
-		"agent-lsp: %s: applying the rest without the files that need your explicit approval: %s (agent.showProposal shows their diff)",
-		p.name(), apply.DescribeSensitive(sensitive)))
+		"agent-lsp: %s: applying the rest without the files that need your explicit approval: %s (%s shows their diff)",
+		p.name(), apply.DescribeSensitive(sensitive), CommandShowProposal))
 	return rest, nil
 }
 

@@ -170,10 +170,8 @@ const answerMessageLimit = 1500
 // finishRun shows the answer, offers or sends the proposal, and ends the progress.
 func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer string, err error) {
 	p := s.runs.proposalOf(r)
-	s.mu.Lock()
-	caps := s.caps
-	autoApply := s.settingsLocked().AutoApplies()
-	s.mu.Unlock()
+	caps := s.clientCaps()
+	autoApply := s.workspace.settings().AutoApplies()
 
 	switch state {
 	case runCancelled:
@@ -193,7 +191,7 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 	if p != nil {
 		fmt.Fprintf(&doc, "\n## Proposed changes (%s)\n\n```diff\n%s```\n", p.name(), p.diff())
 		if !caps.annotations {
-			fmt.Fprintf(&doc, "\nNothing is changed yet. Apply with the command `agent.applyProposal %s`, or discard with `agent.discardProposal %s`.\n", p.name(), p.name())
+			fmt.Fprintf(&doc, "\nNothing is changed yet. Apply with the command `%s %s`, or discard with `%s %s`.\n", CommandApplyProposal, p.name(), CommandDiscardProposal, p.name())
 		}
 	}
 	notes := s.notesNotice(r, p)
@@ -215,7 +213,7 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 			msg += "\n\nThe full answer: " + u.FsPath()
 		}
 		if p != nil {
-			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: the code actions \"Show agent proposal\" and \"Apply agent proposal\" (or the commands agent.showProposal, agent.applyProposal).", len(p.changes), p.name())
+			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: the code actions \"Show agent proposal\" and \"Apply agent proposal\" (or the commands %s, %s).", len(p.changes), p.name(), CommandShowProposal, CommandApplyProposal)
 		}
 		msg += notes
 		if r.progress.plain {

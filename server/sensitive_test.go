@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -95,7 +96,7 @@ func TestSensitiveFilesGetTheirOwnConfirmation(t *testing.T) {
 	var shown struct {
 		Diff string `json:"diff"`
 	}
-	if err := f.editor.Command("agent.showProposal", map[string]any{"id": res.ProposalID}, &shown); err != nil ||
+	if err := f.editor.Command(server.CommandShowProposal, map[string]any{"id": res.ProposalID}, &shown); err != nil ||
 		!strings.Contains(shown.Diff, "# ⚠ .envrc changes the shell environment") ||
 		!strings.Contains(shown.Diff, "# ⚠ .github/copilot-instructions.md changes another agent's instructions (Copilot)") {
 		t.Fatalf("showProposal: %v\n%s", err, shown.Diff)
@@ -120,7 +121,7 @@ func TestWithoutAnnotationsSensitiveFilesNeedAnExplicitYes(t *testing.T) {
 			var applied struct {
 				Applied bool `json:"applied"`
 			}
-			if err := f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, &applied); err != nil || !applied.Applied {
+			if err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": res.ProposalID}, &applied); err != nil || !applied.Applied {
 				t.Fatalf("apply: %+v %v", applied, err)
 			}
 			if b, _ := f.editor.Buffer(f.uri("main.go")); !strings.Contains(b.Text, "renamed()") {
@@ -156,7 +157,7 @@ func TestAProposalOfOnlySensitiveFilesStaysPendingWhenRefused(t *testing.T) {
 	f.editor.Initialize(f.root, servertest.Caps{NoMessageRequest: true}, nil)
 	f.editor.Open(f.uri("AGENTS.md"), "Be careful.\n")
 	res := f.ask(map[string]any{"prompt": "instructions", "wait": true})
-	err := f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, nil)
+	err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": res.ProposalID}, nil)
 	if err == nil || !strings.Contains(err.Error(), "AGENTS.md (the agent's instructions)") {
 		t.Fatalf("apply: %v", err)
 	}
@@ -166,7 +167,7 @@ func TestAProposalOfOnlySensitiveFilesStaysPendingWhenRefused(t *testing.T) {
 	var status struct {
 		Proposals []struct{ ID, State string } `json:"proposals"`
 	}
-	if err := f.editor.Command("agent.status", nil, &status); err != nil || len(status.Proposals) != 1 || status.Proposals[0].State != "pending" {
+	if err := f.editor.Command(server.CommandStatus, nil, &status); err != nil || len(status.Proposals) != 1 || status.Proposals[0].State != "pending" {
 		t.Fatalf("status: %+v %v", status, err)
 	}
 }

@@ -12,14 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
-	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
@@ -46,8 +45,9 @@ type Options struct {
 }
 
 // Server is one language server connection. Each concern has its own lock,
-// so a slow one never holds up another:
-//   - mu: the lifecycle and the configuration (below);
+// declared beside what it guards, so a slow one never holds up another:
+//   - lifecycle: initialize, shutdown and exit;
+//   - workspace: the folders and the configuration;
 //   - docs: the open buffers;
 //   - runs: the runs and proposals, and the proposals' states;
 //   - sessions: the conversations and the current one;
@@ -55,13 +55,20 @@ type Options struct {
 //   - completer: completion's model client, cache and newest requests;
 //   - inflight: the requests $/cancelRequest can cancel.
 //
-// Locks are never held while calling the client. Where two are held, mu or
-// runs comes first, a run's own lock last.
+// caps, what the client can do, is stored once at initialize and read
+// without a lock.
+//
+// Locks are never held while calling the client. Where two are held, runs
+// comes first, a run's own lock last; lifecycle's and workspace's are taken
+// alone (workspace's over a folder policy's own).
 type Server struct {
 	opts      Options
 	log       *slog.Logger
 	conn      jsonrpc2.Conn
 	client    protocol.Client // requests and notifications to the editor
+	lifecycle *lifecycle
+	caps      atomic.Pointer[clientCaps] // nil until initialize (clientCaps)
+	workspace workspaceConfig
 	docs      *documents
 	runs      registry
 	sessions  sessionSet
@@ -72,33 +79,8 @@ type Server struct {
 	// mcp holds the runs' MCP servers: started on a run's first use of
 	// their tools, ended when Serve returns.
 	mcp *mcp.Pool
-
-	mu           sync.Mutex // guards everything below
-	initDone     bool
-	shutdownSeen bool
-	exitCode     int
-	exited       chan struct{}
-	// folders are the workspace's roots, in the client's order (folders.go);
-	// noFolder stands for the primary when there is none. root,
-	// fileSettings, memory and policy are the primary's (setFoldersLocked).
-	folders      []*folder
-	noFolder     *folder
-	root         string
-	fileSettings config.Settings // files and environment
-	initSettings config.Settings // initializationOptions, filtered as a push is unless the client's are the user's
-	// initAsSent is initializationOptions as sent: a push that only repeats
-	// them (Helix sends its config again) is no news, and warns of nothing
-	// a second time.
-	initAsSent config.Settings
-	// pushedSettings are the latest didChangeConfiguration's, on top of
-	// initSettings: a client that pushes an empty section (eglot does, right
-	// after initialize) must not wipe what it sent at initialize.
-	pushedSettings config.Settings
-	configNotes    []string  // what loading the configuration ignored or failed on
-	sandboxOnce    sync.Once // readies the sandbox at the first run (reportSandboxLevel)
-	caps           clientCaps
-	policy         *tools.Policy
-	memory         *agent.Memory
+	// sandboxOnce readies the sandbox at the first run (reportSandboxLevel).
+	sandboxOnce sync.Once
 }
 
 // New builds a server; Serve runs it on a connection.
@@ -117,7 +99,7 @@ func New(opts Options) *Server {
 		opts.CacheDir = filepath.Join(dir, "agent-lsp")
 	}
 	s := &Server{
-		opts: opts, log: opts.Logger, docs: newDocuments(), exitCode: 1, exited: make(chan struct{}),
+		opts: opts, log: opts.Logger, lifecycle: newLifecycle(), docs: newDocuments(),
 		progress: newProgressTracker(opts.Logger),
 		mcp:      mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}),
 	}
@@ -156,7 +138,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.progress.setClient(s.client)
 	s.conn.Go(ctx, s.handle)
 	select {
-	case <-s.exited:
+	case <-s.lifecycle.done():
 	case <-s.conn.Done():
 		s.log.Info("client connection ended", "error", s.conn.Err())
 	case <-ctx.Done():
@@ -167,20 +149,14 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	if err := s.mcp.Close(); err != nil {
 		s.log.Warn("stopping the MCP servers", "error", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.exitCode
+	return s.lifecycle.code()
 }
 
-func (s *Server) initialized() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.initDone
-}
-
-// clientCaps is what the client said it can do (fixed at initialize).
+// clientCaps is what the client said it can do (fixed at initialize; none
+// before).
 func (s *Server) clientCaps() clientCaps {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.caps
+	if caps := s.caps.Load(); caps != nil {
+		return *caps
+	}
+	return clientCaps{}
 }

@@ -90,7 +90,7 @@ type askResult struct {
 func (f *fixture) ask(args map[string]any) askResult {
 	f.t.Helper()
 	var res askResult
-	if err := f.editor.Command("agent.ask", args, &res); err != nil {
+	if err := f.editor.Command(server.CommandAsk, args, &res); err != nil {
 		f.t.Fatalf("agent.ask: %v", err)
 	}
 	return res
@@ -226,7 +226,7 @@ func TestWithoutAnnotationsTheProposalWaitsForTheUser(t *testing.T) {
 	var shown struct {
 		Diff string `json:"diff"`
 	}
-	if err := f.editor.Command("agent.showProposal", map[string]any{"id": res.ProposalID}, &shown); err != nil {
+	if err := f.editor.Command(server.CommandShowProposal, map[string]any{"id": res.ProposalID}, &shown); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(shown.Diff, "-one\n+uno\n") {
@@ -236,18 +236,18 @@ func TestWithoutAnnotationsTheProposalWaitsForTheUser(t *testing.T) {
 	var applied struct {
 		Applied bool `json:"applied"`
 	}
-	if err := f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, &applied); err != nil || applied.Applied {
+	if err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": res.ProposalID}, &applied); err != nil || applied.Applied {
 		t.Fatalf("rejected apply: %+v %v", applied, err)
 	}
 	f.editor.SetRejectEdits(false)
 	f.editor.Open(f.uri("a.txt"), "one\ntwo\nthree\n")
-	if err := f.editor.Command("agent.applyProposal", "", &applied); err != nil || !applied.Applied {
+	if err := f.editor.Command(server.CommandApplyProposal, "", &applied); err != nil || !applied.Applied {
 		t.Fatalf("a rejected proposal must stay pending and apply later: %+v %v", applied, err)
 	}
 	if b, _ := f.editor.Buffer(f.uri("a.txt")); b.Text != "uno\ntwo\nthree\n" {
 		t.Fatalf("buffer %q", b.Text)
 	}
-	if err := f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, &applied); err == nil {
+	if err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": res.ProposalID}, &applied); err == nil {
 		t.Fatal("applying twice must fail")
 	}
 }
@@ -273,7 +273,7 @@ func TestStaleBufferIsRebasedOrRefused(t *testing.T) {
 			var applied struct {
 				Applied bool `json:"applied"`
 			}
-			err := f.editor.Command("agent.applyProposal", map[string]any{"id": res.ProposalID}, &applied)
+			err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": res.ProposalID}, &applied)
 			b, _ := f.editor.Buffer(u)
 			if overlap {
 				if err == nil || !strings.Contains(err.Error(), "you edited line 2") {
@@ -318,7 +318,7 @@ func TestCancelRequestAnswersRequestCancelled(t *testing.T) {
 	go func() {
 		var res askResult
 		_, err := f.editor.CallCtx(ctx, "workspace/executeCommand", map[string]any{
-			"command": "agent.ask", "arguments": []any{map[string]any{"prompt": "slow", "wait": true}}}, &res)
+			"command": server.CommandAsk, "arguments": []any{map[string]any{"prompt": "slow", "wait": true}}}, &res)
 		errc <- err
 	}()
 	f.editor.Wait("the run to start", func() bool { return len(f.editor.Progress()) > 0 })
@@ -357,7 +357,7 @@ func TestApprovalDeniedWhereTheClientCannotAsk(t *testing.T) {
 			f.editor.Initialize(f.root, c.caps, nil)
 			f.editor.SetApprove(c.approve)
 			var res askResult
-			if err := f.editor.Command("agent.ask", map[string]any{"prompt": "touch", "wait": true}, &res); err != nil {
+			if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "touch", "wait": true}, &res); err != nil {
 				t.Fatal(err)
 			}
 			observation := srv.Requests()[1]["messages"].([]any)[3].(map[string]any)["content"].(string)
@@ -386,7 +386,7 @@ func TestAnUnansweredApprovalIsADenyAfterItsBound(t *testing.T) {
 	f := newFixture(t, nil, srv, nil)
 	f.editor.Initialize(f.root, servertest.Caps{NeverAnswer: true, UserSettings: true}, map[string]any{"approvalTimeoutS": 1})
 	var res askResult
-	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "echo", "wait": true}, &res); err != nil {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "echo", "wait": true}, &res); err != nil {
 		t.Fatal(err)
 	}
 	observation := srv.Requests()[1]["messages"].([]any)[3].(map[string]any)["content"].(string)
@@ -419,7 +419,7 @@ func TestTwoRunsAtOnceDoNotInterfere(t *testing.T) {
 		Session string `json:"session"`
 	}
 	first := f.ask(map[string]any{"prompt": "first"})
-	if err := f.editor.Command("agent.newSession", nil, &s2); err != nil {
+	if err := f.editor.Command(server.CommandNewSession, nil, &s2); err != nil {
 		t.Fatal(err)
 	}
 	second := f.ask(map[string]any{"prompt": "second", "session": s2.Session})
@@ -428,7 +428,7 @@ func TestTwoRunsAtOnceDoNotInterfere(t *testing.T) {
 			Diff string `json:"diff"`
 		}
 		f.waitEnd(r.RunID)
-		if err := f.editor.Command("agent.showProposal", map[string]any{"id": r.ProposalID}, &d); err != nil {
+		if err := f.editor.Command(server.CommandShowProposal, map[string]any{"id": r.ProposalID}, &d); err != nil {
 			t.Fatal(err)
 		}
 		want := map[string]string{first.ProposalID: "+++ b/a.txt", second.ProposalID: "+++ b/b.txt"}[r.ProposalID]
@@ -448,11 +448,11 @@ func TestAnEmptyArrayIsNoArguments(t *testing.T) {
 		var res struct {
 			Cancelled []string `json:"cancelled"`
 		}
-		if err := f.editor.Command("agent.cancel", arg, &res); err != nil {
+		if err := f.editor.Command(server.CommandCancel, arg, &res); err != nil {
 			t.Errorf("agent.cancel with %#v: %v", arg, err)
 		}
 	}
-	err := f.editor.Command("agent.cancel", []any{1}, nil)
+	err := f.editor.Command(server.CommandCancel, []any{1}, nil)
 	if err == nil || !strings.Contains(err.Error(), "invalid arguments") {
 		t.Errorf("a non-empty array is still refused clearly: %v", err)
 	}

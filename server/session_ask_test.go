@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -18,14 +19,14 @@ func TestAskInAListedSessionLoadsIt(t *testing.T) {
 	f := newFixture(t, nil, srv, map[string]string{"XDG_STATE_HOME": state})
 	f.editor.Initialize(f.root, servertest.Caps{}, nil)
 	var res askResult
-	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "first question", "wait": true}, &res); err != nil {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "first question", "wait": true}, &res); err != nil {
 		t.Fatal(err)
 	}
 	// A second, newer session: a new server resumes that one, and loads no other.
-	if err := f.editor.Command("agent.newSession", nil, nil); err != nil {
+	if err := f.editor.Command(server.CommandNewSession, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "second question", "wait": true}, &res); err != nil {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "second question", "wait": true}, &res); err != nil {
 		t.Fatal(err)
 	}
 	f.editor.Call("shutdown", nil, nil)
@@ -41,7 +42,7 @@ func TestAskInAListedSessionLoadsIt(t *testing.T) {
 			Title string `json:"title"`
 		} `json:"sessions"`
 	}
-	if err := g.editor.Command("agent.listSessions", nil, &list); err != nil {
+	if err := g.editor.Command(server.CommandListSessions, nil, &list); err != nil {
 		t.Fatal(err)
 	}
 	var old string
@@ -50,13 +51,13 @@ func TestAskInAListedSessionLoadsIt(t *testing.T) {
 			old = s.ID
 		}
 	}
-	if err := g.editor.Command("agent.ask", map[string]any{"prompt": "and then?", "session": old, "wait": true}, &res); err != nil {
+	if err := g.editor.Command(server.CommandAsk, map[string]any{"prompt": "and then?", "session": old, "wait": true}, &res); err != nil {
 		t.Fatalf("ask in a listed session: %v", err)
 	}
 	if last := srv.Requests()[2]; !strings.Contains(toJSON(last["messages"]), "First answer.") {
 		t.Fatalf("the ask did not continue the listed session: %s", toJSON(last["messages"]))
 	}
-	if err := g.editor.Command("agent.ask", map[string]any{"prompt": "x", "session": "no-such-session"}, nil); err == nil || !strings.Contains(err.Error(), "no session") {
+	if err := g.editor.Command(server.CommandAsk, map[string]any{"prompt": "x", "session": "no-such-session"}, nil); err == nil || !strings.Contains(err.Error(), "no session") {
 		t.Fatalf("an unknown session: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -19,11 +20,11 @@ func TestASessionIsResumedByANewServerProcess(t *testing.T) {
 	f := newFixture(t, nil, srv, map[string]string{"XDG_STATE_HOME": state})
 	f.editor.Initialize(f.root, servertest.Caps{}, nil)
 	var res askResult
-	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "first question", "wait": true}, &res); err != nil || res.State != "completed" {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "first question", "wait": true}, &res); err != nil || res.State != "completed" {
 		t.Fatalf("%v %+v", err, res)
 	}
 	// A note the model proposes is kept only when the user says so.
-	if err := f.editor.Command("agent.keepNotes", nil, nil); err != nil {
+	if err := f.editor.Command(server.CommandKeepNotes, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	f.editor.Call("shutdown", nil, nil)
@@ -34,7 +35,7 @@ func TestASessionIsResumedByANewServerProcess(t *testing.T) {
 	g := newFixture(t, nil, srv, map[string]string{"XDG_STATE_HOME": state})
 	g.root = f.root
 	g.editor.Initialize(f.root, servertest.Caps{}, nil)
-	if err := g.editor.Command("agent.ask", map[string]any{"prompt": "and then?", "wait": true}, &res); err != nil {
+	if err := g.editor.Command(server.CommandAsk, map[string]any{"prompt": "and then?", "wait": true}, &res); err != nil {
 		t.Fatal(err)
 	}
 	followUp := srv.Requests()[2]
@@ -56,16 +57,16 @@ func TestASessionIsResumedByANewServerProcess(t *testing.T) {
 	var fresh struct {
 		Session string `json:"session"`
 	}
-	if err := g.editor.Command("agent.newSession", nil, &fresh); err != nil {
+	if err := g.editor.Command(server.CommandNewSession, nil, &fresh); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.editor.Command("agent.ask", map[string]any{"prompt": "new topic", "wait": true}, &res); err != nil {
+	if err := g.editor.Command(server.CommandAsk, map[string]any{"prompt": "new topic", "wait": true}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if n := llmtest.CountRole(srv.Requests()[3], "user"); n != 1 {
 		t.Fatalf("a new session must start empty, got %d user messages", n)
 	}
-	if err := g.editor.Command("agent.listSessions", nil, &list); err != nil || len(list.Sessions) != 2 || list.Current != fresh.Session {
+	if err := g.editor.Command(server.CommandListSessions, nil, &list); err != nil || len(list.Sessions) != 2 || list.Current != fresh.Session {
 		t.Fatalf("list: %+v %v", list, err)
 	}
 	old := list.Sessions[1]
@@ -75,17 +76,17 @@ func TestASessionIsResumedByANewServerProcess(t *testing.T) {
 	var switched struct {
 		Messages int `json:"messages"`
 	}
-	if err := g.editor.Command("agent.switchSession", map[string]any{"id": old.ID}, &switched); err != nil || switched.Messages != 6 {
+	if err := g.editor.Command(server.CommandSwitchSession, map[string]any{"id": old.ID}, &switched); err != nil || switched.Messages != 6 {
 		t.Fatalf("switch: %+v %v", switched, err)
 	}
-	if err := g.editor.Command("agent.switchSession", map[string]any{"id": "../../etc"}, nil); err == nil {
+	if err := g.editor.Command(server.CommandSwitchSession, map[string]any{"id": "../../etc"}, nil); err == nil {
 		t.Fatal("a bad session id was accepted")
 	}
 	var forgot struct {
 		Forgotten int      `json:"forgotten"`
 		Notes     []string `json:"notes"`
 	}
-	if err := g.editor.Command("agent.forget", map[string]any{"index": 1}, &forgot); err != nil || forgot.Forgotten != 1 || len(forgot.Notes) != 0 {
+	if err := g.editor.Command(server.CommandForget, map[string]any{"index": 1}, &forgot); err != nil || forgot.Forgotten != 1 || len(forgot.Notes) != 0 {
 		t.Fatalf("forget: %+v %v", forgot, err)
 	}
 }

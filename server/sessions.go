@@ -63,7 +63,7 @@ func (ss *sessionSet) get(id string) (string, *agent.History, error) {
 	}
 	h, err := store.Load(id)
 	if err != nil {
-		return "", nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no session %q (agent.listSessions lists them)", id))
+		return "", nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no session %q (%s lists them)", id, CommandListSessions))
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()

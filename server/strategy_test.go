@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -48,7 +49,7 @@ func TestPlanStrategyShowsThePlanAndProposesAllSteps(t *testing.T) {
 	var shown struct {
 		Diff string `json:"diff"`
 	}
-	if err := f.editor.Command("agent.showProposal", map[string]any{"id": res.ProposalID}, &shown); err != nil {
+	if err := f.editor.Command(server.CommandShowProposal, map[string]any{"id": res.ProposalID}, &shown); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(shown.Diff, "+# header\n body\n+--\n") {
@@ -94,7 +95,7 @@ func TestAPlanWaitsForTheUser(t *testing.T) {
 				run = &a
 			}
 		}
-		if run == nil || run.Command.Command != "agent.runPlan" {
+		if run == nil || run.Command.Command != server.CommandRunPlan {
 			t.Fatalf("no code action runs the waiting plan")
 		}
 		if err := f.editor.Command(run.Command.Command, run.Command.Arguments[0], nil); err != nil {

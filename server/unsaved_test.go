@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -20,7 +21,7 @@ func TestCommandsSeeTheEditorsUnsavedBuffers(t *testing.T) {
 	f.editor.Initialize(f.root, servertest.Caps{}, nil)
 	f.editor.Open(f.uri("a.txt"), "typed, not saved\n")
 	var res askResult
-	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "look", "wait": true}, &res); err != nil {
+	if err := f.editor.Command(server.CommandAsk, map[string]any{"prompt": "look", "wait": true}, &res); err != nil {
 		t.Fatal(err)
 	}
 	msgs := srv.Requests()[1]["messages"].([]any)

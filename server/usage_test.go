@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -35,7 +36,7 @@ func TestUsageAndSandboxInProgressAndStatus(t *testing.T) {
 		ToolProtocol   string   `json:"toolProtocol"`
 		ConfigWarnings []string `json:"configWarnings"`
 	}
-	if err := f.editor.Command("agent.status", nil, &st); err != nil {
+	if err := f.editor.Command(server.CommandStatus, nil, &st); err != nil {
 		t.Fatal(err)
 	}
 	if u := st.Runs[0].Usage; u.Input == 0 || u.Output != 10 || u.Cached != 2 || u.Reasoning != 3 {
