@@ -136,33 +136,6 @@ func NewPool(opts Options) *Pool {
 	return p
 }
 
-var shared struct {
-	mu   sync.Mutex // guards pool
-	pool *Pool
-}
-
-// Shared is the process's pool, for the language server's runs (which do
-// not name one): its servers live as long as the server. Made with default
-// options unless SetShared made it first.
-func Shared() *Pool {
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	if shared.pool == nil {
-		shared.pool = NewPool(Options{})
-	}
-	return shared.pool
-}
-
-// SetShared makes a new pool the process's shared one and returns it, for
-// the caller to Close when the language server ends.
-func SetShared(opts Options) *Pool {
-	p := NewPool(opts)
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	shared.pool = p
-	return p
-}
-
 // errClosed is the state of servers after Close.
 var errClosed = errors.New("agent-lsp is shutting down")
 
