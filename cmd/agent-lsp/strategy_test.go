@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,4 +45,32 @@ func TestAskPlanOnlyPrintsThePlanAndStops(t *testing.T) {
 	if len(srv.Requests()) != 1 {
 		t.Fatalf("%d model calls: a step ran", len(srv.Requests()))
 	}
+}
+
+// TestAskModeAskIsReadOnly: --mode ask is ACP's Ask and the editors'
+// Explain: the model may read, not write, and nothing is proposed.
+func TestAskModeAskIsReadOnly(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"a.txt": "a\n"})
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "write_file", Args: `{"path":"a.txt","content":"b\n"}`}}},
+		llmtest.Turn{Text: "a.txt holds the letter a."})
+	env := map[string]string{"AGENT_LSP_MODEL": "m", "OPENAI_BASE_URL": srv.URL + "/v1"}
+	r := runCLI(t, env, "ask", "--workspace", ws, "--mode", "ask", "--apply", "what is in a.txt?")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "a.txt holds the letter a." {
+		t.Fatalf("exit %d stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if tools := toJSONText(srv.Requests()[0]["tools"]); strings.Contains(tools, "write_file") || !strings.Contains(tools, "read_file") {
+		t.Fatalf("ask mode offered %s", tools)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(data) != "a\n" {
+		t.Fatalf("a.txt is %q", data)
+	}
+	if r := runCLI(t, env, "ask", "--workspace", ws, "--mode", "write", "x"); r.code != exitUsage || !strings.Contains(r.stderr, `unknown mode "write": ask, code or plan`) {
+		t.Fatalf("a bad mode: %+v", r)
+	}
+}
+
+func toJSONText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
