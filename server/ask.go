@@ -94,7 +94,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 		return askResult{}, err
 	}
 	r := newRun(session, a.Prompt, s.taskPrompt(a, ws), settings, history)
-	r.folder, r.ws, r.mode = start, ws, mode
+	r.folder, r.ws, r.mode, r.waited = start, ws, mode, a.Wait
 	s.runs.add(r, true)
 	s.startRun(r, provider)
 	result := askResult{RunID: r.name(), ProposalID: r.proposalName(), Session: session}

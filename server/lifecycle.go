@@ -86,6 +86,11 @@ type clientCaps struct {
 	// and Neovim clients say so under experimental.agentLsp); others get an
 	// instruction-comment template instead.
 	promptInput bool
+	// showsAnswers: the client shows a waited run's answer and a shown
+	// proposal's diff from the command's result itself (our Neovim plugin
+	// says so under experimental.agentLsp): no showDocument opens a second
+	// copy in a window of its own.
+	showsAnswers bool
 	// inlineCompletion: textDocument/inlineCompletion (LSP 3.18).
 	inlineCompletion bool
 	// userSettings: the client's pushed settings are the user's alone (our
@@ -113,11 +118,13 @@ func readCaps(c protocol.ClientCapabilities) clientCaps {
 		AgentLsp struct {
 			PromptInput  bool `json:"promptInput"`
 			UserSettings bool `json:"userSettings"`
+			ShowsAnswers bool `json:"showsAnswers"`
 		} `json:"agentLsp"`
 	}
 	if len(c.Experimental) > 0 && json.Unmarshal(c.Experimental, &experimental) == nil {
 		caps.promptInput = experimental.AgentLsp.PromptInput
 		caps.userSettings = experimental.AgentLsp.UserSettings
+		caps.showsAnswers = experimental.AgentLsp.ShowsAnswers
 	}
 	return caps
 }

@@ -44,7 +44,7 @@ func (s *Server) showFile(ctx context.Context, name, content string, focus bool)
 		return "", false
 	}
 	u := fileuri.URI(path)
-	if !s.clientCaps().showDocument {
+	if caps := s.clientCaps(); !caps.showDocument || caps.showsAnswers {
 		return u, false
 	}
 	result, err := s.client.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: u, TakeFocus: &focus})

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,5 +110,49 @@ func TestTheRunAfterACancelledOneIsToldItsChangesWereDropped(t *testing.T) {
 	last := toJSON(msgs[len(msgs)-1])
 	if !strings.Contains(last, "the previous turn was cancelled: the changes it staged were discarded") || !strings.Contains(last, "what now?") {
 		t.Fatalf("the task after the cancel: %s", last)
+	}
+}
+
+// TestAClientThatShowsAnswersGetsNoDocumentOfThem: Neovim 0.10 declares
+// showDocument, and our plugin shows a waited run's answer and a proposal's
+// diff itself: each run opened a second copy in a split of its own. A run
+// it did not wait for (picked from the code-action menu) is said in a
+// message instead; a client that does not say so still gets the documents.
+func TestAClientThatShowsAnswersGetsNoDocumentOfThem(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Text: "Waited answer."},
+		llmtest.Turn{Calls: []llmtest.Call{call("write_file", `{"path":"b.txt","content":"b\n"}`)}},
+		llmtest.Turn{Text: "Menu answer."},
+		llmtest.Turn{Text: "Control answer."},
+	)
+	f := newFixture(t, map[string]string{"a.txt": "a\n"}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{ShowDocument: true, Progress: true, PromptInput: true, ShowsAnswers: true}, nil)
+	if res := f.ask(map[string]any{"prompt": "q", "wait": true}); res.Answer != "Waited answer." {
+		t.Fatalf("%+v", res)
+	}
+	menu := f.ask(map[string]any{"prompt": "make b"})
+	f.waitEnd(menu.RunID)
+	f.editor.Wait("the menu run's message", func() bool { return slices.ContainsFunc(f.editor.Messages(), func(m string) bool { return strings.Contains(m, "Menu answer.") }) })
+	var show struct {
+		Diff  string `json:"diff"`
+		Shown bool   `json:"shown"`
+	}
+	if err := f.editor.Command(server.CommandShowProposal, map[string]any{"id": menu.ProposalID}, &show); err != nil || show.Shown || !strings.Contains(show.Diff, "+b") {
+		t.Fatalf("show: %+v %v", show, err)
+	}
+	if shown := f.editor.Shown(); len(shown) != 0 {
+		t.Fatalf("documents shown to a client that shows answers itself: %v", shown)
+	}
+	for _, m := range f.editor.Messages() {
+		if strings.Contains(m, "Waited answer.") {
+			t.Fatalf("the waited answer was also a message: %q", m)
+		}
+	}
+	// Control: the same client without showsAnswers gets the answer document.
+	g := newFixture(t, nil, srv, nil)
+	g.editor.Initialize(g.root, servertest.Caps{ShowDocument: true, Progress: true, PromptInput: true}, nil)
+	g.ask(map[string]any{"prompt": "q", "wait": true})
+	if shown := g.editor.Shown(); len(shown) != 1 || !strings.HasSuffix(string(shown[0]), "run-1.md") {
+		t.Fatalf("control: %v", shown)
 	}
 }

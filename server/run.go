@@ -32,6 +32,9 @@ type run struct {
 	settings config.Settings
 	mode     agentrun.Mode // "" follows the settings (agentrun.DefaultMode)
 	history  *agent.History
+	// waited: the request that asked for it lasts until it ends, and
+	// carries its answer (agent.ask's wait).
+	waited bool
 	// continued: the run goes on from a failed one (the user chose to
 	// retry), on its view and changeset (ws) and notes.
 	continued bool
@@ -204,7 +207,7 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 	// The answer document is read, never obeyed: escaped like a message.
 	u, shown := s.showFile(ctx, r.name()+".md", tools.Displayable(doc.String()), false)
 	endSaid := false
-	if !shown {
+	if !shown && !(r.waited && caps.showsAnswers) {
 		// As a message: its lines kept, cut where long, and where the whole
 		// is. Without progress it carries the end line too: one message
 		// per outcome, which a client showing one at a time keeps in view.

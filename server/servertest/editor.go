@@ -48,6 +48,9 @@ type Caps struct {
 	// UserSettings says the pushed settings are the user's alone (our VS
 	// Code client).
 	UserSettings bool
+	// ShowsAnswers says the client shows a waited run's answer and a shown
+	// proposal's diff itself (our Neovim plugin).
+	ShowsAnswers bool
 }
 
 // Plain is a client that speaks only standard LSP and little of it, as

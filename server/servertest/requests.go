@@ -41,8 +41,8 @@ func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[str
 	if caps.InlineCompletion {
 		c["textDocument"] = map[string]any{"inlineCompletion": map[string]any{}}
 	}
-	if caps.PromptInput || caps.UserSettings {
-		c["experimental"] = map[string]any{"agentLsp": map[string]any{"promptInput": caps.PromptInput, "userSettings": caps.UserSettings}}
+	if caps.PromptInput || caps.UserSettings || caps.ShowsAnswers {
+		c["experimental"] = map[string]any{"agentLsp": map[string]any{"promptInput": caps.PromptInput, "userSettings": caps.UserSettings, "showsAnswers": caps.ShowsAnswers}}
 	}
 	if caps.Annotations {
 		c["workspace"].(map[string]any)["workspaceEdit"].(map[string]any)["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": yes}
