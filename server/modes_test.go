@@ -132,7 +132,9 @@ func TestAClientThatShowsAnswersGetsNoDocumentOfThem(t *testing.T) {
 	}
 	menu := f.ask(map[string]any{"prompt": "make b"})
 	f.waitEnd(menu.RunID)
-	f.editor.Wait("the menu run's message", func() bool { return slices.ContainsFunc(f.editor.Messages(), func(m string) bool { return strings.Contains(m, "Menu answer.") }) })
+	f.editor.Wait("the menu run's message", func() bool {
+		return slices.ContainsFunc(f.editor.Messages(), func(m string) bool { return strings.Contains(m, "Menu answer.") })
+	})
 	var show struct {
 		Diff  string `json:"diff"`
 		Shown bool   `json:"shown"`
