@@ -136,7 +136,7 @@ func runCommandTool(ctx context.Context, w *Workspace, policy *Policy, approver 
 // in it ("." for the root itself); "" is the current root.
 func (w *Workspace) commandDir(cwd string) (*folder, string, error) {
 	if cwd == "" || (!w.several() && cwd == ".") {
-		return w.folder, ".", nil
+		return w.cur, ".", nil
 	}
 	abs, rel, err := w.Resolve(cwd)
 	if err != nil {
@@ -185,7 +185,7 @@ func (o CommandOutcome) Text() string {
 // marker), each cut in the middle past maxOutput/2 bytes. A Go error is
 // returned only when the command cannot run or ctx was cancelled.
 func (w *Workspace) RunCommand(ctx context.Context, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
-	return w.runCommandIn(ctx, w.folder, ".", command, timeout, maxOutput)
+	return w.runCommandIn(ctx, w.cur, ".", command, timeout, maxOutput)
 }
 
 // runCommandIn is RunCommand in root f's view, starting in its directory

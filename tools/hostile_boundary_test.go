@@ -52,7 +52,7 @@ func withAttacker(t *testing.T, root string) string {
 func inViewDir(t *testing.T, w *Workspace, fn func(dir string)) {
 	t.Helper()
 	w.mu.Lock()
-	v := w.view
+	v := w.cur.view
 	w.mu.Unlock()
 	switch v := v.(type) {
 	case *overlayView:

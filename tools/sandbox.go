@@ -43,7 +43,7 @@ type Sandbox struct {
 // tracked and untracked-not-ignored files into a fresh temporary
 // directory, and applies changes (their paths relative to that root).
 func NewSandbox(ctx context.Context, w *Workspace, changes []Change) (*Sandbox, error) {
-	return newSandbox(ctx, w, w.folder, changes)
+	return newSandbox(ctx, w, w.cur, changes)
 }
 
 func newSandbox(ctx context.Context, w *Workspace, f *folder, changes []Change) (*Sandbox, error) {

@@ -6,8 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,9 +18,6 @@ type Overlay interface {
 	// is not open in the editor.
 	Buffer(absPath string) (text string, version int32, ok bool)
 }
-
-// ErrOutsideWorkspace is returned for any path that resolves outside the roots.
-var ErrOutsideWorkspace = errors.New("path is outside the workspace")
 
 // Source says where a read was served from.
 type Source int
@@ -50,11 +45,7 @@ type File struct {
 // "..", absolute paths and symlinks (roots.go says how paths name them when
 // there are several). Safe for concurrent use.
 type Workspace struct {
-	// folder is the current root: where commands run unless told otherwise,
-	// and Root's answer. Its fields (root, paths, view) are the workspace's
-	// own when it has one root.
-	*folder
-	folders []*folder // every root, in the order given; the current one among them
+	*RootSet
 	overlay Overlay
 
 	mu          sync.Mutex // guards changes, sandboxOpts and the folders' views
@@ -72,138 +63,11 @@ func NewWorkspace(root string, overlay Overlay) (*Workspace, error) {
 // folder is one listed before it (through a link) is left out. overlay
 // may be nil.
 func NewWorkspaceRoots(roots []Root, current int, overlay Overlay) (*Workspace, error) {
-	if current < 0 || current >= len(roots) {
-		return nil, fmt.Errorf("workspace: no root %d of %d", current, len(roots))
-	}
-	w := &Workspace{overlay: overlay, changes: map[string]*Change{}}
-	var names []string
-	for i, r := range roots {
-		f, err := openFolder(r.Dir)
-		if err != nil {
-			return nil, err
-		}
-		if dup := slices.IndexFunc(w.folders, func(o *folder) bool { return o.root == f.root }); dup >= 0 {
-			if i == current {
-				w.folder = w.folders[dup]
-			}
-			continue
-		}
-		f.name = r.Name
-		if f.name == "" {
-			f.name = RootName(f.root, names)
-		}
-		if err := validRootName(f.name); err != nil {
-			return nil, err
-		}
-		if nameTaken(f.name, names) {
-			return nil, fmt.Errorf("workspace: two roots are named %q", f.name)
-		}
-		names = append(names, f.name)
-		w.folders = append(w.folders, f)
-		if i == current {
-			w.folder = f
-		}
-	}
-	return w, nil
-}
-
-// openFolder resolves a root's links and checks it is a directory.
-func openFolder(dir string) (*folder, error) {
-	abs, err := filepath.Abs(dir)
+	rs, err := newRootSet(roots, current)
 	if err != nil {
 		return nil, err
 	}
-	resolved, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, fmt.Errorf("workspace root: %w", err)
-	}
-	if fi, err := os.Stat(resolved); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("workspace root %s is not a directory", dir)
-	}
-	paths := hostPaths
-	paths.foldCase = caseInsensitive(resolved, hostPaths.foldCase)
-	return &folder{root: resolved, paths: paths}, nil
-}
-
-// Root is the absolute, symlink-resolved current root.
-func (w *Workspace) Root() string { return w.root }
-
-// Resolve maps a path given by the model (relative to the root, or, with
-// several roots, starting with one's name; or absolute inside a root; in
-// the system's spelling or, on Windows, with "/" or Git Bash's /c/…) to
-// its absolute and slash-separated relative forms, refusing any path that
-// leaves the roots lexically or through a symlink, and, on Windows, names
-// that are no plain file (pathStyle.check). Where a root's volume ignores
-// case, so does the comparison, and the absolute path starts with the
-// root as the workspace spells it.
-func (w *Workspace) Resolve(p string) (abs, rel string, err error) {
-	if strings.ContainsRune(p, 0) {
-		return "", "", fmt.Errorf("%q: invalid path", p)
-	}
-	if p == "" {
-		p = "."
-	}
-	base, p, err := w.base(p)
-	if err != nil {
-		return "", "", err
-	}
-	p = base.paths.native(p, base.root)
-	if err := base.paths.check(p); err != nil {
-		return "", "", err
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(base.root, p)
-	}
-	p = filepath.Clean(p)
-	if w.folderOf(p) == nil {
-		return "", "", w.outside(p)
-	}
-	real, err := resolveExisting(p)
-	if err != nil {
-		return "", "", err
-	}
-	f := w.folderOf(real)
-	if f == nil {
-		return "", "", w.outside(fmt.Sprintf("%s resolves to %s", p, real))
-	}
-	in := f.paths.rel(f.root, real)
-	if in == "." {
-		return f.root, w.display(f, in), nil
-	}
-	return filepath.Join(f.root, filepath.FromSlash(in)), w.display(f, in), nil
-}
-
-// within reports whether p is root or below it, case and all: the strict
-// test for what is not a model's path (a command's argument, a link's
-// target), where a wrong "outside" costs a question and a wrong "inside"
-// would not.
-func within(root, p string) bool {
-	return pathStyle{windows: hostPaths.windows}.within(root, p)
-}
-
-// resolveExisting evaluates symlinks in the longest existing prefix of p and
-// appends the rest, so a path to a file not yet created is checked too.
-func resolveExisting(p string) (string, error) {
-	var rest []string
-	cur := p
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			for i := len(rest) - 1; i >= 0; i-- {
-				real = filepath.Join(real, rest[i])
-			}
-			return real, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p, nil
-		}
-		rest = append(rest, filepath.Base(cur))
-		cur = parent
-	}
+	return &Workspace{RootSet: rs, overlay: overlay, changes: map[string]*Change{}}, nil
 }
 
 // Read returns the current view of a file, its whole text. A file read
