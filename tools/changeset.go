@@ -1,8 +1,13 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"sort"
 	"strings"
+	"sync"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 )
@@ -73,5 +78,109 @@ func (p Proposal) Sensitive() []Change {
 // Sensitive says whether the change touches a sensitive file, and why.
 func (c Change) Sensitive() (why string, ok bool) { return SensitivePath(c.Path) }
 
+// Changeset is a run's staged changes, the writes of its tools: per file,
+// what it was when first staged (its text, and the buffer version it was
+// read at) and what it is to become. Nothing is written to the user's
+// files; the changeset becomes the proposal (Proposal), and is what reads
+// see first (View). Safe for concurrent use.
+type Changeset struct {
+	roots   *RootSet
+	overlay Overlay // where a first stage reads the original before disk; may be nil
+
+	mu      sync.Mutex         // guards changes
+	changes map[string]*Change // by the roots' key of the path
+}
+
+func newChangeset(roots *RootSet, overlay Overlay) *Changeset {
+	return &Changeset{roots: roots, overlay: overlay, changes: map[string]*Change{}}
+}
+
+// Stage records newText as the content of path. The first stage of a file
+// remembers what it was (text, buffer version, whether it existed), which the
+// proposal needs to detect a stale buffer later. Paths under .git are refused
+// here, so that every writer is refused (ErrGitDir).
+func (cs *Changeset) Stage(p, newText string) (Change, error) {
+	abs, rel, err := cs.roots.Resolve(p)
+	if err != nil {
+		return Change{}, err
+	}
+	if err := refuseGitDir(p, rel); err != nil {
+		return Change{}, err
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return Change{}, fmt.Errorf("%s is a directory", rel)
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	c, ok := cs.changes[cs.roots.key(rel)]
+	if !ok {
+		c = &Change{Path: rel, AbsPath: abs}
+		f, err := readBase(cs.overlay, abs, rel)
+		switch {
+		case err == nil:
+			c.Original, c.Existed, c.Version, c.HasVersion = f.Text, true, f.Version, f.HasVersion
+		case !errors.Is(err, fs.ErrNotExist):
+			return Change{}, err
+		}
+		cs.changes[cs.roots.key(rel)] = c
+	}
+	c.New = newText
+	return *c, nil
+}
+
+// staged is the view of rel that a staged change gives, if there is one.
+func (cs *Changeset) staged(rel string) (File, bool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	c, ok := cs.changes[cs.roots.key(rel)]
+	if !ok {
+		return File{}, false
+	}
+	return File{Path: rel, Text: c.New, Version: c.Version, HasVersion: c.HasVersion, Source: FromStaged}, true
+}
+
+// Changes returns the staged changes that differ from their original, sorted by
+// path. They are copies: the caller may keep them after the run.
+func (cs *Changeset) Changes() []Change {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	out := make([]Change, 0, len(cs.changes))
+	for _, c := range cs.changes {
+		if c.Existed && c.New == c.Original {
+			continue
+		}
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
 // Proposal snapshots the staged changes.
-func (w *Workspace) Proposal() Proposal { return Proposal{Changes: w.Changes()} }
+func (cs *Changeset) Proposal() Proposal { return Proposal{Changes: cs.Changes()} }
+
+// stagedPaths lists files staged (created or edited) under dir ("." for
+// all of them, in every root).
+func (cs *Changeset) stagedPaths(dir string) []string {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	var out []string
+	prefix := cs.roots.key(dir) + "/"
+	for key, c := range cs.changes {
+		if dir == "." || strings.HasPrefix(key, prefix) {
+			out = append(out, c.Path)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Restore replaces the staged changes with changes (a snapshot from Changes).
+func (cs *Changeset) Restore(changes []Change) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.changes = map[string]*Change{}
+	for _, c := range changes {
+		c := c
+		cs.changes[cs.roots.key(c.Path)] = &c
+	}
+}

@@ -285,22 +285,6 @@ func (w *Workspace) searchFile(rel, abs string, re *regexp.Regexp, buf *[]byte, 
 	return matchLines(rel, string(data), re), int64(len(data)), 0
 }
 
-// unsavedText is the staged or open-buffer text of a file, when it has one
-// (of a KnownOverlay, only the buffers it holds: a search must not ask the
-// editor for every file).
-func (w *Workspace) unsavedText(abs, rel string) (string, bool) {
-	w.mu.Lock()
-	c, staged := w.changes[w.key(rel)]
-	w.mu.Unlock()
-	if staged {
-		return c.New, true
-	}
-	if w.overlay != nil {
-		return scanBuffer(w.overlay, abs)
-	}
-	return "", false
-}
-
 // readInto reads a regular file into *buf, growing it as needed, unless it
 // is over limit: size is the file's size, or more than limit when it grew
 // past it while read (data is then what was read, at most limit+1 bytes).
