@@ -145,7 +145,7 @@ func (w *Workspace) newView(ctx context.Context, caps sandbox.Caps, f *folder, c
 	if caps.Level == sandbox.Full && caps.Mounts == "overlay" {
 		return newOverlayView(f.root, changes, caps.Bounded)
 	}
-	sb, err := newSandbox(ctx, w, f, changes)
+	sb, err := newSandbox(ctx, w.Tree, f, changes)
 	if err != nil {
 		return nil, err
 	}

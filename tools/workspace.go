@@ -14,6 +14,7 @@ type Workspace struct {
 	*RootSet
 	*View
 	*Changeset
+	*Tree
 
 	mu          sync.Mutex // guards sandboxOpts and the folders' views
 	sandboxOpts SandboxOptions
@@ -34,10 +35,12 @@ func NewWorkspaceRoots(roots []Root, current int, overlay Overlay) (*Workspace, 
 		return nil, err
 	}
 	cs := newChangeset(rs, overlay)
+	v := &View{roots: rs, overlay: overlay, changeset: cs}
 	return &Workspace{
 		RootSet:   rs,
-		View:      &View{roots: rs, overlay: overlay, changeset: cs},
+		View:      v,
 		Changeset: cs,
+		Tree:      &Tree{roots: rs, view: v, changeset: cs},
 	}, nil
 }
 
