@@ -96,15 +96,13 @@ func validRootName(name string) error {
 // is refused in a workspace with several.
 var ErrUnknownRoot = errors.New("names no root of the workspace")
 
-// folder is one root of a workspace and what is its own: its confinement
-// rules and the view its commands run in.
+// folder is one root of a workspace: its name, its directory and how paths
+// in it are spelled and compared. It is fixed when made (its commands' view
+// is Commands').
 type folder struct {
 	name  string
 	root  string    // absolute, symlinks resolved
 	paths pathStyle // how the system spells paths, and whether root's volume ignores case
-	view  commandView
-	// view is guarded by the Workspace's mu: made at the first command run
-	// in this root, removed by Close.
 }
 
 // RootSet is a workspace's roots and how paths name files in them (the
@@ -276,4 +274,13 @@ func (rs *RootSet) nestedRoot(f *folder, dir string) bool {
 		}
 	}
 	return false
+}
+
+// rootDirs are the roots' directories.
+func (rs *RootSet) rootDirs() []string {
+	dirs := make([]string, len(rs.folders))
+	for i, f := range rs.folders {
+		dirs[i] = f.root
+	}
+	return dirs
 }

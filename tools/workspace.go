@@ -1,23 +1,25 @@
 package tools
 
-import (
-	"errors"
-	"sync"
-)
-
-// Workspace is the view that tools read and write. Reads see, in order, the
-// changes staged by this run, the editor's open buffers, then disk. Writes are
-// staged, never written. Every path is confined to the roots after resolving
-// "..", absolute paths and symlinks (roots.go says how paths name them when
-// there are several). Safe for concurrent use.
+// Workspace is the view that tools read and write: one part per concern,
+// each testable alone, whose methods are the Workspace's:
+//
+//   - RootSet: the roots, and Resolve, which confines every path to them
+//     after resolving "..", absolute paths and symlinks (roots.go says how
+//     paths name them when there are several);
+//   - View: reads, which see, in order, the changes staged by this run,
+//     the editor's open buffers, then disk;
+//   - Changeset: writes, staged, never written, and the proposal they make;
+//   - Tree: walking, listing and searching the roots, with ignore rules;
+//   - Commands: commands, run in a sandboxed view of a root that the
+//     workspace's Close removes.
+//
+// Safe for concurrent use.
 type Workspace struct {
 	*RootSet
 	*View
 	*Changeset
 	*Tree
-
-	mu          sync.Mutex // guards sandboxOpts and the folders' views
-	sandboxOpts SandboxOptions
+	*Commands
 }
 
 // NewWorkspace opens a view of root. overlay may be nil.
@@ -36,28 +38,12 @@ func NewWorkspaceRoots(roots []Root, current int, overlay Overlay) (*Workspace, 
 	}
 	cs := newChangeset(rs, overlay)
 	v := &View{roots: rs, overlay: overlay, changeset: cs}
+	t := &Tree{roots: rs, view: v, changeset: cs}
 	return &Workspace{
 		RootSet:   rs,
 		View:      v,
 		Changeset: cs,
-		Tree:      &Tree{roots: rs, view: v, changeset: cs},
+		Tree:      t,
+		Commands:  newCommands(rs, v, cs, t),
 	}, nil
-}
-
-// Close removes the commands' views, if any were made. The workspace stays usable.
-func (w *Workspace) Close() error {
-	w.mu.Lock()
-	var views []commandView
-	for _, f := range w.folders {
-		if f.view != nil {
-			views = append(views, f.view)
-			f.view = nil
-		}
-	}
-	w.mu.Unlock()
-	var errs []error
-	for _, v := range views {
-		errs = append(errs, v.Close())
-	}
-	return errors.Join(errs...)
 }
