@@ -106,7 +106,7 @@ type folder struct {
 }
 
 // RootSet is a workspace's roots and how paths name files in them (the
-// scheme above); Resolve (resolve.go) confines every path the model gives
+// scheme at the top of roots.go); Resolve (resolve.go) confines every path
 // to them. It is fixed when made, so it is safe for concurrent use without
 // a lock.
 type RootSet struct {
