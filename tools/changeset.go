@@ -3,9 +3,11 @@ package tools
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
+	"io/fs"
+	"os"
+	"sort"
 	"strings"
+	"sync"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 )
@@ -76,139 +78,109 @@ func (p Proposal) Sensitive() []Change {
 // Sensitive says whether the change touches a sensitive file, and why.
 func (c Change) Sensitive() (why string, ok bool) { return SensitivePath(c.Path) }
 
-// SensitiveRule is one kind of file that steers a tool — an editor, the
-// agent, another agent, CI, a hook manager or a toolchain that runs
-// programs — and so is applied only when the user says so. Pattern is a
-// slash path matched at any depth, case-insensitively: "name" is a file of
-// that name; "a/b" a file at that path; a trailing "/" means every file
-// under that directory.
-type SensitiveRule struct {
-	Pattern, Why string
+// Changeset is a run's staged changes, the writes of its tools: per file,
+// what it was when first staged (its text, and the buffer version it was
+// read at) and what it is to become. Nothing is written to the user's
+// files; the changeset becomes the proposal (Proposal), and is what reads
+// see first (View). Safe for concurrent use.
+type Changeset struct {
+	roots   *RootSet
+	overlay Overlay // where a first stage reads the original before disk; may be nil
+
+	mu      sync.Mutex         // guards changes
+	changes map[string]*Change // by the roots' key of the path
 }
 
-// SensitiveRules is the one list of sensitive files. README.md's table is
-// generated from it (TestREADMESensitiveTable).
-var SensitiveRules = []SensitiveRule{
-	{".agent-lsp.toml", "agent configuration"},
-	{".mcp.json", "the agent's tool servers (MCP), which it starts"},
-	{"AGENTS.md", "the agent's instructions"},
-	{"CLAUDE.md", "another agent's instructions (Claude Code)"},
-	{"GEMINI.md", "another agent's instructions (Gemini CLI)"},
-	{".cursorrules", "another agent's instructions (Cursor)"},
-	{".cursor/", "another agent's rules and settings (Cursor)"},
-	{".github/copilot-instructions.md", "another agent's instructions (Copilot)"},
-	{".windsurfrules", "another agent's instructions (Windsurf)"},
-	{".clinerules", "another agent's instructions (Cline)"},
-	{".clinerules/", "another agent's instructions (Cline)"},
-	{".vscode/", "editor configuration (VS Code tasks and settings)"},
-	{".helix/", "editor configuration (Helix)"},
-	{".zed/", "editor configuration (Zed)"},
-	{".idea/", "editor configuration (JetBrains run configurations)"},
-	{".nvim.lua", "editor configuration (Neovim runs it)"},
-	{".nvimrc", "editor configuration (Vim/Neovim run it)"},
-	{".exrc", "editor configuration (Vim/Neovim run it)"},
-	{".dir-locals.el", "editor configuration (Emacs directory variables)"},
-	{".devcontainer/", "the dev container (what it builds and runs)"},
-	{".github/workflows/", "CI workflows (GitHub Actions runs them)"},
-	{".github/actions/", "CI actions (GitHub Actions runs them)"},
-	{".gitlab-ci.yml", "CI pipeline (GitLab runs it)"},
-	{".circleci/", "CI pipeline (CircleCI runs it)"},
-	{"Jenkinsfile", "CI pipeline (Jenkins runs it)"},
-	{"azure-pipelines.yml", "CI pipeline (Azure Pipelines runs it)"},
-	{".azure-pipelines/", "CI pipelines (Azure Pipelines runs them)"},
-	{"bitbucket-pipelines.yml", "CI pipeline (Bitbucket runs it)"},
-	{".husky/", "git hooks (husky installs and runs them)"},
-	{".pre-commit-config.yaml", "git hooks (pre-commit runs them)"},
-	{"lefthook.yml", "git hooks (lefthook runs them)"},
-	{".lefthook.yml", "git hooks (lefthook runs them)"},
-	{".gitmodules", "git submodules (what git fetches)"},
-	{".gitattributes", "git attributes (filters and diff drivers git runs)"},
-	{".cargo/config.toml", "Cargo configuration (build scripts, runners, registries)"},
-	{".cargo/config", "Cargo configuration (build scripts, runners, registries)"},
-	{".npmrc", "npm configuration (scripts, registries, tokens)"},
-	{".yarnrc.yml", "Yarn configuration (plugins it runs, registries)"},
-	{"pip.conf", "pip configuration (where packages come from)"},
-	{".envrc", "the shell environment (direnv runs it)"},
+func newChangeset(roots *RootSet, overlay Overlay) *Changeset {
+	return &Changeset{roots: roots, overlay: overlay, changes: map[string]*Change{}}
 }
 
-// SensitivePath says whether writing rel (slash-separated, relative to the
-// workspace root) changes what editors, the agent or CI run or read, and why.
-// Names compare case-insensitively: on a case-insensitive file system
-// .VSCode is .vscode.
-func SensitivePath(rel string) (why string, ok bool) {
-	parts := foldedParts(rel)
-	if len(parts) == 0 {
-		return "", false
+// Stage records newText as the content of path. The first stage of a file
+// remembers what it was (text, buffer version, whether it existed), which the
+// proposal needs to detect a stale buffer later. Paths under .git are refused
+// here, so that every writer is refused (ErrGitDir).
+func (cs *Changeset) Stage(p, newText string) (Change, error) {
+	abs, rel, err := cs.roots.Resolve(p)
+	if err != nil {
+		return Change{}, err
 	}
-	for _, r := range SensitiveRules {
-		if r.matches(parts) {
-			return r.Why, true
+	if err := refuseGitDir(p, rel); err != nil {
+		return Change{}, err
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return Change{}, fmt.Errorf("%s is a directory", rel)
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	c, ok := cs.changes[cs.roots.key(rel)]
+	if !ok {
+		c = &Change{Path: rel, AbsPath: abs}
+		f, err := readBase(cs.overlay, abs, rel)
+		switch {
+		case err == nil:
+			c.Original, c.Existed, c.Version, c.HasVersion = f.Text, true, f.Version, f.HasVersion
+		case !errors.Is(err, fs.ErrNotExist):
+			return Change{}, err
 		}
+		cs.changes[cs.roots.key(rel)] = c
 	}
-	return "", false
+	c.New = newText
+	return *c, nil
 }
 
-// matches reports whether the path (folded parts) is one the rule names.
-func (r SensitiveRule) matches(parts []string) bool {
-	under := strings.HasSuffix(r.Pattern, "/")
-	pat := foldedParts(strings.TrimSuffix(r.Pattern, "/"))
-	if !under {
-		return len(parts) >= len(pat) && slices.Equal(parts[len(parts)-len(pat):], pat)
+// staged is the view of rel that a staged change gives, if there is one.
+func (cs *Changeset) staged(rel string) (File, bool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	c, ok := cs.changes[cs.roots.key(rel)]
+	if !ok {
+		return File{}, false
 	}
-	dirs := parts[:len(parts)-1] // the directories the file is under
-	for i := 0; i+len(pat) <= len(dirs); i++ {
-		if slices.Equal(dirs[i:i+len(pat)], pat) {
-			return true
-		}
-	}
-	return false
+	return File{Path: rel, Text: c.New, Version: c.Version, HasVersion: c.HasVersion, Source: FromStaged}, true
 }
 
-// ErrGitDir refuses a write under .git: the repository's configuration and
-// hooks run code the next time git runs.
-var ErrGitDir = errors.New("writes under .git are refused")
-
-// refuseGitDir refuses rel (as resolved) and p (as given, when relative: an
-// absolute one holds the root's own names) when any component is .git, so
-// neither a nested repository nor a symlink into or out of one gets by.
-func refuseGitDir(p, rel string) error {
-	paths := []string{rel}
-	if !filepath.IsAbs(p) {
-		paths = append(paths, filepath.ToSlash(p))
-	}
-	for _, s := range paths {
-		for _, part := range foldedParts(s) {
-			if part == ".git" {
-				return fmt.Errorf("%w: %s (the repository's configuration and hooks run code)", ErrGitDir, rel)
-			}
+// Changes returns the staged changes that differ from their original, sorted by
+// path. They are copies: the caller may keep them after the run.
+func (cs *Changeset) Changes() []Change {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	out := make([]Change, 0, len(cs.changes))
+	for _, c := range cs.changes {
+		if c.Existed && c.New == c.Original {
+			continue
 		}
+		out = append(out, *c)
 	}
-	return nil
-}
-
-// foldedParts splits a slash path into names compared as file systems that
-// ignore case would: lower-cased, without the trailing dots and spaces
-// Windows drops, and without the code points HFS+ ignores (as git does).
-func foldedParts(p string) []string {
-	var out []string
-	for _, part := range strings.Split(p, "/") {
-		part = strings.Map(func(r rune) rune {
-			if hfsIgnorable(r) {
-				return -1
-			}
-			return r
-		}, part)
-		part = strings.TrimRight(strings.ToLower(part), ". ")
-		if part != "" {
-			out = append(out, part)
-		}
-	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
-func hfsIgnorable(r rune) bool {
-	return r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff
+// Proposal snapshots the staged changes.
+func (cs *Changeset) Proposal() Proposal { return Proposal{Changes: cs.Changes()} }
+
+// stagedPaths lists files staged (created or edited) under dir ("." for
+// all of them, in every root).
+func (cs *Changeset) stagedPaths(dir string) []string {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	var out []string
+	prefix := cs.roots.key(dir) + "/"
+	for key, c := range cs.changes {
+		if dir == "." || strings.HasPrefix(key, prefix) {
+			out = append(out, c.Path)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
-// Proposal snapshots the staged changes.
-func (w *Workspace) Proposal() Proposal { return Proposal{Changes: w.Changes()} }
+// Restore replaces the staged changes with changes (a snapshot from Changes).
+func (cs *Changeset) Restore(changes []Change) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.changes = map[string]*Change{}
+	for _, c := range changes {
+		c := c
+		cs.changes[cs.roots.key(c.Path)] = &c
+	}
+}

@@ -11,95 +11,9 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
-// SandboxOptions say how a workspace's commands are isolated.
-type SandboxOptions struct {
-	// Dir keeps each workspace's private home and build cache between runs
-	// (default: the user cache dir's agent-lsp/sandbox).
-	Dir string
-	// Network lets commands reach the network: the user's own opt-in.
-	Network bool
-	// NetworkIn, when set, decides Network for each root (its Dir, links
-	// resolved): the opt-in names workspaces, and a run's commands may run
-	// in any of its roots.
-	NetworkIn func(root string) bool
-	// Cache, when set, replaces the workspace's own build cache (workspaces
-	// may share one; never the user's own GOCACHE, which commands could poison).
-	Cache string
-	// ReadOnly adds directories commands may read (toolchains elsewhere).
-	ReadOnly []string
-	Limits   sandbox.Limits
-	// Env is the environment commands start from, before the sandbox's
-	// allowlist (default: this process's).
-	Env []string
-}
-
-// SetSandbox configures the isolation of this workspace's commands.
-func (w *Workspace) SetSandbox(o SandboxOptions) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.sandboxOpts = o
-}
-
 // CommandsSee is what a command sees of the workspace: the one statement
 // of it, in the system prompt and in execute_command's description alike.
 const CommandsSee = "Commands run in a sandboxed view of the workspace: the files as the editor shows them, unsaved buffers included, with your staged changes applied on top, so tests run on exactly what you and the user see. What a command writes stays in that view for the rest of this run and never reaches the user's files; to change a file, stage it with edit_file or write_file."
-
-// commandSpec prepares a command's run in root f: the view of f with the
-// editor's unsaved buffers and the staged changes over them (made at the
-// first command run in f, then kept in step) and the run's cache. unsaved
-// lists the buffers whose unsaved text the view holds.
-func (w *Workspace) commandSpec(ctx context.Context, command string, f *folder) (spec sandbox.Spec, unsaved []string, err error) {
-	changes := w.Changes()
-	buffers := w.unsavedBuffers(changes)
-	for _, b := range buffers {
-		if f.holds(b.AbsPath) {
-			unsaved = append(unsaved, b.Path)
-		}
-	}
-	changes = f.inView(append(changes, buffers...))
-	caps := sandbox.Probe()
-	w.mu.Lock()
-	v, opts := f.view, w.sandboxOpts
-	w.mu.Unlock()
-	if v == nil {
-		sandbox.SweepStale()
-		made, err := w.newView(ctx, caps, f, changes)
-		if err != nil {
-			return sandbox.Spec{}, nil, err
-		}
-		w.mu.Lock()
-		if f.view == nil {
-			f.view = made
-		} else {
-			made.Close() // another command made one meanwhile: use that
-		}
-		v = f.view
-		w.mu.Unlock()
-	}
-	if err := v.Sync(changes); err != nil {
-		return sandbox.Spec{}, nil, err
-	}
-	cache := v.cache()
-	if opts.Cache != "" {
-		cache = opts.Cache
-		if err := os.MkdirAll(cache, 0o700); err != nil {
-			return sandbox.Spec{}, nil, err
-		}
-	}
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	network := opts.Network
-	if opts.NetworkIn != nil {
-		network = opts.NetworkIn(f.root)
-	}
-	return sandbox.Spec{
-		Command: command, View: v.view(), Cache: cache, Env: env,
-		Network: network, ReadOnly: opts.ReadOnly, Limits: opts.Limits,
-		GitDir: filepath.Join(f.root, ".git"),
-	}, unsaved, nil
-}
 
 // holds reports whether the file abs is in f's view: in f, or in a root
 // nested in it.
@@ -141,11 +55,11 @@ type commandView interface {
 // newView makes the view of root f the sandbox level wants: an overlay
 // (set-up independent of the workspace's size) where overlays mount, else a
 // copy of the root.
-func (w *Workspace) newView(ctx context.Context, caps sandbox.Caps, f *folder, changes []Change) (commandView, error) {
+func (c *Commands) newView(ctx context.Context, caps sandbox.Caps, f *folder, changes []Change) (commandView, error) {
 	if caps.Level == sandbox.Full && caps.Mounts == "overlay" {
 		return newOverlayView(f.root, changes, caps.Bounded)
 	}
-	sb, err := newSandbox(ctx, w, f, changes)
+	sb, err := newSandbox(ctx, c.tree, f, changes)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -134,28 +133,19 @@ func runCommandTool(ctx context.Context, w *Workspace, policy *Policy, approver 
 
 // commandDir is where a command with cwd runs: the root and the directory
 // in it ("." for the root itself); "" is the current root.
-func (w *Workspace) commandDir(cwd string) (*folder, string, error) {
-	if cwd == "" || (!w.several() && cwd == ".") {
-		return w.folder, ".", nil
+func (c *Commands) commandDir(cwd string) (*folder, string, error) {
+	if cwd == "" || (!c.roots.several() && cwd == ".") {
+		return c.roots.cur, ".", nil
 	}
-	abs, rel, err := w.Resolve(cwd)
+	abs, rel, err := c.roots.Resolve(cwd)
 	if err != nil {
 		return nil, "", err
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return nil, "", fmt.Errorf("cwd %s is not a directory of the workspace", rel)
 	}
-	f := w.folderOf(abs)
+	f := c.roots.folderOf(abs)
 	return f, f.paths.rel(f.root, abs), nil
-}
-
-// rootDirs are the roots' directories.
-func (w *Workspace) rootDirs() []string {
-	dirs := make([]string, len(w.folders))
-	for i, f := range w.folders {
-		dirs[i] = f.root
-	}
-	return dirs
 }
 
 // Text renders the outcome for the model.
@@ -177,62 +167,3 @@ func (o CommandOutcome) Text() string {
 	fmt.Fprintf(&b, "[exit code: %d]", o.ExitCode)
 	return b.String()
 }
-
-// RunCommand runs command with bash in the sandbox (tools/sandbox), where it
-// sees the workspace with the run's staged changes and can change nothing
-// of the user's. A timeout or cancellation kills every process it started.
-// stdout and stderr are captured separately (stderr after a "[stderr]"
-// marker), each cut in the middle past maxOutput/2 bytes. A Go error is
-// returned only when the command cannot run or ctx was cancelled.
-func (w *Workspace) RunCommand(ctx context.Context, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
-	return w.runCommandIn(ctx, w.folder, ".", command, timeout, maxOutput)
-}
-
-// runCommandIn is RunCommand in root f's view, starting in its directory
-// dir (slash-separated, relative to f).
-func (w *Workspace) runCommandIn(ctx context.Context, f *folder, dir, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
-	out := CommandOutcome{Command: command}
-	run := command
-	if dir != "." {
-		// The view is of the root: the shell goes down to dir first, the
-		// command's own words unchanged (the policy checked those).
-		run = "cd -- " + shellQuote(dir) + " || exit 1\n" + command
-	}
-	spec, unsaved, err := w.commandSpec(ctx, run, f)
-	if err != nil {
-		return out, fmt.Errorf("execute_command: %w", err)
-	}
-	out.Unsaved = unsaved
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	stdout, stderr := newMiddleCut(maxOutput/2), newMiddleCut(maxOutput/2)
-	spec.Stdout, spec.Stderr = stdout, stderr
-	// CPU time as well as wall time: no process may use more than the
-	// machine could give it before the timeout.
-	spec.Limits.CPU = timeout * time.Duration(max(1, runtime.NumCPU()))
-	res, err := sandbox.Run(runCtx, spec)
-	out.Duration, out.ExitCode, out.Exceeded = res.Duration, res.ExitCode, res.Exceeded
-	if ctx.Err() != nil {
-		return out, ctx.Err()
-	}
-	if err != nil && runCtx.Err() == nil {
-		return out, fmt.Errorf("execute_command: %w", err)
-	}
-	if runCtx.Err() != nil {
-		out.TimedOut = true
-		if out.ExitCode == 0 {
-			out.ExitCode = -1
-		}
-	}
-	out.Output = stdout.String()
-	if e := stderr.String(); e != "" {
-		if out.Output != "" && !strings.HasSuffix(out.Output, "\n") {
-			out.Output += "\n"
-		}
-		out.Output += "[stderr]\n" + e
-	}
-	return out, nil
-}
-
-// shellQuote quotes s as one word of a POSIX shell.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -15,6 +15,14 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 	toolstest.WriteFiles(t, root, files)
 }
 
+// currentView is the view commands run in in w's current root, nil before
+// the first command.
+func currentView(w *Workspace) commandView {
+	w.Commands.mu.Lock()
+	defer w.Commands.mu.Unlock()
+	return w.views[w.cur]
+}
+
 // call runs one tool through the registry with args marshalled from a map.
 func call(t *testing.T, r *Registry, tool string, args map[string]any) Result {
 	t.Helper()

@@ -51,10 +51,7 @@ func withAttacker(t *testing.T, root string) string {
 // layer), or the copy.
 func inViewDir(t *testing.T, w *Workspace, fn func(dir string)) {
 	t.Helper()
-	w.mu.Lock()
-	v := w.view
-	w.mu.Unlock()
-	switch v := v.(type) {
+	switch v := currentView(w).(type) {
 	case *overlayView:
 		ran := false
 		v.withUpper(func(dir string) error { fn(dir); ran = true; return nil })

@@ -45,14 +45,14 @@ func NewListFiles(w *Workspace) Tool {
 var errListTime = errors.New("time")
 
 // listFiles lists rel down to depth, for at most budget.
-func (w *Workspace) listFiles(ctx context.Context, rel string, depth int, budget time.Duration) (Result, error) {
+func (t *Tree) listFiles(ctx context.Context, rel string, depth int, budget time.Duration) (Result, error) {
 	lctx, cancel := context.WithTimeoutCause(ctx, budget, errListTime)
 	defer cancel()
 	seen := map[string]bool{}
 	var entries []string
 	var rep walkReport
 	cut := false
-	err := w.walk(lctx, rel, depth, &rep, func(e walkEntry) error {
+	err := t.walk(lctx, rel, depth, &rep, func(e walkEntry) error {
 		if len(entries) >= maxListEntries {
 			cut = true
 			return fs.SkipAll
@@ -71,7 +71,7 @@ func (w *Workspace) listFiles(ctx context.Context, rel string, depth int, budget
 	case err != nil && context.Cause(lctx) != errListTime:
 		return pathError(err), nil
 	}
-	for _, s := range w.stagedPaths(rel) {
+	for _, s := range t.changeset.stagedPaths(rel) {
 		if !seen[s] && len(entries) < maxListEntries {
 			entries = append(entries, s+" (new, staged)")
 		}

@@ -33,11 +33,24 @@ type BufferLister interface {
 	OpenBuffers() []string
 }
 
+// unsavedText is the staged or open-buffer text of a file, when it has one
+// (of a KnownOverlay, only the buffers it holds: a search must not ask the
+// editor for every file).
+func (v *View) unsavedText(abs, rel string) (string, bool) {
+	if f, staged := v.changeset.staged(rel); staged {
+		return f.Text, true
+	}
+	if v.overlay != nil {
+		return scanBuffer(v.overlay, abs)
+	}
+	return "", false
+}
+
 // unsavedBuffers are the editor's open buffers in the roots whose text
 // is not what disk holds, and which no staged change covers, as changes
 // for the command views (never for the proposal).
-func (w *Workspace) unsavedBuffers(staged []Change) []Change {
-	lister, ok := w.overlay.(BufferLister)
+func (v *View) unsavedBuffers(staged []Change) []Change {
+	lister, ok := v.overlay.(BufferLister)
 	if !ok {
 		return nil
 	}
@@ -47,11 +60,11 @@ func (w *Workspace) unsavedBuffers(staged []Change) []Change {
 	}
 	var out []Change
 	for _, abs := range lister.OpenBuffers() {
-		real, rel, err := w.Resolve(abs)
+		real, rel, err := v.roots.Resolve(abs)
 		if err != nil || covered[rel] {
 			continue // outside the workspace, or staged over
 		}
-		text, ok := scanBuffer(w.overlay, real)
+		text, ok := scanBuffer(v.overlay, real)
 		if !ok {
 			continue
 		}

@@ -113,10 +113,10 @@ func TestCaseBlindWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.paths.foldCase {
+	if w.cur.paths.foldCase {
 		t.Skip("this volume ignores case: the style is found, not set")
 	}
-	w.paths = macStyle
+	w.cur.paths = macStyle
 	if _, err := w.Stage("README.md", "one\n"); err != nil {
 		t.Fatal(err)
 	}

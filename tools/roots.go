@@ -4,8 +4,9 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"path"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -44,10 +45,10 @@ var rootsNote string
 // the workspace has several roots.
 func RootsNote() string { return strings.TrimSpace(rootsNote) }
 
-// describe is a path-taking tool's description over w: as written with
+// describe is a path-taking tool's description over rs: as written with
 // one root, the path scheme added with several.
-func (w *Workspace) describe(description string) string {
-	if !w.several() {
+func (rs *RootSet) describe(description string) string {
+	if !rs.several() {
 		return description
 	}
 	return strings.TrimSpace(description) + " " + RootsNote()
@@ -95,24 +96,92 @@ func validRootName(name string) error {
 // is refused in a workspace with several.
 var ErrUnknownRoot = errors.New("names no root of the workspace")
 
-// folder is one root of a workspace and what is its own: its confinement
-// rules and the view its commands run in.
+// folder is one root of a workspace: its name, its directory and how paths
+// in it are spelled and compared. It is fixed when made (its commands' view
+// is Commands').
 type folder struct {
 	name  string
 	root  string    // absolute, symlinks resolved
 	paths pathStyle // how the system spells paths, and whether root's volume ignores case
-	view  commandView
-	// view is guarded by the Workspace's mu: made at the first command run
-	// in this root, removed by Close.
 }
 
+// RootSet is a workspace's roots and how paths name files in them (the
+// scheme at the top of roots.go); Resolve (resolve.go) confines every path
+// to them. It is fixed when made, so it is safe for concurrent use without
+// a lock.
+type RootSet struct {
+	// cur is the current root: where commands run unless told otherwise,
+	// and Root's answer.
+	cur     *folder
+	folders []*folder // every root, in the order given; cur among them
+}
+
+// newRootSet resolves roots (see NewWorkspaceRoots), roots[current] the
+// current one.
+func newRootSet(roots []Root, current int) (*RootSet, error) {
+	if current < 0 || current >= len(roots) {
+		return nil, fmt.Errorf("workspace: no root %d of %d", current, len(roots))
+	}
+	rs := &RootSet{}
+	var names []string
+	for i, r := range roots {
+		f, err := openFolder(r.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if dup := slices.IndexFunc(rs.folders, func(o *folder) bool { return o.root == f.root }); dup >= 0 {
+			if i == current {
+				rs.cur = rs.folders[dup]
+			}
+			continue
+		}
+		f.name = r.Name
+		if f.name == "" {
+			f.name = RootName(f.root, names)
+		}
+		if err := validRootName(f.name); err != nil {
+			return nil, err
+		}
+		if nameTaken(f.name, names) {
+			return nil, fmt.Errorf("workspace: two roots are named %q", f.name)
+		}
+		names = append(names, f.name)
+		rs.folders = append(rs.folders, f)
+		if i == current {
+			rs.cur = f
+		}
+	}
+	return rs, nil
+}
+
+// openFolder resolves a root's links and checks it is a directory.
+func openFolder(dir string) (*folder, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root: %w", err)
+	}
+	if fi, err := os.Stat(resolved); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("workspace root %s is not a directory", dir)
+	}
+	paths := hostPaths
+	paths.foldCase = caseInsensitive(resolved, hostPaths.foldCase)
+	return &folder{root: resolved, paths: paths}, nil
+}
+
+// Root is the absolute, symlink-resolved current root.
+func (rs *RootSet) Root() string { return rs.cur.root }
+
 // several reports whether paths carry their root's name.
-func (w *Workspace) several() bool { return len(w.folders) > 1 }
+func (rs *RootSet) several() bool { return len(rs.folders) > 1 }
 
 // Roots lists the workspace's roots in order, their links resolved.
-func (w *Workspace) Roots() []Root {
-	out := make([]Root, len(w.folders))
-	for i, f := range w.folders {
+func (rs *RootSet) Roots() []Root {
+	out := make([]Root, len(rs.folders))
+	for i, f := range rs.folders {
 		out[i] = Root{Name: f.name, Dir: f.root}
 	}
 	return out
@@ -120,17 +189,17 @@ func (w *Workspace) Roots() []Root {
 
 // Current is the root runs start in: where commands run unless told
 // otherwise (Root is its Dir).
-func (w *Workspace) Current() Root { return Root{Name: w.folder.name, Dir: w.folder.root} }
+func (rs *RootSet) Current() Root { return Root{Name: rs.cur.name, Dir: rs.cur.root} }
 
 // top reports whether p names the top of a workspace with several roots,
 // which holds the roots and no file of its own.
-func (w *Workspace) top(p string) bool {
-	return w.several() && (p == "" || p == "." || p == "./")
+func (rs *RootSet) top(p string) bool {
+	return rs.several() && (p == "" || p == "." || p == "./")
 }
 
 // display is the path the tools show for rel, a slash path in f.
-func (w *Workspace) display(f *folder, rel string) string {
-	if !w.several() {
+func (rs *RootSet) display(f *folder, rel string) string {
+	if !rs.several() {
 		return rel
 	}
 	if rel == "." || rel == "" {
@@ -141,12 +210,12 @@ func (w *Workspace) display(f *folder, rel string) string {
 
 // split is the root of a path the workspace gave out (a Change's, a walk
 // entry's) and the path in it; "." is the top in a workspace with several.
-func (w *Workspace) split(rel string) (*folder, string) {
-	if !w.several() {
-		return w.folders[0], rel
+func (rs *RootSet) split(rel string) (*folder, string) {
+	if !rs.several() {
+		return rs.folders[0], rel
 	}
 	name, rest, _ := strings.Cut(rel, "/")
-	for _, f := range w.folders {
+	for _, f := range rs.folders {
 		if strings.EqualFold(f.name, name) {
 			if rest == "" {
 				rest = "."
@@ -158,8 +227,8 @@ func (w *Workspace) split(rel string) (*folder, string) {
 }
 
 // absOf is the file a path the workspace gave out names.
-func (w *Workspace) absOf(rel string) string {
-	f, in := w.split(rel)
+func (rs *RootSet) absOf(rel string) string {
+	f, in := rs.split(rel)
 	if f == nil {
 		return ""
 	}
@@ -171,88 +240,35 @@ func (w *Workspace) absOf(rel string) string {
 
 // key is what a staged change of rel is looked up by: with foldCase (of
 // its root's volume) one spelling for all its cases.
-func (w *Workspace) key(rel string) string {
-	if f, _ := w.split(rel); f != nil {
+func (rs *RootSet) key(rel string) string {
+	if f, _ := rs.split(rel); f != nil {
 		return f.paths.key(rel)
 	}
 	return rel
 }
 
-// folderOf is the innermost root that p (clean, absolute) is in, or nil.
-func (w *Workspace) folderOf(p string) *folder {
-	var in *folder
-	for _, f := range w.folders {
-		if f.paths.within(f.root, p) && (in == nil || len(f.root) > len(in.root)) {
-			in = f
-		}
-	}
-	return in
-}
-
 // relOf is the path the tools show for p (clean, absolute), if p is in a root.
-func (w *Workspace) relOf(p string) (string, bool) {
-	f := w.folderOf(p)
+func (rs *RootSet) relOf(p string) (string, bool) {
+	f := rs.folderOf(p)
 	if f == nil {
 		return "", false
 	}
-	return w.display(f, f.paths.rel(f.root, p)), true
-}
-
-// base is where a model's path p starts: its root, and p without the
-// root's name. An absolute path starts from the current root (whose drive
-// a Windows path rooted without one is on).
-func (w *Workspace) base(p string) (*folder, string, error) {
-	cur := w.folder
-	if !w.several() || filepath.IsAbs(cur.paths.native(p, cur.root)) {
-		return cur, p, nil
-	}
-	elems := strings.FieldsFunc(p, func(r rune) bool { return r == '/' || (cur.paths.windows && r == '\\') })
-	for len(elems) > 0 && elems[0] == "." {
-		elems = elems[1:]
-	}
-	if len(elems) == 0 {
-		return nil, "", fmt.Errorf("%q is the top of the workspace, above its roots (%s): name a file or directory in one", p, w.rootList())
-	}
-	for _, f := range w.folders {
-		if strings.EqualFold(f.name, elems[0]) {
-			return f, path.Join(append([]string{"."}, elems[1:]...)...), nil
-		}
-	}
-	return nil, "", fmt.Errorf("%q: %q %w; with several roots a path starts with a root's name: %s", p, elems[0], ErrUnknownRoot, w.rootList())
+	return rs.display(f, f.paths.rel(f.root, p)), true
 }
 
 // rootList names the roots for an error: "api/ (/src/api), web/ (/src/web)".
-func (w *Workspace) rootList() string {
-	parts := make([]string, len(w.folders))
-	for i, f := range w.folders {
+func (rs *RootSet) rootList() string {
+	parts := make([]string, len(rs.folders))
+	for i, f := range rs.folders {
 		parts[i] = fmt.Sprintf("%s/ (%s)", f.name, f.root)
 	}
 	return strings.Join(parts, ", ")
 }
 
-// outside is the error for a path that is in no root; what says which.
-func (w *Workspace) outside(what string) error {
-	if !w.several() {
-		return fmt.Errorf("%s: %w", what, ErrOutsideWorkspace)
-	}
-	return fmt.Errorf("%s: %w; its roots are %s", what, ErrOutsideWorkspace, w.rootList())
-}
-
-// insideStrict reports whether p is in a root, case and all (within): the
-// test for a symlink's target met by a walk.
-func (w *Workspace) insideStrict(p string) bool {
-	for _, f := range w.folders {
-		if within(f.root, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // nestedRoot reports whether dir (absolute) is another root below f: its
 // files are that root's, and a walk of f leaves them to it.
-func (w *Workspace) nestedRoot(f *folder, dir string) bool {
-	for _, o := range w.folders {
+func (rs *RootSet) nestedRoot(f *folder, dir string) bool {
+	for _, o := range rs.folders {
 		if o != f && o.root == dir {
 			return true
 		}
@@ -260,12 +276,11 @@ func (w *Workspace) nestedRoot(f *folder, dir string) bool {
 	return false
 }
 
-// resolveStart is Resolve for where a walk starts (list_files, search),
-// which may also be the top of a workspace with several roots: abs is ""
-// there.
-func (w *Workspace) resolveStart(p string) (abs, rel string, err error) {
-	if w.top(p) {
-		return "", ".", nil
+// rootDirs are the roots' directories.
+func (rs *RootSet) rootDirs() []string {
+	dirs := make([]string, len(rs.folders))
+	for i, f := range rs.folders {
+		dirs[i] = f.root
 	}
-	return w.Resolve(p)
+	return dirs
 }

@@ -314,7 +314,7 @@ func TestRootsCopyViewAndBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	web := w.folders[1]
-	sb, err := newSandbox(context.Background(), w, web, web.inView(w.Changes()))
+	sb, err := newSandbox(context.Background(), w.Tree, web, web.inView(w.Changes()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,10 +43,10 @@ type Sandbox struct {
 // tracked and untracked-not-ignored files into a fresh temporary
 // directory, and applies changes (their paths relative to that root).
 func NewSandbox(ctx context.Context, w *Workspace, changes []Change) (*Sandbox, error) {
-	return newSandbox(ctx, w, w.folder, changes)
+	return newSandbox(ctx, w.Tree, w.cur, changes)
 }
 
-func newSandbox(ctx context.Context, w *Workspace, f *folder, changes []Change) (*Sandbox, error) {
+func newSandbox(ctx context.Context, t *Tree, f *folder, changes []Change) (*Sandbox, error) {
 	base, err := sandbox.MkdirTemp("sandbox")
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func newSandbox(ctx context.Context, w *Workspace, f *folder, changes []Change) 
 			return nil, err
 		}
 	}
-	err = sb.cloneOrCopy(ctx, w, f)
+	err = sb.cloneOrCopy(ctx, t, f)
 	if err == nil {
 		err = sb.Sync(changes)
 	}
@@ -72,7 +72,7 @@ func newSandbox(ctx context.Context, w *Workspace, f *folder, changes []Change) 
 // cloneOrCopy fills the sandbox with the root f: a clone of the whole
 // tree, .git aside, where the file system makes one (macOS), else a copy
 // of the files a checkout would have.
-func (sb *Sandbox) cloneOrCopy(ctx context.Context, w *Workspace, f *folder) error {
+func (sb *Sandbox) cloneOrCopy(ctx context.Context, t *Tree, f *folder) error {
 	n, err := cloneTree(f.root, sb.Dir)
 	if err == nil {
 		sb.TreeCloned = n
@@ -87,7 +87,7 @@ func (sb *Sandbox) cloneOrCopy(ctx context.Context, w *Workspace, f *folder) err
 			return err
 		}
 	}
-	files, err := sandboxFiles(ctx, w, f)
+	files, err := sandboxFiles(ctx, t, f)
 	if err != nil {
 		return err
 	}
@@ -100,11 +100,11 @@ func (sb *Sandbox) cloneOrCopy(ctx context.Context, w *Workspace, f *folder) err
 // left out (ignored but committed), unless reached through a symlinked
 // directory. Paths are relative to the root f, and a root nested in f is
 // part of it here: the view is of the folder.
-func sandboxFiles(ctx context.Context, w *Workspace, f *folder) ([]string, error) {
+func sandboxFiles(ctx context.Context, t *Tree, f *folder) ([]string, error) {
 	tracked := trackedFiles(f.root)
 	var files []string
 	seen := make(map[string]bool, len(tracked)) // walked files, when there are tracked ones to check
-	err := w.walkFolder(ctx, f, ".", 0, false, func(e walkEntry) error {
+	err := t.walkFolder(ctx, f, ".", 0, false, func(e walkEntry) error {
 		if !e.IsDir {
 			if len(tracked) > 0 {
 				seen[e.Rel] = true

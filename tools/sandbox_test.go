@@ -40,7 +40,7 @@ func TestCommandsSeeStagedChangesInASandbox(t *testing.T) {
 		t.Fatalf("sandbox not synced: %s", res.Text)
 	}
 	var dir string
-	switch v := w.view.(type) {
+	switch v := currentView(w).(type) {
 	case *overlayView:
 		dir = v.dir
 	case copyView:

@@ -164,7 +164,7 @@ func (g pathGlob) match(rel string) bool {
 // workers; results are sorted by path and line. When more than the cap match,
 // or a limit stops the search, which ones are kept depends on scheduling,
 // and the result says so. Only the caller's ctx ending is an error.
-func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Regexp, glob pathGlob, lim searchLimits) (*searchFound, error) {
+func (t *Tree) search(ctx context.Context, abs, rel string, re *regexp.Regexp, glob pathGlob, lim searchLimits) (*searchFound, error) {
 	sctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	sctx, cancel := context.WithTimeoutCause(sctx, lim.time, errSearchTime)
@@ -191,7 +191,7 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Rege
 					stop(errSearchBytes)
 					continue
 				}
-				hits, n, size := w.searchFile(f.Rel, f.Abs, re, &buf, lim.fileBytes)
+				hits, n, size := t.searchFile(f.Rel, f.Abs, re, &buf, lim.fileBytes)
 				read.Add(n)
 				if cap(buf) > 1<<20 {
 					buf = nil // a big file's buffer is not kept for small ones
@@ -216,16 +216,16 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Rege
 	if fi, err := os.Stat(abs); abs != "" && err == nil && !fi.IsDir() {
 		files <- walkEntry{Rel: rel, Abs: abs}
 	} else {
-		walkErr = w.walk(sctx, rel, 0, &found.walk, func(e walkEntry) error {
+		walkErr = t.walk(sctx, rel, 0, &found.walk, func(e walkEntry) error {
 			if e.Regular && accept(e.Rel) { // a FIFO or device is never read
 				seen[e.Rel] = true
 				files <- e
 			}
 			return nil
 		})
-		for _, s := range w.stagedPaths(rel) {
+		for _, s := range t.changeset.stagedPaths(rel) {
 			if !seen[s] && accept(s) {
-				files <- walkEntry{Rel: s, Abs: w.absOf(s)}
+				files <- walkEntry{Rel: s, Abs: t.roots.absOf(s)}
 			}
 		}
 	}
@@ -259,12 +259,12 @@ func (w *Workspace) search(ctx context.Context, abs, rel string, re *regexp.Rege
 // A file read from disk is scanned in the worker's buffer, and turned into a
 // string only when it matches: most files don't. read is how many bytes
 // were searched; a file over limit is not, and tooBig is its size.
-func (w *Workspace) searchFile(rel, abs string, re *regexp.Regexp, buf *[]byte, limit int) (hits []searchMatch, read, tooBig int64) {
+func (t *Tree) searchFile(rel, abs string, re *regexp.Regexp, buf *[]byte, limit int) (hits []searchMatch, read, tooBig int64) {
 	key := rel
-	if r, ok := w.relOf(abs); ok {
+	if r, ok := t.roots.relOf(abs); ok {
 		key = r
 	}
-	if text, ok := w.unsavedText(abs, key); ok {
+	if text, ok := t.view.unsavedText(abs, key); ok {
 		if len(text) > limit {
 			return nil, 0, int64(len(text))
 		}
@@ -283,22 +283,6 @@ func (w *Workspace) searchFile(rel, abs string, re *regexp.Regexp, buf *[]byte, 
 		return nil, int64(len(data)), 0
 	}
 	return matchLines(rel, string(data), re), int64(len(data)), 0
-}
-
-// unsavedText is the staged or open-buffer text of a file, when it has one
-// (of a KnownOverlay, only the buffers it holds: a search must not ask the
-// editor for every file).
-func (w *Workspace) unsavedText(abs, rel string) (string, bool) {
-	w.mu.Lock()
-	c, staged := w.changes[w.key(rel)]
-	w.mu.Unlock()
-	if staged {
-		return c.New, true
-	}
-	if w.overlay != nil {
-		return scanBuffer(w.overlay, abs)
-	}
-	return "", false
 }
 
 // readInto reads a regular file into *buf, growing it as needed, unless it

@@ -14,6 +14,17 @@ import (
 	"strings"
 )
 
+// Tree finds the workspace's files as the tools may see them: it walks
+// the roots on disk (walk: ignore rules, links, nested roots), and lists
+// (list_files.go) and searches (search.go) them through the view, with the
+// files staged but not yet on disk. It holds no state of its own (a walk's
+// is its walker's), so it is safe for concurrent use.
+type Tree struct {
+	roots     *RootSet
+	view      *View      // the text a search reads
+	changeset *Changeset // the staged files a walk cannot meet
+}
+
 // walkEntry is one file or directory met by walk.
 type walkEntry struct {
 	Rel string // slash-separated: as Resolve's rel, or relative to the root walkFolder walks
@@ -85,15 +96,15 @@ func someOf(paths []string) string {
 // visit returning fs.SkipDir skips a directory (or the rest of the
 // directory of a file); fs.SkipAll stops the walk. A cancelled ctx stops
 // it with ctx's error.
-func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, rep *walkReport, visit func(walkEntry) error) error {
-	if !w.top(startRel) {
-		f, in := w.split(startRel)
+func (t *Tree) walk(ctx context.Context, startRel string, maxDepth int, rep *walkReport, visit func(walkEntry) error) error {
+	if !t.roots.top(startRel) {
+		f, in := t.roots.split(startRel)
 		if f == nil {
-			return w.outside(startRel)
+			return t.roots.outside(startRel)
 		}
-		return w.walkIn(ctx, f, in, maxDepth, true, rep, w.shown(f, 0, visit))
+		return t.walkIn(ctx, f, in, maxDepth, true, rep, t.shown(f, 0, visit))
 	}
-	for _, f := range w.folders {
+	for _, f := range t.roots.folders {
 		err := visit(walkEntry{Rel: f.name, Abs: f.root, IsDir: true, Depth: 1})
 		switch {
 		case err == fs.SkipAll:
@@ -104,12 +115,12 @@ func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, rep
 			return err
 		}
 		stopped := false
-		inner := w.shown(f, 1, func(e walkEntry) error {
+		inner := t.shown(f, 1, func(e walkEntry) error {
 			err := visit(e)
 			stopped = err == fs.SkipAll
 			return err
 		})
-		if err := w.walkIn(ctx, f, ".", max(maxDepth-1, 0), true, rep, inner); err != nil || stopped {
+		if err := t.walkIn(ctx, f, ".", max(maxDepth-1, 0), true, rep, inner); err != nil || stopped {
 			return err
 		}
 	}
@@ -118,12 +129,12 @@ func (w *Workspace) walk(ctx context.Context, startRel string, maxDepth int, rep
 
 // shown makes a walk of f's entries (paths relative to f) visit them as
 // the tools show them, depth below the top counted too.
-func (w *Workspace) shown(f *folder, depth int, visit func(walkEntry) error) func(walkEntry) error {
-	if !w.several() {
+func (t *Tree) shown(f *folder, depth int, visit func(walkEntry) error) func(walkEntry) error {
+	if !t.roots.several() {
 		return visit
 	}
 	return func(e walkEntry) error {
-		e.Rel, e.Depth = w.display(f, e.Rel), e.Depth+depth
+		e.Rel, e.Depth = t.roots.display(f, e.Rel), e.Depth+depth
 		return visit(e)
 	}
 }
@@ -131,15 +142,15 @@ func (w *Workspace) shown(f *folder, depth int, visit func(walkEntry) error) fun
 // walkFolder is walk in one root, entries relative to it, every directory
 // read whole. With leaveNested a root nested in f is visited as a
 // directory but not entered.
-func (w *Workspace) walkFolder(ctx context.Context, f *folder, startRel string, maxDepth int, leaveNested bool, visit func(walkEntry) error) error {
-	return w.walkIn(ctx, f, startRel, maxDepth, leaveNested, nil, visit)
+func (t *Tree) walkFolder(ctx context.Context, f *folder, startRel string, maxDepth int, leaveNested bool, visit func(walkEntry) error) error {
+	return t.walkIn(ctx, f, startRel, maxDepth, leaveNested, nil, visit)
 }
 
 // walker is one walk of one root. The ignore rules in force are those of
 // the directory being read: a directory's .gitignore is added when the walk
 // enters it and dropped when it leaves.
 type walker struct {
-	w           *Workspace
+	t           *Tree
 	f           *folder
 	ctx         context.Context
 	maxDepth    int
@@ -149,7 +160,7 @@ type walker struct {
 	visit       func(walkEntry) error
 }
 
-func (w *Workspace) walkIn(ctx context.Context, f *folder, startRel string, maxDepth int, leaveNested bool, rep *walkReport, visit func(walkEntry) error) error {
+func (t *Tree) walkIn(ctx context.Context, f *folder, startRel string, maxDepth int, leaveNested bool, rep *walkReport, visit func(walkEntry) error) error {
 	start := filepath.Join(f.root, filepath.FromSlash(startRel))
 	fi, err := os.Lstat(start)
 	if err != nil {
@@ -158,7 +169,7 @@ func (w *Workspace) walkIn(ctx context.Context, f *folder, startRel string, maxD
 	if !fi.IsDir() {
 		return nil
 	}
-	wk := &walker{w: w, f: f, ctx: ctx, maxDepth: maxDepth, leaveNested: leaveNested,
+	wk := &walker{t: t, f: f, ctx: ctx, maxDepth: maxDepth, leaveNested: leaveNested,
 		rules: rulesAbove(f.root, startRel), rep: rep, visit: visit}
 	for _, src := range wk.rules.cutFiles() {
 		wk.noteCut(src)
@@ -187,7 +198,7 @@ func (wk *walker) noteCut(src string) {
 		return
 	}
 	if !filepath.IsAbs(src) {
-		src = wk.w.display(wk.f, src)
+		src = wk.t.roots.display(wk.f, src)
 	}
 	if !slices.Contains(wk.rep.ignoresCut, src) {
 		wk.rep.ignoresCut = append(wk.rep.ignoresCut, src)
@@ -238,7 +249,7 @@ func (wk *walker) readDir(abs, rel string) ([]fs.DirEntry, error) {
 	}
 	if len(entries) == limit {
 		if more, _ := f.ReadDir(1); len(more) > 0 {
-			wk.rep.dirsCut = append(wk.rep.dirsCut, wk.w.display(wk.f, rel)+"/")
+			wk.rep.dirsCut = append(wk.rep.dirsCut, wk.t.roots.display(wk.f, rel)+"/")
 		}
 	}
 	return sortByName(entries), nil
@@ -266,7 +277,7 @@ func (wk *walker) entry(parentAbs, parentRel string, depth int, d fs.DirEntry) e
 			return nil
 		}
 		return err
-	case (wk.maxDepth > 0 && depth >= wk.maxDepth) || (wk.leaveNested && wk.w.nestedRoot(wk.f, e.Abs)):
+	case (wk.maxDepth > 0 && depth >= wk.maxDepth) || (wk.leaveNested && wk.t.roots.nestedRoot(wk.f, e.Abs)):
 		return nil
 	}
 	mark := wk.rules.mark()
@@ -289,7 +300,7 @@ func (wk *walker) judge(parentAbs, parentRel string, depth int, d fs.DirEntry) (
 		e.Rel = parentRel + "/" + name
 	}
 	if d.Type()&fs.ModeSymlink != 0 {
-		target, fi, ok := wk.w.linkTarget(e.Abs)
+		target, fi, ok := wk.t.linkTarget(e.Abs)
 		if !ok || fi.IsDir() {
 			return walkEntry{}, false
 		}
@@ -300,9 +311,9 @@ func (wk *walker) judge(parentAbs, parentRel string, depth int, d fs.DirEntry) (
 
 // linkTarget resolves a symlink met by walk; ok is false when the target is
 // missing or outside the roots, so nothing is read or shown through it.
-func (w *Workspace) linkTarget(link string) (string, fs.FileInfo, bool) {
+func (t *Tree) linkTarget(link string) (string, fs.FileInfo, bool) {
 	target, err := filepath.EvalSymlinks(link)
-	if err != nil || !w.insideStrict(target) {
+	if err != nil || !t.roots.insideStrict(target) {
 		return "", nil, false
 	}
 	fi, err := os.Stat(target)

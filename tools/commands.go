@@ -1,0 +1,200 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
+)
+
+// Commands runs the workspace's commands, each in the sandbox
+// (tools/sandbox) and in a view of its root: the root as the editor shows
+// it (unsaved buffers) with the run's staged changes over it, made at the
+// first command run in that root and kept in step with the changes until
+// Close (command_view.go). SetSandbox says how commands are isolated.
+// Safe for concurrent use.
+type Commands struct {
+	roots     *RootSet
+	view      *View      // the editor's unsaved buffers a command sees
+	changeset *Changeset // the staged changes a command sees
+	tree      *Tree      // what a copy of a root holds
+
+	mu    sync.Mutex              // guards opts and views
+	opts  SandboxOptions          // how commands are isolated
+	views map[*folder]commandView // per root: made at its first command, removed by Close
+}
+
+func newCommands(roots *RootSet, view *View, changeset *Changeset, tree *Tree) *Commands {
+	return &Commands{roots: roots, view: view, changeset: changeset, tree: tree, views: map[*folder]commandView{}}
+}
+
+// SandboxOptions say how a workspace's commands are isolated.
+type SandboxOptions struct {
+	// Dir keeps each workspace's private home and build cache between runs
+	// (default: the user cache dir's agent-lsp/sandbox).
+	Dir string
+	// Network lets commands reach the network: the user's own opt-in.
+	Network bool
+	// NetworkIn, when set, decides Network for each root (its Dir, links
+	// resolved): the opt-in names workspaces, and a run's commands may run
+	// in any of its roots.
+	NetworkIn func(root string) bool
+	// Cache, when set, replaces the workspace's own build cache (workspaces
+	// may share one; never the user's own GOCACHE, which commands could poison).
+	Cache string
+	// ReadOnly adds directories commands may read (toolchains elsewhere).
+	ReadOnly []string
+	Limits   sandbox.Limits
+	// Env is the environment commands start from, before the sandbox's
+	// allowlist (default: this process's).
+	Env []string
+}
+
+// SetSandbox configures the isolation of this workspace's commands.
+func (c *Commands) SetSandbox(o SandboxOptions) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.opts = o
+}
+
+// commandSpec prepares a command's run in root f: the view of f with the
+// editor's unsaved buffers and the staged changes over them (made at the
+// first command run in f, then kept in step) and the run's cache. unsaved
+// lists the buffers whose unsaved text the view holds.
+func (c *Commands) commandSpec(ctx context.Context, command string, f *folder) (spec sandbox.Spec, unsaved []string, err error) {
+	changes := c.changeset.Changes()
+	buffers := c.view.unsavedBuffers(changes)
+	for _, b := range buffers {
+		if f.holds(b.AbsPath) {
+			unsaved = append(unsaved, b.Path)
+		}
+	}
+	changes = f.inView(append(changes, buffers...))
+	caps := sandbox.Probe()
+	c.mu.Lock()
+	v, opts := c.views[f], c.opts
+	c.mu.Unlock()
+	if v == nil {
+		sandbox.SweepStale()
+		made, err := c.newView(ctx, caps, f, changes)
+		if err != nil {
+			return sandbox.Spec{}, nil, err
+		}
+		c.mu.Lock()
+		if c.views[f] == nil {
+			c.views[f] = made
+		} else {
+			made.Close() // another command made one meanwhile: use that
+		}
+		v = c.views[f]
+		c.mu.Unlock()
+	}
+	if err := v.Sync(changes); err != nil {
+		return sandbox.Spec{}, nil, err
+	}
+	cache := v.cache()
+	if opts.Cache != "" {
+		cache = opts.Cache
+		if err := os.MkdirAll(cache, 0o700); err != nil {
+			return sandbox.Spec{}, nil, err
+		}
+	}
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	network := opts.Network
+	if opts.NetworkIn != nil {
+		network = opts.NetworkIn(f.root)
+	}
+	return sandbox.Spec{
+		Command: command, View: v.view(), Cache: cache, Env: env,
+		Network: network, ReadOnly: opts.ReadOnly, Limits: opts.Limits,
+		GitDir: filepath.Join(f.root, ".git"),
+	}, unsaved, nil
+}
+
+// RunCommand runs command with bash in the sandbox (tools/sandbox), where it
+// sees the workspace with the run's staged changes and can change nothing
+// of the user's. A timeout or cancellation kills every process it started.
+// stdout and stderr are captured separately (stderr after a "[stderr]"
+// marker), each cut in the middle past maxOutput/2 bytes. A Go error is
+// returned only when the command cannot run or ctx was cancelled.
+func (c *Commands) RunCommand(ctx context.Context, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
+	return c.runCommandIn(ctx, c.roots.cur, ".", command, timeout, maxOutput)
+}
+
+// runCommandIn is RunCommand in root f's view, starting in its directory
+// dir (slash-separated, relative to f).
+func (c *Commands) runCommandIn(ctx context.Context, f *folder, dir, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
+	out := CommandOutcome{Command: command}
+	run := command
+	if dir != "." {
+		// The view is of the root: the shell goes down to dir first, the
+		// command's own words unchanged (the policy checked those).
+		run = "cd -- " + shellQuote(dir) + " || exit 1\n" + command
+	}
+	spec, unsaved, err := c.commandSpec(ctx, run, f)
+	if err != nil {
+		return out, fmt.Errorf("execute_command: %w", err)
+	}
+	out.Unsaved = unsaved
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	stdout, stderr := newMiddleCut(maxOutput/2), newMiddleCut(maxOutput/2)
+	spec.Stdout, spec.Stderr = stdout, stderr
+	// CPU time as well as wall time: no process may use more than the
+	// machine could give it before the timeout.
+	spec.Limits.CPU = timeout * time.Duration(max(1, runtime.NumCPU()))
+	res, err := sandbox.Run(runCtx, spec)
+	out.Duration, out.ExitCode, out.Exceeded = res.Duration, res.ExitCode, res.Exceeded
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	if err != nil && runCtx.Err() == nil {
+		return out, fmt.Errorf("execute_command: %w", err)
+	}
+	if runCtx.Err() != nil {
+		out.TimedOut = true
+		if out.ExitCode == 0 {
+			out.ExitCode = -1
+		}
+	}
+	out.Output = stdout.String()
+	if e := stderr.String(); e != "" {
+		if out.Output != "" && !strings.HasSuffix(out.Output, "\n") {
+			out.Output += "\n"
+		}
+		out.Output += "[stderr]\n" + e
+	}
+	return out, nil
+}
+
+// shellQuote quotes s as one word of a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Close removes the commands' views, if any were made. The workspace stays
+// usable: the next command makes its root's view again.
+func (c *Commands) Close() error {
+	c.mu.Lock()
+	var views []commandView
+	for _, f := range c.roots.folders {
+		if v := c.views[f]; v != nil {
+			views = append(views, v)
+			delete(c.views, f)
+		}
+	}
+	c.mu.Unlock()
+	var errs []error
+	for _, v := range views {
+		errs = append(errs, v.Close())
+	}
+	return errors.Join(errs...)
+}
