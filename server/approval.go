@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -23,11 +26,15 @@ const (
 // eglot) or take it on a hasty Enter, and that must be the safe one.
 var approvalActions = []protocol.MessageActionItem{{Title: approveDeny}, {Title: approveOnce}, {Title: approveAlways}}
 
-// editorApprover asks through window/showMessageRequest. A client that cannot
-// ask (Helix answers "Method not found"), a dismissed prompt, any error, and
-// no answer within timeout (Vim's ALE never answers) mean Deny.
+// editorApprover asks through window/showMessageRequest. A client that did
+// not declare it can answer one (window.showMessage.messageActionItem: ALE,
+// Helix, eglot 1.9) is also offered the answers as code actions, and told so
+// in a message: whichever answer comes first counts. A dismissed prompt, an
+// error from a client that declared it can answer, and no answer within
+// timeout (approval_timeout_s) mean Deny.
 type editorApprover struct {
 	s       *Server
+	run     *run
 	timeout time.Duration // the settings' ApprovalTimeout
 }
 
@@ -37,30 +44,163 @@ var errNoAnswer = errors.New("no answer")
 func (a editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
 	// The command comes from the model: escaped, so a newline, an ESC
 	// sequence or a bidi override cannot hide or reorder part of it.
+	command, reasons := tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; "))
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
-		Message: fmt.Sprintf("agent-lsp wants to run:\n%s\n(%s)", tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; "))),
+		Message: fmt.Sprintf("agent-lsp wants to run:\n%s\n(%s)", command, reasons),
 		Actions: approvalActions,
 	}
 	ask, cancel := context.WithTimeoutCause(ctx, a.timeout, errNoAnswer)
 	defer cancel()
-	choice, err := a.s.client.ShowMessageRequest(ask, params)
+	var picked <-chan tools.Decision // the code actions' answer, where offered
+	if !a.s.clientCaps().messageActions {
+		q := a.s.approvals.add(a.run.name(), req.Command)
+		defer a.s.approvals.remove(q)
+		picked = q.answer
+		a.s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+			"agent-lsp: %s wants to run:\n%s\n(%s)\nPick \"%s\", \"%s\" or \"%s\" from the code actions (on any line), or answer the prompt if your editor shows one. No answer within %s denies it.",
+			a.run.name(), command, reasons, allowOnceAction, allowSessionAction, denyAction, a.timeout))
+	}
+	type reply struct {
+		choice *protocol.MessageActionItem
+		err    error
+	}
+	replied := make(chan reply, 1)
+	go func() {
+		choice, err := a.s.client.ShowMessageRequest(ask, params)
+		replied <- reply{choice, err}
+	}()
+	for {
+		select {
+		case d := <-picked:
+			return d, nil
+		case r := <-replied:
+			if r.err != nil && picked != nil && ask.Err() == nil {
+				replied = nil // it cannot ask (Helix): the code actions still can
+				continue
+			}
+			return a.decision(ctx, ask, req, r.choice, r.err), nil
+		case <-ask.Done():
+			return a.decision(ctx, ask, req, nil, ask.Err()), nil
+		}
+	}
+}
+
+// decision is what a prompt's answer (or its failure) means.
+func (a editorApprover) decision(ctx, ask context.Context, req tools.ApprovalRequest, choice *protocol.MessageActionItem, err error) tools.Decision {
 	if err != nil {
 		why := fmt.Sprintf("the editor could not ask (%v)", err)
 		if ctx.Err() == nil && errors.Is(context.Cause(ask), errNoAnswer) {
 			why = fmt.Sprintf("the editor gave no answer within %s (approval_timeout_s)", a.timeout)
 		}
 		a.s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: denied %q: %s", req.Command, why))
-		return tools.Deny, nil
+		return tools.Deny
 	}
 	if choice == nil {
-		return tools.Deny, nil
+		return tools.Deny
 	}
 	switch choice.Title {
 	case approveOnce:
-		return tools.AllowOnce, nil
+		return tools.AllowOnce
 	case approveAlways:
-		return tools.AllowAlways, nil
+		return tools.AllowAlways
 	}
-	return tools.Deny, nil
+	return tools.Deny
+}
+
+// The code actions that answer a question, for clients that cannot answer
+// window/showMessageRequest.
+const (
+	allowOnceAction    = "Allow once"
+	allowSessionAction = "Allow for this session"
+	denyAction         = "Deny"
+)
+
+// question is an approval waiting for an answer from the code actions.
+type question struct {
+	id      string // "approval-N"
+	run     string // the asking run's name
+	command string // as the model gave it
+	answer  chan tools.Decision
+}
+
+// questions are the approvals waiting where the client may not answer a
+// prompt. mu guards next and waiting.
+type questions struct {
+	mu      sync.Mutex
+	next    int
+	waiting []*question
+}
+
+func (qs *questions) add(run, command string) *question {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	qs.next++
+	q := &question{id: fmt.Sprintf("approval-%d", qs.next), run: run, command: command, answer: make(chan tools.Decision, 1)}
+	qs.waiting = append(qs.waiting, q)
+	return q
+}
+
+func (qs *questions) remove(q *question) {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	qs.waiting = slices.DeleteFunc(qs.waiting, func(w *question) bool { return w == q })
+}
+
+func (qs *questions) list() []*question {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	return slices.Clone(qs.waiting)
+}
+
+// answer gives the waiting question id its decision; a question answered
+// already, or gone with its run, is an error the user reads.
+func (qs *questions) answer(id string, d tools.Decision) error {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	for _, q := range qs.waiting {
+		if q.id == id {
+			select {
+			case q.answer <- d:
+				return nil
+			default:
+				return fmt.Errorf("%s is answered already", id)
+			}
+		}
+	}
+	return fmt.Errorf("no question %s is waiting (it was answered, denied after its time, or its run ended)", id)
+}
+
+// approveArgs are agent.approve's arguments.
+type approveArgs struct {
+	ID       string `json:"id"`
+	Decision string `json:"decision"` // once, session or deny
+}
+
+type approveResult struct {
+	ID       string `json:"id"`
+	Decision string `json:"decision"`
+}
+
+// approve is agent.approve: the answer to a question, from its code action.
+func (s *Server) approve(_ context.Context, a approveArgs) (approveResult, error) {
+	decisions := map[string]tools.Decision{"once": tools.AllowOnce, "session": tools.AllowAlways, "deny": tools.Deny}
+	d, ok := decisions[a.Decision]
+	if !ok {
+		return approveResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("agent.approve: decision %q: once, session or deny", a.Decision))
+	}
+	if err := s.approvals.answer(a.ID, d); err != nil {
+		return approveResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
+	}
+	return approveResult{ID: a.ID, Decision: a.Decision}, nil
+}
+
+// questionActions offers each waiting question's answers, Deny first.
+func (s *Server) questionActions(l *actionList) {
+	for _, q := range s.approvals.list() {
+		shown := summarize(tools.Printable(q.command), 60)
+		for _, a := range []struct{ title, decision string }{{denyAction, "deny"}, {allowOnceAction, "once"}, {allowSessionAction, "session"}} {
+			l.command(fmt.Sprintf("%s: %s (%s)", a.title, shown, q.run), protocol.CodeActionKindQuickFix, CommandApprove, approveArgs{ID: q.id, Decision: a.decision}, nil)
+		}
+	}
 }

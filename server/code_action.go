@@ -159,6 +159,7 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 // proposal (apply, show, discard), a plan waiting to run, and cancelling
 // the runs still going.
 func (s *Server) decisionActions(l *actionList) {
+	s.questionActions(l)
 	kind := protocol.CodeActionKindSource
 	if p, err := s.runs.proposal(""); err == nil {
 		id := idArgs{ID: p.name()}

@@ -29,6 +29,7 @@ const (
 	CommandForget          = "agent.forget"
 	CommandRunPlan         = "agent.runPlan"
 	CommandKeepNotes       = "agent.keepNotes"
+	CommandApprove         = "agent.approve"
 )
 
 // commands is the one list of workspace/executeCommand commands: it feeds
@@ -46,6 +47,9 @@ var commands = []command{
 	define(CommandDiscardProposal, (*Server).discardProposal, idWords, "default: the newest pending", "drops it"),
 	define(CommandShowProposal, (*Server).showProposal, idWords, "default: the newest pending",
 		"opens its unified diff (`window/showDocument`) and returns it; where the client shows no documents, a message also names each file with its lines added and removed, and the diff file's path"),
+	define(CommandApprove, (*Server).approve, nil, "",
+		"answers a run's question to run a command (`decision`: once, session or deny), for editors that cannot answer `window/showMessageRequest`: "+
+			"its code actions carry it"),
 	define(CommandCancel, (*Server).cancelRuns, idWords, "default: every running run", "cancels a run, killing its commands"),
 	define(CommandNewSession, (*Server).newSession, nil, "",
 		"starts a fresh conversation (follow-ups in a session continue it)"),

@@ -76,12 +76,18 @@ func (l *lifecycle) code() int {
 
 // clientCaps is what the client said it can do, reduced to what we use.
 type clientCaps struct {
-	encoding        encoding
+	encoding encoding
+	// applyEdit: the client takes workspace/applyEdit (ALE says it does
+	// not); otherwise a proposal is applied by a code action carrying its edit.
+	applyEdit       bool
 	annotations     bool // changeAnnotationSupport: needsConfirmation shows a preview
 	documentChanges bool
 	createFiles     bool
 	progress        bool
 	showDocument    bool
+	// messageActions: the client declared it answers showMessageRequest with
+	// actions; otherwise approvals are also offered as code actions.
+	messageActions bool
 	// promptInput: the client asks for agent.ask's prompt itself (our VS Code
 	// and Neovim clients say so under experimental.agentLsp); others get an
 	// instruction-comment template instead.
@@ -104,6 +110,7 @@ func readCaps(c protocol.ClientCapabilities) clientCaps {
 	if c.General != nil && slices.Contains(c.General.PositionEncodings, protocol.PositionEncodingKindUTF8) {
 		caps.encoding = utf8Enc
 	}
+	caps.applyEdit = c.Workspace != nil && c.Workspace.ApplyEdit != nil && *c.Workspace.ApplyEdit
 	if w := c.Workspace; w != nil && w.WorkspaceEdit != nil {
 		caps.annotations = w.WorkspaceEdit.ChangeAnnotationSupport != nil
 		caps.documentChanges = w.WorkspaceEdit.DocumentChanges != nil && *w.WorkspaceEdit.DocumentChanges
@@ -112,6 +119,7 @@ func readCaps(c protocol.ClientCapabilities) clientCaps {
 	if w := c.Window; w != nil {
 		caps.progress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
 		caps.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
+		caps.messageActions = w.ShowMessage != nil && w.ShowMessage.MessageActionItem != nil
 	}
 	caps.inlineCompletion = c.TextDocument != nil && c.TextDocument.InlineCompletion != nil
 	var experimental struct {

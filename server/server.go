@@ -76,6 +76,7 @@ type Server struct {
 	completer *completer
 	inflight  inflight
 	handlers  map[string]handlerFunc
+	approvals questions // approvals waiting for a code action's answer
 	// mcp holds the runs' MCP servers: started on a run's first use of
 	// their tools, ended when Serve returns.
 	mcp *mcp.Pool

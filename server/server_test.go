@@ -346,7 +346,6 @@ func TestApprovalDeniedWhereTheClientCannotAsk(t *testing.T) {
 		{"allowed", servertest.Caps{}, "Allow once", true},
 		{"denied", servertest.Caps{}, "Deny", false},
 		{"dismissed", servertest.Caps{}, "", false},
-		{"helix has no showMessageRequest", servertest.Caps{NoMessageRequest: true}, "Allow once", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := llmtest.NewOpenAIServer(t,

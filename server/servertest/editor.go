@@ -35,8 +35,11 @@ type Caps struct {
 	ShowDocument bool
 	// NoMessageRequest answers window/showMessageRequest with "Method not found" (Helix).
 	NoMessageRequest bool
-	// NeverAnswer never answers window/showMessageRequest (Vim's ALE).
+	// NeverAnswer never answers window/showMessageRequest nor
+	// workspace/applyEdit, and declares neither (Vim's ALE).
 	NeverAnswer bool
+	// NoApplyEdit declares workspace.applyEdit false (ALE).
+	NoApplyEdit bool
 	// PromptInput says the client asks for agent.ask's prompt itself (our
 	// VS Code and Neovim clients).
 	PromptInput bool
@@ -261,6 +264,13 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		if err := e.apply(p.Edit); err != nil {
 			reason := err.Error()
 			return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
+		}
+		if e.caps.NeverAnswer { // ALE applies it, and says nothing
+			select {
+			case <-ctx.Done():
+			case <-e.conn.Done():
+			}
+			return nil, ctx.Err()
 		}
 		return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
 	}

@@ -35,6 +35,13 @@ func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[str
 		},
 		"window": map[string]any{"workDoneProgress": caps.Progress, "showDocument": map[string]any{"support": caps.ShowDocument}},
 	}
+	if !caps.NoMessageRequest && !caps.NeverAnswer {
+		// As VS Code and Neovim do; Helix, ALE and eglot 1.9 do not.
+		c["window"].(map[string]any)["showMessage"] = map[string]any{"messageActionItem": map[string]any{"additionalPropertiesSupport": false}}
+	}
+	if caps.NoApplyEdit {
+		c["workspace"].(map[string]any)["applyEdit"] = false
+	}
 	if caps.NoResourceOperations {
 		delete(c["workspace"].(map[string]any)["workspaceEdit"].(map[string]any), "resourceOperations")
 	}
