@@ -32,6 +32,9 @@
 // environment, its namespaces and mounts, Landlock rules, seccomp filter,
 // limits, network, Seatbelt profile — is one value, World, built by one
 // function (world.go) and run as it is: the helper is sent it whole.
+// Format prints it (world_format.go; `agent-lsp doctor --sandbox` shows
+// the workspace's, through Preview), and golden tests pin it per level and
+// system (testdata/*.golden).
 //
 // On the host, nothing a command could have shaped is followed: staging into
 // a view and removing it go through beneath_unix.go (beneath_windows.go,
