@@ -165,7 +165,7 @@ func (w World) formatLimits(line func(string, ...any)) {
 		line("limit files %d", l.Files)
 	}
 	if w.Cgroup && (l.Processes > 0 || l.Memory > 0) {
-		line("cgroup processes %d, memory %s, no swap; the helper is put in it before it may fork", l.Processes, size(l.Memory))
+		line("cgroup processes %d, memory %s (no swap where cgroup v2); the helper is put in it before it may fork", l.Processes, size(l.Memory))
 	}
 	for _, r := range w.Rlimits {
 		line("rlimit %s %d", r.Name, r.Value)
