@@ -125,8 +125,12 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer, env fu
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	workspace := fs.String("workspace", ".", "the workspace to check")
+	world := fs.Bool("sandbox", false, "print instead the whole world a command of the workspace gets: mounts, environment, limits, filter, network")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	if *world {
+		return doctorSandbox(*workspace, stdout, stderr, env)
 	}
 	checks := doctorChecks(ctx, *workspace, env)
 	failed := false
@@ -244,6 +248,57 @@ func sandboxCheck() check {
 		return check{ok: true, what: "sandbox: " + c.String()}
 	}
 	return check{ok: true, warn: true, what: "sandbox: " + c.String(), fixHint: "commands that run workspace code will ask first (README: Commands run in a sandbox)"}
+}
+
+// doctorSandbox is `agent-lsp doctor --sandbox`: the level, then the
+// whole world (sandbox.World) a command of the workspace gets on this
+// machine, built as a run's are — from this process's environment, as
+// ask's and the server's commands start from it, with the user's
+// sandbox_network and command_timeout_s — with the dirs a run makes named
+// by placeholders.
+func doctorSandbox(workspace string, stdout, stderr io.Writer, env func(string) string) int {
+	ws, err := tools.NewWorkspace(workspace, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp doctor: %v\n", err)
+		return exitUsage
+	}
+	defer ws.Close()
+	settings, warnings, err := config.Load(ws.Root(), env)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "agent-lsp: warning: %s\n", w)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp doctor: %v\n", err)
+		return exitUsage
+	}
+	// execute_command's default timeout when command_timeout_s is unset
+	// (tools.CommandLimits); the CPU bound follows from it as RunCommand sets it.
+	timeout := time.Duration(settings.CommandTimeoutS) * time.Second
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	caps := tools.SandboxLevel()
+	spec := sandbox.Spec{Command: "<command>", Env: os.Environ(), Network: settings.SandboxNetwork.Allows(ws.Root(), env("HOME")),
+		Limits: sandbox.Limits{Timeout: timeout}}
+	world, placeholders, err := sandbox.Preview(caps, ws.Root(), spec)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-lsp doctor: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintln(stdout, "sandbox: "+caps.String())
+	for _, p := range placeholders {
+		fmt.Fprintf(stdout, "where %s is %s\n", p.Name, fmt.Sprintf(placeholderMeans[p.Name], os.TempDir()))
+	}
+	if err := world.Format(stdout, placeholders...); err != nil {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// placeholderMeans says what each of sandbox.Preview's placeholders stands for.
+var placeholderMeans = map[string]string{
+	"$VIEW":    "the dir a run makes in %s at its first command: its view of the workspace and its cache",
+	"$SCRATCH": "the dir made empty in %s for each command: its home and tmp",
 }
 
 // editorsCheck names the editors found and where their set-up is.

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
 func TestModelsMarksTheOneInUse(t *testing.T) {
@@ -55,5 +58,51 @@ func TestDoctor(t *testing.T) {
 	r = runCLI(t, env, "doctor", "--workspace", ws)
 	if r.code != exitFailed || !strings.Contains(r.stdout, "[FAIL] provider: the key was refused") {
 		t.Fatalf("exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// doctor --sandbox prints the world a command of the workspace gets: the
+// view at the workspace's path, none of the caller's secrets, and the
+// network only with the user's opt-in.
+func TestDoctorSandbox(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "canary") // commands start from this process's environment
+	ws := newWorkspace(t, map[string]string{"main.go": "package main\n"})
+	root, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	level := tools.SandboxLevel()
+	env := map[string]string{"OPENAI_API_KEY": "canary", "HOME": t.TempDir()}
+	r := runCLI(t, env, "doctor", "--sandbox", "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	wants := []string{"sandbox: " + level.String() + "\n", "level " + string(level.Level) + "\n", "\nview " + root + " ", "\nenv PATH=", "\nlimit timeout 30s\n"}
+	if level.Level == sandbox.Full {
+		wants = append(wants, "\nmount view "+root+" rw\n", "\nnamespaces user mount pid net ipc uts\n", "\nnetwork off: ")
+	}
+	if level.Level == sandbox.Landlock && level.LandlockABI >= 4 {
+		wants = append(wants, "\nnetwork off: ")
+	}
+	for _, want := range wants {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor --sandbox lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, leak := range []string{"canary", "OPENAI_API_KEY", "opted in"} {
+		if strings.Contains(r.stdout, leak) {
+			t.Errorf("doctor --sandbox holds %q:\n%s", leak, r.stdout)
+		}
+	}
+
+	env["XDG_CONFIG_HOME"] = userConfig(t, "sandbox_network = true\ncommand_timeout_s = 90\n")
+	r = runCLI(t, env, "doctor", "--sandbox", "--workspace", ws)
+	for _, want := range []string{"\nnetwork on: the user opted in (sandbox_network)\n", "\nlimit timeout 1m30s\n"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("with the opt-in, exit %d, lacks %q:\n%s%s", r.code, want, r.stdout, r.stderr)
+		}
+	}
+	if level.Level == sandbox.Full && !strings.Contains(r.stdout, "\nnamespaces user mount pid ipc uts\n") {
+		t.Errorf("with the opt-in, the command still has a network namespace of its own:\n%s", r.stdout)
 	}
 }

@@ -92,10 +92,6 @@ func newCgroup(l Limits) (*cgroup, error) {
 	return cg, nil
 }
 
-// cgroupsUsable says the probe could make cgroups: helpers are then placed
-// in one, else rlimits are the fallback.
-var cgroupsUsable atomic.Bool
-
 // setLimits changes the bounds of a cgroup made with other limits (a spare
 // helper's, made ahead with the defaults).
 func (cg *cgroup) setLimits(l Limits) error {

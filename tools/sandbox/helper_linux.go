@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -27,27 +28,18 @@ const (
 // exitSetupFailed is the helper's exit code when isolation could not be set up.
 const exitSetupFailed = 125
 
-// helperSpec is what the parent sends the helper.
+// helperSpec is what the parent sends the helper: the command's World
+// whole, which it carries out, and where the view's layer comes from.
 type helperSpec struct {
-	Probe      bool // only report what works; run nothing
-	Argv       []string
-	Dir        string
-	Env        []string
-	Namespaces bool // build the new root and pivot into it (full level)
-	OwnNetwork bool // in a network namespace of its own: bring its loopback up
-	View       View
-	Layer      *layerSpec // the view's layer, if it has one (full level)
-	Root       []mountOp  // the new root's plan (full level)
-	Landlock   *landlockRules
-	Rlimits    []rlimit
-	// DropGroups drops the supplementary groups (the parent could map
-	// them away: it runs as root); else they are kept and reported.
-	DropGroups bool
+	Probe bool // only report what works (in World.View); run nothing
+	World World
+	Layer *layerSpec // the view's layer, if it has one (full level)
 }
 
-type rlimit struct {
-	Resource int
-	Value    uint64
+// rlimitResource is the resource of each of a World's Rlimits.
+var rlimitResource = map[string]int{
+	"FSIZE": unix.RLIMIT_FSIZE, "CORE": unix.RLIMIT_CORE, "CPU": unix.RLIMIT_CPU,
+	"NPROC": unix.RLIMIT_NPROC, "DATA": unix.RLIMIT_DATA,
 }
 
 func init() {
@@ -84,7 +76,8 @@ func helperMain() int {
 // fresh session keyring, and reaps every process (it is pid 1 at full
 // level) until the command exits.
 func helperRun(spec helperSpec) (int, error) {
-	if spec.Namespaces {
+	w := spec.World
+	if len(w.Namespaces) > 0 {
 		var layer *os.File
 		if spec.Layer != nil {
 			var err error
@@ -92,7 +85,7 @@ func helperRun(spec helperSpec) (int, error) {
 				return 0, err
 			}
 		}
-		err := buildRoot(spec.Root, spec.View, layer)
+		err := buildRoot(w.Mounts, w.View, layer)
 		if layer != nil {
 			layer.Close()
 		}
@@ -100,43 +93,48 @@ func helperRun(spec helperSpec) (int, error) {
 			return 0, err
 		}
 	}
-	if spec.OwnNetwork {
+	if slices.Contains(w.Namespaces, "net") {
+		// In a network namespace of its own: bring its loopback up.
 		if err := loopbackUp(); err != nil {
 			return 0, fmt.Errorf("loopback: %w", err)
 		}
 	}
-	for _, l := range spec.Rlimits {
-		if err := unix.Setrlimit(l.Resource, &unix.Rlimit{Cur: l.Value, Max: l.Value}); err != nil {
-			return 0, fmt.Errorf("rlimit %d: %w", l.Resource, err)
+	for _, l := range w.Rlimits {
+		resource, ok := rlimitResource[l.Name]
+		if !ok {
+			return 0, fmt.Errorf("rlimit %s: no such resource", l.Name)
+		}
+		if err := unix.Setrlimit(resource, &unix.Rlimit{Cur: l.Value, Max: l.Value}); err != nil {
+			return 0, fmt.Errorf("rlimit %s: %w", l.Name, err)
 		}
 	}
 	// Credentials, Landlock, seccomp and no_new_privs are per thread: the
 	// command is forked from this one, so it inherits them; the helper's
 	// other threads don't matter.
 	runtime.LockOSThread()
-	if err := dropCredentials(spec.DropGroups); err != nil {
+	if err := dropCredentials(w.DropGroups); err != nil {
 		return 0, err
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return 0, fmt.Errorf("no_new_privs: %w", err)
 	}
-	if spec.Landlock != nil {
-		if err := spec.Landlock.restrictThread(); err != nil {
+	if w.Landlock != nil {
+		if err := w.Landlock.restrictThread(); err != nil {
 			return 0, fmt.Errorf("landlock: %w", err)
 		}
 	}
 	closeInherited()
-	// Below full no new root hides the host's daemons' sockets: refuse
-	// unix sockets there (socketpair still works).
-	if err := installSeccomp(filterOptions{NoUnixSockets: !spec.Namespaces}); err != nil {
-		return 0, err
+	if w.Filter != nil {
+		if err := installSeccomp(*w.Filter); err != nil {
+			return 0, err
+		}
 	}
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		return 0, err
 	}
-	pid, err := syscall.ForkExec(spec.Argv[0], spec.Argv, &syscall.ProcAttr{
-		Dir: spec.Dir, Env: spec.Env,
+	pid, err := syscall.ForkExec(w.Argv[0], w.Argv, &syscall.ProcAttr{
+		Dir: w.Dir, Env: w.Env,
 		Files: []uintptr{null.Fd(), 1, 2},
 		// A session of its own: no controlling terminal to type into
 		// (TIOCSTI) or read from when agent-lsp runs in one. Below full, no
@@ -145,7 +143,7 @@ func helperRun(spec helperSpec) (int, error) {
 		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
-		return 0, fmt.Errorf("starting %s: %w", spec.Argv[0], err)
+		return 0, fmt.Errorf("starting %s: %w", w.Argv[0], err)
 	}
 	null.Close()
 	return reapUntil(pid)
@@ -267,7 +265,7 @@ func probeInside(spec helperSpec) string {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return "error: " + err.Error()
 	}
-	v := spec.View
+	v := spec.World.View
 	merged := filepath.Join(filepath.Dir(v.Upper), "merged")
 	if spec.Layer != nil {
 		layer, err := helperLayer(spec.Layer)
@@ -300,7 +298,7 @@ func probeLayer(v View, merged string, layer *os.File) string {
 	}
 	defer clone.Close()
 	v.Root = merged
-	sources, err := openSources([]mountOp{{Kind: kindLayer, Target: v.Staged, Source: "cache"}}, clone)
+	sources, err := openSources([]Mount{{Kind: MountLayer, Target: v.Staged, Source: "cache"}}, clone)
 	if err != nil {
 		return "error: " + err.Error()
 	}

@@ -45,23 +45,10 @@ func llHandled(abi int) uint64 {
 	return h
 }
 
-// landlockRules is the file system (and, below full, network) the command
-// may reach.
-type landlockRules struct {
-	ABI int
-	RO  []string // read and execute
-	RW  []string // everything
-	// NoTCP denies every TCP bind and connect (ABI 4+); used where no network
-	// namespace cuts the network.
-	NoTCP bool
-	// Scoped keeps abstract unix sockets and signals inside the sandbox (ABI 6+).
-	Scoped bool
-}
-
 // restrictThread applies the rules to the calling thread, which must be
 // locked to its goroutine and have no_new_privs set. Paths that cannot be
 // opened are left out (a rule for one would abort the set-up).
-func (r *landlockRules) restrictThread() error {
+func (r *LandlockRules) restrictThread() error {
 	handled := llHandled(r.ABI)
 	attr := unix.LandlockRulesetAttr{Access_fs: handled}
 	if r.NoTCP && r.ABI >= 4 {

@@ -5,190 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
-// The command's root at level full is built from an allowlist, never the
-// host's root with parts hidden: whatever is not listed here does not exist
-// for the command. The host plans it (rootPlan); the helper, in its own
-// mount namespace, carries the plan out (buildRoot) and pivots into it.
-
-// mountKind is what one step of the plan makes at its target.
-type mountKind string
-
-const (
-	kindDir     mountKind = "dir"     // an empty directory
-	kindSymlink mountKind = "symlink" // a link whose text is Source
-	kindBind    mountKind = "bind"    // Source (a host path, links resolved) bound here
-	kindView    mountKind = "view"    // the workspace view: the overlay or the copy
-	kindTmpfs   mountKind = "tmpfs"   // a tmpfs of Size bytes and Inodes files
-	kindPrivate mountKind = "private" // a dir of the command's own tmpfs (one for all such steps, the first one's Size and Inodes)
-	kindLayer   mountKind = "layer"   // the dir Source of the view's layer (see Layer) bound here
-	kindProc    mountKind = "proc"    // /proc of the command's pid namespace
-	kindMask    mountKind = "mask"    // what is there hidden: a file by /dev/null, a dir by an empty read-only tmpfs
-	kindRO      mountKind = "ro"      // what is there made read-only
-)
-
-// mountOp is one step of building the root; Target is a path in the new root.
-type mountOp struct {
-	Kind   mountKind
-	Target string
-	Source string `json:",omitempty"`
-	RW     bool   `json:",omitempty"`
-	File   bool   `json:",omitempty"` // the bound source is a file, not a directory
-	Size   int64  `json:",omitempty"`
-	Inodes int64  `json:",omitempty"`
-	Mode   uint32 `json:",omitempty"`
-}
-
-// baseMounts is the part of the plan that is the same for every command:
-// the system, /etc, /dev, /proc (with what runc hides of it hidden), /run
-// and /var. Made once per process.
-var baseMounts = sync.OnceValue(func() []mountOp {
-	var ops []mountOp
-	for _, d := range systemDirs {
-		ops = append(ops, hostEntry(d, d, false)...)
-	}
-	ops = append(ops, mountOp{Kind: kindDir, Target: "/etc"})
-	for _, name := range etcAllowed {
-		matches, _ := filepath.Glob(filepath.Join("/etc", name))
-		for _, m := range matches {
-			ops = append(ops, resolvedBind(m, m)...)
-		}
-	}
-	ops = append(ops, mountOp{Kind: kindSymlink, Target: "/etc/mtab", Source: "/proc/self/mounts"},
-		mountOp{Kind: kindDir, Target: "/dev"})
-	for _, n := range devNodes {
-		if _, err := os.Stat("/dev/" + n); err == nil {
-			ops = append(ops, mountOp{Kind: kindBind, Target: "/dev/" + n, Source: "/dev/" + n, RW: true, File: true})
-		}
-	}
-	for link, to := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
-		ops = append(ops, mountOp{Kind: kindSymlink, Target: "/dev/" + link, Source: to})
-	}
-	ops = append(ops,
-		mountOp{Kind: kindTmpfs, Target: "/dev/shm", Size: 64 << 20, Inodes: 4096, Mode: 0o1777},
-		mountOp{Kind: kindProc, Target: "/proc"},
-		mountOp{Kind: kindDir, Target: "/run"},
-		mountOp{Kind: kindSymlink, Target: "/var/tmp", Source: "/tmp"},
-	)
-	// Only under what the root has: it has no /sys at all.
-	for _, p := range maskedPaths {
-		if mounted(ops, p) {
-			ops = append(ops, mountOp{Kind: kindMask, Target: p})
-		}
-	}
-	for _, p := range readOnlyPaths {
-		if mounted(ops, p) {
-			ops = append(ops, mountOp{Kind: kindRO, Target: p})
-		}
-	}
-	return ops
-})
-
-// mounted reports whether p is below a file system the plan mounts.
-func mounted(ops []mountOp, p string) bool {
-	return slices.ContainsFunc(ops, func(op mountOp) bool {
-		return (op.Kind == kindProc || op.Kind == kindTmpfs) && strings.HasPrefix(p, op.Target+"/")
-	})
-}
-
-// hostEntry recreates host path p at target: a link as the same link, a
-// directory bound (read-only unless rw).
-func hostEntry(p, target string, rw bool) []mountOp {
-	fi, err := os.Lstat(p)
-	switch {
-	case err != nil:
-		return nil
-	case fi.Mode()&os.ModeSymlink != 0:
-		text, err := os.Readlink(p)
-		if err != nil {
-			return nil
-		}
-		return []mountOp{{Kind: kindSymlink, Target: target, Source: text}}
-	case fi.IsDir():
-		return []mountOp{{Kind: kindBind, Target: target, Source: p, RW: rw}}
-	}
-	return nil
-}
-
-// resolvedBind binds what host path p leads to (a file or a directory, links
-// resolved on the host, where the command shapes nothing) read-only at target.
-func resolvedBind(p, target string) []mountOp {
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return nil
-	}
-	fi, err := os.Stat(real)
-	if err != nil || !(fi.IsDir() || fi.Mode().IsRegular()) {
-		return nil
-	}
-	return []mountOp{{Kind: kindBind, Target: target, Source: real, File: !fi.IsDir()}}
-}
-
-// rootPlan is the whole root of one command: the base, the toolchains
-// (read-only, where the base does not have them already), a private /tmp
-// and home (one tmpfs), the run's cache in the home's .cache (a host dir,
-// else the view's layer's), and the view at its root with .git bound
-// read-only from the original.
-func rootPlan(toolchains []string, v View, home, cache string, l Limits) []mountOp {
-	ops := slices.Clone(baseMounts())
-	ops = append(ops,
-		mountOp{Kind: kindPrivate, Target: "/tmp", RW: true, Size: l.Disk, Inodes: l.Files, Mode: 0o1777},
-		mountOp{Kind: kindPrivate, Target: home, RW: true, Size: l.Disk, Inodes: l.Files, Mode: 0o700},
-	)
-	for _, d := range toolchains {
-		if d == "" || !filepath.IsAbs(d) || covered(ops, d) {
-			continue
-		}
-		ops = append(ops, resolvedBind(d, d)...)
-	}
-	switch {
-	case cache != "":
-		ops = append(ops, mountOp{Kind: kindBind, Target: filepath.Join(home, ".cache"), Source: cache, RW: true})
-	case v.Layer != nil:
-		ops = append(ops, mountOp{Kind: kindLayer, Target: filepath.Join(home, ".cache"), Source: "cache", RW: true})
-	}
-	ops = append(ops, mountOp{Kind: kindView, Target: v.Root, RW: true})
-	git := filepath.Join(v.Lower, ".git")
-	if v.Copy != "" {
-		git = filepath.Join(v.Root, ".git")
-	}
-	if fi, err := os.Lstat(git); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
-		ops = append(ops, mountOp{Kind: kindBind, Target: filepath.Join(v.Root, ".git"), Source: git, File: !fi.IsDir()})
-	}
-	// Parents before children: a path sorts before every path below it.
-	slices.SortStableFunc(ops, func(a, b mountOp) int {
-		return strings.Compare(strings.ReplaceAll(a.Target, "/", "\x00"), strings.ReplaceAll(b.Target, "/", "\x00"))
-	})
-	return ops
-}
-
-// covered reports whether p is already in the plan through a bind or a link
-// of one of its ancestors (/usr/local/go/bin under /usr).
-func covered(ops []mountOp, p string) bool {
-	for _, op := range ops {
-		if (op.Kind == kindBind || op.Kind == kindSymlink) && (p == op.Target || strings.HasPrefix(p, op.Target+"/")) {
-			return true
-		}
-	}
-	return false
-}
-
-// privateHome is where the command's home is: the user's own home's path
-// (so toolchains there are found where they are installed), backed by an
-// empty tmpfs — unless the workspace is the home or holds it.
-func privateHome(root string) string {
-	home, err := os.UserHomeDir()
-	if err != nil || home == "/" || !filepath.IsAbs(home) || home == root || strings.HasPrefix(home, root+"/") {
-		return "/home/agent-lsp"
-	}
-	return filepath.Clean(home)
-}
+// The helper carries the plan of the command's root (rootPlan, plan.go)
+// out in its own mount namespace and pivots into it.
 
 // rootBase is where the helper assembles the new root before pivoting into
 // it: a tmpfs over the host's /tmp in the helper's own mount namespace.
@@ -204,7 +26,7 @@ const privateBase = rootBase + "/.agent-lsp-private"
 // the result its root. Bind sources are opened (O_PATH, no link followed)
 // before anything is mounted, and bound from their descriptors. layer is
 // the view's layer (a detached tmpfs, see Layer), or nil.
-func buildRoot(ops []mountOp, v View, layer *os.File) error {
+func buildRoot(ops []Mount, v View, layer *os.File) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %w", err)
 	}
@@ -245,15 +67,15 @@ func buildRoot(ops []mountOp, v View, layer *os.File) error {
 	for i, op := range ops {
 		src := sources[i]
 		switch op.Kind {
-		case kindView:
+		case MountView:
 			src = view
-		case kindMask:
+		case MountMask:
 			src = null
-		case kindPrivate:
+		case MountPrivate:
 			if src, err = private.dir(op, i); err != nil {
 				return fmt.Errorf("%s %s: %w", op.Kind, op.Target, err)
 			}
-		case kindBind, kindLayer:
+		case MountBind, MountLayer:
 			if src == nil {
 				continue
 			}
@@ -283,15 +105,15 @@ func buildRoot(ops []mountOp, v View, layer *os.File) error {
 // openSources opens what the plan binds, never following a link: host
 // paths (one gone since the plan was made is left out) and the layer's
 // dirs, from its clone.
-func openSources(ops []mountOp, clone *os.File) ([]*os.File, error) {
+func openSources(ops []Mount, clone *os.File) ([]*os.File, error) {
 	sources := make([]*os.File, len(ops))
 	for i, op := range ops {
 		switch op.Kind {
-		case kindBind:
+		case MountBind:
 			if f, err := os.OpenFile(op.Source, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
 				sources[i] = f
 			}
-		case kindLayer:
+		case MountLayer:
 			if clone == nil {
 				return sources, fmt.Errorf("%s %s: the view has no layer", op.Kind, op.Target)
 			}
@@ -343,7 +165,7 @@ type privateDirs struct {
 
 // dir makes the dir for op (the plan's i-th step) in the command's tmpfs,
 // mounting that at the first, and returns it opened as a path.
-func (p *privateDirs) dir(op mountOp, i int) (*os.File, error) {
+func (p *privateDirs) dir(op Mount, i int) (*os.File, error) {
 	if !p.mounted {
 		if err := mkdirAll(privateBase); err != nil {
 			return nil, err
@@ -387,26 +209,26 @@ func (p *privateDirs) close() {
 }
 
 // apply makes one step at target (the step's path under the new root's base).
-func apply(op mountOp, target string, src *os.File) error {
+func apply(op Mount, target string, src *os.File) error {
 	switch op.Kind {
-	case kindDir:
+	case MountDir:
 		return mkdirAll(target)
-	case kindSymlink:
+	case MountSymlink:
 		if err := mkdirAll(filepath.Dir(target)); err != nil {
 			return err
 		}
 		return os.Symlink(op.Source, target)
-	case kindTmpfs:
+	case MountTmpfs:
 		if err := mkdirAll(target); err != nil {
 			return err
 		}
 		return unix.Mount("tmpfs", target, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, tmpfsOptions(op.Size, op.Inodes, op.Mode))
-	case kindProc:
+	case MountProc:
 		if err := mkdirAll(target); err != nil {
 			return err
 		}
 		return unix.Mount("proc", target, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
-	case kindMask, kindRO:
+	case MountMask, MountRO:
 		return hide(op, target, src)
 	}
 	if err := mountPoint(target, op.File); err != nil {
@@ -440,15 +262,15 @@ func bindAt(src *os.File, target string, rw bool) error {
 	return remountReadOnly(target)
 }
 
-// hide masks (kindMask: a file by /dev/null, null, as runc does, a dir by
-// an empty read-only tmpfs) or makes read-only (kindRO) what is at target
+// hide masks (MountMask: a file by /dev/null, null, as runc does, a dir by
+// an empty read-only tmpfs) or makes read-only (MountRO) what is at target
 // in the new /proc; what this kernel does not have there is left alone.
-func hide(op mountOp, target string, null *os.File) error {
+func hide(op Mount, target string, null *os.File) error {
 	fi, err := os.Lstat(target)
 	switch {
 	case err != nil || fi.Mode()&os.ModeSymlink != 0:
 		return nil
-	case op.Kind == kindRO:
+	case op.Kind == MountRO:
 		return bindAt(nil, target, false)
 	case fi.IsDir():
 		return unix.Mount("tmpfs", target, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,nr_inodes=1,mode=0555")

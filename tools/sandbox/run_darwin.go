@@ -4,18 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// sandboxExec is Apple's, at its fixed path: never one from PATH.
-const sandboxExec = "/usr/bin/sandbox-exec"
+// haveSeccomp: seccomp is Linux's.
+const haveSeccomp = false
 
 // probe finds the level on macOS: none unless the user asked for Seatbelt
 // (AGENT_LSP_SANDBOX=seatbelt) and a command actually runs under the
@@ -60,42 +60,26 @@ func trySeatbelt() error {
 }
 
 func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
-	if caps.Level != Seatbelt {
-		return runPlain(ctx, spec)
+	w, done, err := commandWorld(caps, spec)
+	defer done()
+	if err != nil {
+		return Result{}, err
 	}
-	return runSeatbelt(ctx, caps, spec)
+	if w.Level != Seatbelt {
+		return runPlain(ctx, w, spec.Stdout, spec.Stderr)
+	}
+	return runSeatbelt(ctx, w, spec.Stdout, spec.Stderr)
 }
 
-// runSeatbelt runs the command under sandbox-exec in the view (an APFS
-// clone of the workspace with the run's changes, made by the tools
-// package), with its own empty home and tmp, in a new session (no
-// controlling terminal), bounded by rlimits the shell sets before it runs
-// the command and by the disk limit, checked while it runs.
-func runSeatbelt(ctx context.Context, caps Caps, spec Spec) (Result, error) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		return Result{}, err
-	}
-	scratch, home, tmp, err := newScratch()
-	if err != nil {
-		return Result{}, err
-	}
-	defer RemoveTree(scratch)
-	limits := spec.Limits.withDefaults()
-	env := environ(spec.Env, home, tmp, spec.Cache, caps.modCache)
-	read := realPaths(slices.Concat([]string{caps.goRoot, caps.modCache, filepath.Dir(bash)}, caps.toolDirs, spec.ReadOnly))
-	gitVars, repo := seatbeltGit(spec.GitDir, spec.View.Copy)
-	env = append(env, gitVars...)
-	read = append(read, repo...)
-	write := realPaths([]string{spec.View.Copy, home, tmp, spec.Cache})
-	profile, err := seatbeltProfile(seatbeltPolicy{Read: read, Write: write, Network: spec.Network})
-	if err != nil {
-		return Result{}, err
-	}
-	cmd := exec.CommandContext(ctx, sandboxExec, "-p", profile, bash, "-c", rlimitScript(limits), bash, spec.Command)
-	cmd.Dir = spec.View.Copy
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
+// runSeatbelt runs world w (seatbeltWorld): sandbox-exec with its profile
+// in the view (an APFS clone of the workspace with the run's changes, made
+// by the tools package), in a new session (no controlling terminal),
+// killed past its disk limit, which is checked while it runs.
+func runSeatbelt(ctx context.Context, w World, stdout, stderr io.Writer) (Result, error) {
+	cmd := exec.CommandContext(ctx, w.Argv[0], w.Argv[1:]...)
+	cmd.Dir = w.Dir
+	cmd.Env = w.Env
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = outputWait
@@ -104,11 +88,11 @@ func runSeatbelt(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 		return Result{}, fmt.Errorf("sandbox: %w", err)
 	}
 	var overDisk atomic.Bool
-	stop := watchDisk(limits.Disk, []string{scratch, spec.Cache}, []string{spec.View.Copy}, func() {
+	stop := watchDisk(w.Disk.Limit, w.Disk.Counted, w.Disk.Grown, func() {
 		overDisk.Store(true)
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	})
-	err = cmd.Wait()
+	err := cmd.Wait()
 	stop()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // a background child must not outlive the command
 	res := Result{Duration: time.Since(start)}
@@ -117,7 +101,7 @@ func runSeatbelt(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 	case ctx.Err() != nil:
 		return res, ctx.Err()
 	case overDisk.Load():
-		res.ExitCode, res.Exceeded = 128+int(syscall.SIGKILL), fmt.Sprintf("wrote more than %d MiB, the sandbox's disk limit", limits.Disk>>20)
+		res.ExitCode, res.Exceeded = 128+int(syscall.SIGKILL), fmt.Sprintf("wrote more than %d MiB, the sandbox's disk limit", w.Disk.Limit>>20)
 	case errors.As(err, &exitErr):
 		res.ExitCode = exitErr.ExitCode()
 		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

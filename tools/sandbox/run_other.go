@@ -11,7 +11,17 @@ func probe() Caps {
 	return Caps{Level: None, Why: "no OS sandbox on " + runtime.GOOS + " yet"}
 }
 
-func run(ctx context.Context, _ Caps, spec Spec) (Result, error) { return runPlain(ctx, spec) }
+// haveSeccomp: seccomp is Linux's.
+const haveSeccomp = false
+
+func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
+	w, done, err := commandWorld(caps, spec)
+	defer done()
+	if err != nil {
+		return Result{}, err
+	}
+	return runPlain(ctx, w, spec.Stdout, spec.Stderr)
+}
 
 func removeStaleCgroups() {}
 

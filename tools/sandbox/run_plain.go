@@ -6,31 +6,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"syscall"
 	"time"
 )
 
-// runPlain runs the command with no OS isolation (level none): in the copy,
-// with the scrubbed environment and git pointed at no repository
-// (plainEnv), in a session of its own — no controlling
-// terminal to type into (TIOCSTI) when agent-lsp runs in one — whose
-// process group a timeout or cancellation kills.
-func runPlain(ctx context.Context, spec Spec) (Result, error) {
-	scratch, home, tmp, err := newScratch()
-	if err != nil {
-		return Result{}, err
-	}
-	defer RemoveTree(scratch)
-	cmd := exec.CommandContext(ctx, "bash", "-c", spec.Command)
-	cmd.Dir = spec.View.Copy
-	cmd.Env = plainEnv(spec, home, tmp, Probe().modCache, noRepository, windowsHost)
-	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
+// runPlain runs world w of level none (plainWorld): with no OS isolation,
+// in the copy, with the scrubbed environment and git pointed at no
+// repository, in a session of its own — no controlling terminal to type
+// into (TIOCSTI) when agent-lsp runs in one — whose process group a
+// timeout or cancellation kills.
+func runPlain(ctx context.Context, w World, stdout, stderr io.Writer) (Result, error) {
+	cmd := exec.CommandContext(ctx, w.Argv[0], w.Argv[1:]...)
+	cmd.Dir = w.Dir
+	cmd.Env = w.Env
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = outputWait
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // a background child must not outlive the command
 	}
@@ -46,3 +42,6 @@ func runPlain(ctx context.Context, spec Spec) (Result, error) {
 	}
 	return res, nil
 }
+
+// findShell is bash on PATH (host.shell).
+func findShell() (string, error) { return exec.LookPath("bash") }

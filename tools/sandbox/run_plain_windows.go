@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 	"unsafe"
@@ -14,43 +14,32 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// runPlain runs the command with no OS isolation (level none, the only one
-// on Windows): in the copy, with the scrubbed environment and git pointed at
-// no repository (plainEnv), through the POSIX
-// shell of Git for Windows (or MSYS2, Cygwin) — the language
-// the command policy parses and models write — and in a Job Object it joins
-// before it runs, so a timeout or cancellation kills the whole tree it
-// started.
-func runPlain(ctx context.Context, spec Spec) (Result, error) {
-	shell, err := posixShell()
-	if err != nil {
-		return Result{}, err
-	}
-	scratch, home, tmp, err := newScratch()
-	if err != nil {
-		return Result{}, err
-	}
-	defer RemoveTree(scratch)
+// runPlain runs world w (plainWorld; level none, the only one on Windows)
+// with no OS isolation: in the copy, with the scrubbed environment and git
+// pointed at no repository, through the POSIX shell of Git for Windows (or
+// MSYS2, Cygwin) — the language the command policy parses and models
+// write — and in a Job Object it joins before it runs, so a timeout or
+// cancellation kills the whole tree it started.
+func runPlain(ctx context.Context, w World, stdout, stderr io.Writer) (Result, error) {
 	job, err := killOnCloseJob()
 	if err != nil {
 		return Result{}, fmt.Errorf("job object: %w", err)
 	}
 	defer windows.CloseHandle(job) // kills whatever is left in it
-	// The command reaches the shell in a file, not on its command line:
-	// Windows hands a process one string, which the MSYS runtime splits by
-	// rules of its own (in quotes, \\ becomes \), so the text the policy
-	// checked would not be the text bash ran.
-	script := filepath.Join(scratch, "command.sh")
-	if err := os.WriteFile(script, []byte(spec.Command+"\n"), 0o600); err != nil {
+	// The command reaches the shell in a file, w.Argv[1] in the command's
+	// scratch dir, not on its command line: Windows hands a process one
+	// string, which the MSYS runtime splits by rules of its own (in
+	// quotes, \\ becomes \), so the text the policy checked would not be
+	// the text bash ran. Git's GIT_DIR (w.Env) is a path in the scratch
+	// dir too, which holds nothing: Windows has no /dev/null, and git there
+	// would take it for a dir on the current drive, which anyone may make.
+	if err := os.WriteFile(w.Argv[1], []byte(w.Command+"\n"), 0o600); err != nil {
 		return Result{}, err
 	}
-	cmd := exec.Command(shell, script)
-	cmd.Dir = spec.View.Copy
-	// Git's GIT_DIR is a path in the command's own scratch dir, which holds
-	// nothing: Windows has no /dev/null, and git there would take it for a
-	// dir on the current drive, which anyone may make.
-	cmd.Env = plainEnv(spec, home, tmp, Probe().modCache, filepath.Join(scratch, "no-repository"), windowsHost)
-	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
+	cmd := exec.Command(w.Argv[0], w.Argv[1:]...)
+	cmd.Dir = w.Dir
+	cmd.Env = w.Env
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = outputWait
 	// The shell starts suspended and runs only once it is in the job, so
 	// nothing it starts can be outside it.
@@ -84,6 +73,9 @@ func runPlain(ctx context.Context, spec Spec) (Result, error) {
 	}
 	return res, nil
 }
+
+// findShell is the POSIX shell commands run in (host.shell).
+func findShell() (string, error) { return posixShell() }
 
 // posixShell finds the shell commands run in (windowsShells: Git for
 // Windows' bash first, never WSL's).

@@ -28,6 +28,14 @@
 // the command runs through Git for Windows' bash in a Job Object that
 // kills its whole tree (run_plain_windows.go).
 //
+// Everything a command gets at any level — its argv, directory and
+// environment, its namespaces and mounts, Landlock rules, seccomp filter,
+// limits, network, Seatbelt profile — is one value, World, built by one
+// function (world.go) and run as it is: the helper is sent it whole.
+// Format prints it (world_format.go; `agent-lsp doctor --sandbox` shows
+// the workspace's, through Preview), and golden tests pin it per level and
+// system (testdata/*.golden).
+//
 // On the host, nothing a command could have shaped is followed: staging into
 // a view and removing it go through beneath_unix.go (beneath_windows.go,
 // which never follows a reparse point), and every directory
@@ -43,6 +51,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"time"
 )
 
@@ -82,12 +91,18 @@ type Limits struct {
 	// 8 KiB of Disk: 524,288 for 4 GiB). Past it creating a file fails
 	// with ENOSPC. What is measured instead is not counted in files.
 	Files int64
-	// CPU bounds each process's CPU time (default: none beyond the
-	// wall-clock timeout, which RunCommand sets here too).
+	// CPU bounds each process's CPU time (default: Timeout times the
+	// machine's CPUs, as RunCommand sets it; without Timeout, none).
 	CPU time.Duration
+	// Timeout bounds the command's wall-clock time: past it Run kills it
+	// and returns context.DeadlineExceeded (default: none beyond ctx's).
+	Timeout time.Duration
 }
 
-func (l Limits) withDefaults() Limits {
+func (l Limits) withDefaults() Limits { return l.withDefaultsFor(machineMemory(), runtime.NumCPU()) }
+
+// withDefaultsFor is withDefaults on a machine of memory bytes and cpus.
+func (l Limits) withDefaultsFor(memory int64, cpus int) Limits {
 	if l.Processes <= 0 {
 		l.Processes = 1024
 	}
@@ -95,7 +110,7 @@ func (l Limits) withDefaults() Limits {
 		l.FileSize = 1 << 30
 	}
 	if l.Memory <= 0 {
-		l.Memory = machineMemory() / 2
+		l.Memory = memory / 2
 		if l.Memory <= 0 || l.Memory > 8<<30 {
 			l.Memory = 8 << 30
 		}
@@ -105,6 +120,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Files <= 0 {
 		l.Files = max(l.Disk/(8<<10), 1024)
+	}
+	if l.CPU <= 0 && l.Timeout > 0 {
+		l.CPU = l.Timeout * time.Duration(max(1, cpus))
 	}
 	return l
 }
@@ -172,11 +190,17 @@ type Result struct {
 // ErrDiskLimit is why a command that wrote more than Limits.Disk was killed.
 var ErrDiskLimit = errors.New("the command wrote more than the sandbox's disk limit")
 
-// Run runs spec at the level Probe found, until it ends or ctx is done (then
-// every process it started is killed and ctx's error returned). A non-zero
-// exit is a Result, not an error; an error means the command could not run.
+// Run runs spec at the level Probe found, in the World built for it, until
+// it ends or ctx is done or spec.Limits.Timeout has passed (then every
+// process it started is killed and ctx's error returned). A non-zero exit
+// is a Result, not an error; an error means the command could not run.
 func Run(ctx context.Context, spec Spec) (Result, error) {
 	spec.GitDir = gitRepository(spec.GitDir) // the levels below full point git there
+	if spec.Limits.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, spec.Limits.Timeout)
+		defer cancel()
+	}
 	return run(ctx, Probe(), spec)
 }
 

@@ -319,20 +319,20 @@ func TestASpareHelperKilledWhileWaitingIsReplaced(t *testing.T) {
 // The plan pins what the root hides: runc's masks under /proc, /proc/sys
 // and the like read-only, no /sys at all.
 func TestThePlanMasksProc(t *testing.T) {
-	ops := rootPlan(nil, View{Root: "/w", Lower: "/w"}, "/home/u", "", Limits{}.withDefaults())
-	got := map[string]mountOp{}
+	ops := thisHost().rootPlan(nil, View{Root: "/w", Lower: "/w"}, "/home/u", "", Limits{}.withDefaults())
+	got := map[string]Mount{}
 	for _, op := range ops {
 		got[op.Target] = op
 		if op.Target == "/sys" || strings.HasPrefix(op.Target, "/sys/") {
 			t.Errorf("the root has %s: it mounts no /sys", op.Target)
 		}
 	}
-	for target, want := range map[string]mountOp{
-		"/proc/keys":          {Kind: kindMask, Target: "/proc/keys"},
-		"/proc/timer_list":    {Kind: kindMask, Target: "/proc/timer_list"},
-		"/proc/acpi":          {Kind: kindMask, Target: "/proc/acpi"},
-		"/proc/sys":           {Kind: kindRO, Target: "/proc/sys"},
-		"/proc/sysrq-trigger": {Kind: kindRO, Target: "/proc/sysrq-trigger"},
+	for target, want := range map[string]Mount{
+		"/proc/keys":          {Kind: MountMask, Target: "/proc/keys"},
+		"/proc/timer_list":    {Kind: MountMask, Target: "/proc/timer_list"},
+		"/proc/acpi":          {Kind: MountMask, Target: "/proc/acpi"},
+		"/proc/sys":           {Kind: MountRO, Target: "/proc/sys"},
+		"/proc/sysrq-trigger": {Kind: MountRO, Target: "/proc/sysrq-trigger"},
 	} {
 		if got[target] != want {
 			t.Errorf("%s: %+v, want %+v", target, got[target], want)
@@ -344,15 +344,15 @@ func TestThePlanMasksProc(t *testing.T) {
 // dirs of one tmpfs bounded in bytes and files, and the run's cache is the
 // view's layer's.
 func TestThePlanBoundsWhatCommandsWrite(t *testing.T) {
-	ops := rootPlan(nil, View{Root: "/w", Lower: "/w", Layer: NewLayer()}, "/home/u", "", Limits{Disk: 64 << 20}.withDefaults())
-	got := map[string]mountOp{}
+	ops := thisHost().rootPlan(nil, View{Root: "/w", Lower: "/w", Layer: NewLayer()}, "/home/u", "", Limits{Disk: 64 << 20}.withDefaults())
+	got := map[string]Mount{}
 	for _, op := range ops {
 		got[op.Target] = op
 	}
-	for target, want := range map[string]mountOp{
-		"/tmp":           {Kind: kindPrivate, Target: "/tmp", RW: true, Size: 64 << 20, Inodes: 8192, Mode: 0o1777},
-		"/home/u":        {Kind: kindPrivate, Target: "/home/u", RW: true, Size: 64 << 20, Inodes: 8192, Mode: 0o700},
-		"/home/u/.cache": {Kind: kindLayer, Target: "/home/u/.cache", Source: "cache", RW: true},
+	for target, want := range map[string]Mount{
+		"/tmp":           {Kind: MountPrivate, Target: "/tmp", RW: true, Size: 64 << 20, Inodes: 8192, Mode: 0o1777},
+		"/home/u":        {Kind: MountPrivate, Target: "/home/u", RW: true, Size: 64 << 20, Inodes: 8192, Mode: 0o700},
+		"/home/u/.cache": {Kind: MountLayer, Target: "/home/u/.cache", Source: "cache", RW: true},
 	} {
 		if got[target] != want {
 			t.Errorf("%s: %+v, want %+v", target, got[target], want)

@@ -3,11 +3,9 @@ package sandbox
 import (
 	"fmt"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 )
 
 // Seatbelt is macOS's level: the command runs under sandbox-exec with a
@@ -20,6 +18,9 @@ import (
 // session outlives the command; no memory or process-count bound), so the
 // policy asks before workspace code runs, as below full.
 const Seatbelt Level = "seatbelt"
+
+// sandboxExec is Apple's, at its fixed path: never one from PATH.
+const sandboxExec = "/usr/bin/sandbox-exec"
 
 // The profile is generated on every system and tested as text; only
 // running it is macOS's (run_darwin.go). Paths in it must be real paths:
@@ -92,8 +93,13 @@ type seatbeltPolicy struct {
 // GIT_DIR the repository's real path when gitDir (Run's gitRepository
 // answer) is one, which the command may then read, else noRepository.
 func seatbeltGit(gitDir, copy string) (env, read []string) {
+	return seatbeltGitIn(osFS{}, gitDir, copy)
+}
+
+// seatbeltGitIn is seatbeltGit with the paths looked up in h.
+func seatbeltGitIn(h hostFS, gitDir, copy string) (env, read []string) {
 	if gitDir != noRepository {
-		read = realPaths([]string{gitDir})
+		read = realPathsIn(h, []string{gitDir})
 	}
 	if len(read) == 1 {
 		return gitEnv(read[0], copy), read
@@ -101,15 +107,15 @@ func seatbeltGit(gitDir, copy string) (env, read []string) {
 	return gitEnv(noRepository, copy), nil
 }
 
-// realPaths resolves each existing path's links (Seatbelt matches real
-// paths) and drops the empty and the missing.
-func realPaths(paths []string) []string {
+// realPathsIn resolves each existing path's links in h (Seatbelt matches
+// real paths) and drops the empty and the missing.
+func realPathsIn(h hostFS, paths []string) []string {
 	var out []string
 	for _, p := range paths {
 		if p == "" {
 			continue
 		}
-		if real, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, real) {
+		if real, err := h.EvalSymlinks(p); err == nil && !slices.Contains(out, real) {
 			out = append(out, real)
 		}
 	}
@@ -284,15 +290,32 @@ func quote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
-// rlimitScript is what the shell runs before the command ($1, run by the
-// shell $0): it bounds file size, core dumps and, when set, CPU time, soft
-// and hard, so the command cannot raise them again. macOS enforces no
-// memory rlimit, and a process-count one counts all the user's processes,
-// so neither is set.
-func rlimitScript(l Limits) string {
-	s := fmt.Sprintf("ulimit -f %d && ulimit -c 0", (l.FileSize+1023)/1024)
+// macRlimits are the rlimits of a command under Seatbelt: file size (in
+// whole KiB, ulimit's unit), core dumps and, when set, CPU time. macOS
+// enforces no memory rlimit, and a process-count one counts all the
+// user's processes, so neither is set.
+func macRlimits(l Limits) []Rlimit {
+	r := []Rlimit{{"FSIZE", uint64((l.FileSize+1023)/1024) * 1024}, {"CORE", 0}}
 	if l.CPU > 0 {
-		s += fmt.Sprintf(" && ulimit -t %d", int64((l.CPU+time.Second-1)/time.Second))
+		r = append(r, Rlimit{"CPU", seconds(l.CPU)})
 	}
-	return s + ` && exec "$0" -c "$1"`
+	return r
+}
+
+// ulimitFlags are bash's ulimit options for the rlimits macRlimits sets.
+var ulimitFlags = map[string]string{"FSIZE": "-f", "CORE": "-c", "CPU": "-t"}
+
+// ulimitScript is what the shell runs before the command ($1, run by the
+// shell $0): it sets the rlimits soft and hard, so the command cannot
+// raise them again.
+func ulimitScript(rlimits []Rlimit) string {
+	s := ""
+	for _, r := range rlimits {
+		v := r.Value
+		if r.Name == "FSIZE" {
+			v /= 1024 // ulimit -f counts KiB
+		}
+		s += fmt.Sprintf("ulimit %s %d && ", ulimitFlags[r.Name], v)
+	}
+	return s + `exec "$0" -c "$1"`
 }

@@ -304,11 +304,11 @@ func TestSeatbeltLookupAncestors(t *testing.T) {
 }
 
 func TestRlimitScript(t *testing.T) {
-	got := rlimitScript(Limits{FileSize: 1 << 30})
+	got := ulimitScript(macRlimits(Limits{FileSize: 1 << 30}))
 	if want := `ulimit -f 1048576 && ulimit -c 0 && exec "$0" -c "$1"`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	got = rlimitScript(Limits{FileSize: 1000, CPU: 1500 * time.Millisecond})
+	got = ulimitScript(macRlimits(Limits{FileSize: 1000, CPU: 1500 * time.Millisecond}))
 	if want := `ulimit -f 1 && ulimit -c 0 && ulimit -t 2 && exec "$0" -c "$1"`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}

@@ -72,9 +72,9 @@ func TestSeccompChild(t *testing.T) {
 	if err == nil {
 		switch mode {
 		case "filter":
-			err = installSeccomp(filterOptions{})
+			err = installSeccomp(Filter{})
 		case "nounix":
-			err = installSeccomp(filterOptions{NoUnixSockets: true})
+			err = installSeccomp(Filter{NoUnixSockets: true})
 		case "none":
 		default:
 			err = fmt.Errorf("unknown mode %q", mode)
@@ -300,7 +300,7 @@ func BenchmarkSeccompInstall(b *testing.B) {
 				return
 			}
 			start := time.Now()
-			err := installSeccomp(filterOptions{})
+			err := installSeccomp(Filter{})
 			d := time.Since(start)
 			if err != nil {
 				errs <- err

@@ -42,6 +42,9 @@ var deniedCalls = append([]struct {
 // command in a session of its own, without a controlling terminal.
 var deniedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX}
 
+// haveSeccomp: this architecture has the filter.
+const haveSeccomp = true
+
 // namespaceFlags are clone's flags that make a namespace (CLONE_NEWTIME
 // shares its bit with clone's exit signal and only means a namespace to
 // unshare and clone3, both refused).
@@ -61,16 +64,8 @@ const (
 	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
 )
 
-// filterOptions are what differs between levels.
-type filterOptions struct {
-	// NoUnixSockets refuses AF_UNIX sockets: below full, where no new root
-	// hides the host's daemons' sockets and nothing else can tell their
-	// paths from the command's own.
-	NoUnixSockets bool
-}
-
 // program assembles the filter. Jumps are to labels, resolved at the end.
-func (o filterOptions) program() ([]unix.SockFilter, error) {
+func (o Filter) program() ([]unix.SockFilter, error) {
 	var a bpfAsm
 	a.load(offArch)
 	a.jumpIf(unix.BPF_JEQ, auditArch, "", "eperm") // another ABI (i386, arm32, x32 below) gets nothing
@@ -128,7 +123,7 @@ func (o filterOptions) program() ([]unix.SockFilter, error) {
 // locked to its goroutine and have no_new_privs set; the command forked
 // from this thread inherits it (no TSYNC: the helper's other threads keep
 // running as they are).
-func installSeccomp(o filterOptions) error {
+func installSeccomp(o Filter) error {
 	prog, err := o.program()
 	if err != nil {
 		return err

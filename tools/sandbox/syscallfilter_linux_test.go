@@ -12,7 +12,7 @@ import (
 // inside it, and it ends in returns only (what the kernel's verifier
 // demands; the hostile corpus checks what it refuses, by effect).
 func TestFilterProgramAssembles(t *testing.T) {
-	for _, o := range []filterOptions{{}, {NoUnixSockets: true}} {
+	for _, o := range []Filter{{}, {NoUnixSockets: true}} {
 		prog, err := o.program()
 		if err != nil {
 			t.Fatal(err)
@@ -30,7 +30,7 @@ func TestFilterProgramAssembles(t *testing.T) {
 
 func BenchmarkFilterProgram(b *testing.B) {
 	for b.Loop() {
-		if _, err := (filterOptions{}).program(); err != nil {
+		if _, err := (Filter{}).program(); err != nil {
 			b.Fatal(err)
 		}
 	}
