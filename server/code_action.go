@@ -163,7 +163,11 @@ func (s *Server) decisionActions(l *actionList) {
 	kind := protocol.CodeActionKindSource
 	if p, err := s.runs.proposal(""); err == nil {
 		id := idArgs{ID: p.name()}
-		l.command(fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(p.changes), p.name()), kind, CommandApplyProposal, id, nil)
+		if caps := s.clientCaps(); caps.applyEdit {
+			l.command(fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(p.changes), p.name()), kind, CommandApplyProposal, id, nil)
+		} else {
+			s.applyActions(l, p, caps, kind)
+		}
 		l.command("Show agent proposal ("+p.name()+")", kind, CommandShowProposal, id, nil)
 		l.command("Discard agent proposal ("+p.name()+")", kind, CommandDiscardProposal, id, nil)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
@@ -268,7 +269,11 @@ func (s *Server) didOpen(ctx context.Context, raw jsonrpc2.RawMessage) (any, err
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	return nil, s.docs.open(params.TextDocument)
+	if err := s.docs.open(params.TextDocument); err != nil {
+		return nil, err
+	}
+	s.noticeAppliedAt(ctx, params.TextDocument.URI)
+	return nil, nil
 }
 
 func (s *Server) didChange(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
@@ -276,7 +281,29 @@ func (s *Server) didChange(ctx context.Context, raw jsonrpc2.RawMessage) (any, e
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	return nil, s.docs.change(&params, s.clientCaps().encoding)
+	if err := s.docs.change(&params, s.clientCaps().encoding); err != nil {
+		return nil, err
+	}
+	s.noticeAppliedAt(ctx, params.TextDocument.URI)
+	return nil, nil
+}
+
+// didSave: a file written from a buffer, or one the server never saw open,
+// may now hold a proposal.
+func (s *Server) didSave(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+	var params protocol.DidSaveTextDocumentParams
+	if err := decode(raw, &params); err != nil {
+		return nil, err
+	}
+	s.noticeAppliedAt(ctx, params.TextDocument.URI)
+	return nil, nil
+}
+
+// noticeAppliedAt is noticeApplied for a document's URI.
+func (s *Server) noticeAppliedAt(ctx context.Context, u uri.URI) {
+	if path, err := pathOf(u); err == nil {
+		s.noticeApplied(ctx, path)
+	}
 }
 
 func (s *Server) didClose(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {

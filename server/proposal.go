@@ -35,13 +35,19 @@ var ErrStale = errors.New("the file changed where the agent wants to edit it")
 // New files a client cannot create come back in newFiles, to be offered
 // another way.
 func (s *Server) workspaceEdit(p *proposal, caps clientCaps) (edit protocol.WorkspaceEdit, newFiles []tools.Change, err error) {
-	annotated := caps.annotations && caps.documentChanges
 	changes := p.changes
-	if !annotated {
+	if !(caps.annotations && caps.documentChanges) {
 		if changes, err = s.approvedChanges(p); err != nil {
 			return protocol.WorkspaceEdit{}, nil, err
 		}
 	}
+	return s.editOf(p, changes, caps)
+}
+
+// editOf is the edit of changes, p's or a part of them, as caps can take
+// it; newFiles are those it cannot create.
+func (s *Server) editOf(p *proposal, changes []tools.Change, caps clientCaps) (edit protocol.WorkspaceEdit, newFiles []tools.Change, err error) {
+	annotated := caps.annotations && caps.documentChanges
 	if !caps.documentChanges {
 		edit.Changes = map[uri.URI][]protocol.TextEdit{}
 	}
@@ -192,8 +198,14 @@ func (s *Server) confirmSensitive(ctx context.Context, sensitive []tools.Change)
 		Message: "agent-lsp's proposal changes what editors, the agent or CI run or read:\n" + apply.DescribeSensitive(sensitive) + "\nApply these files too?",
 		Actions: []protocol.MessageActionItem{{Title: sensitiveLeaveOut}, {Title: sensitiveApply}},
 	}
-	choice, err := s.client.ShowMessageRequest(ctx, params)
+	bound := s.workspace.settings().ApprovalTimeout()
+	ask, cancel := context.WithTimeoutCause(ctx, bound, errNoAnswer)
+	defer cancel()
+	choice, err := s.client.ShowMessageRequest(ask, params)
 	if err != nil {
+		if errors.Is(context.Cause(ask), errNoAnswer) {
+			err = fmt.Errorf("no answer within %s (approval_timeout_s)", bound)
+		}
 		s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: sensitive files left out: the editor could not ask (%v)", err))
 		return false
 	}

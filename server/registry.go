@@ -221,6 +221,19 @@ func (g *registry) move(name string, state proposalState) (*proposal, error) {
 	return p, nil
 }
 
+// pendingTouching are the pending proposals that change the file at path.
+func (g *registry) pendingTouching(path string) []*proposal {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*proposal
+	for _, p := range g.proposals {
+		if p.state == proposalPending && slices.ContainsFunc(p.changes, func(c tools.Change) bool { return c.AbsPath == path }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // settle ends an apply: applied, or pending again when the client declined.
 func (g *registry) settle(p *proposal, state proposalState) {
 	g.mu.Lock()

@@ -225,7 +225,7 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 		}
 		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
 	}
-	if p != nil && (caps.annotations || autoApply) {
+	if p != nil && caps.applyEdit && (caps.annotations || autoApply) {
 		// Annotated edits make the editor preview and confirm; autoApply
 		// is the user's explicit choice.
 		go s.sendProposal(context.Background(), p.name())
@@ -237,6 +237,14 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 // "applied: false" answer keeps it pending. New files the client cannot
 // create are offered once the rest is applied (offerNewFiles).
 func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult, p *proposal, err error) {
+	caps := s.clientCaps()
+	if !caps.applyEdit {
+		// Said before anything is claimed: the proposal stays pending.
+		if p, err = s.runs.proposal(name); err != nil {
+			return out, nil, err
+		}
+		return out, p, fmt.Errorf("this editor said it cannot take workspace/applyEdit: pick \"Apply agent proposal\" for %s from the code actions, which carries the edit itself", p.name())
+	}
 	// Claimed before anything is sent: a second apply, or the automatic
 	// send racing a manual one, is refused instead of sent twice.
 	p, err = s.runs.move(name, proposalApplying)
@@ -246,7 +254,6 @@ func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult
 	out.ID = p.name()
 	final := proposalPending // unless the client applies it
 	defer func() { s.runs.settle(p, final) }()
-	caps := s.clientCaps()
 	edit, newFiles, err := s.workspaceEdit(p, caps)
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s not applied: %v", p.name(), err))
@@ -256,11 +263,21 @@ func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult
 		// The proposal's name first: a client that reviews the edit itself
 		// (our VS Code extension) applies or discards that one by name.
 		label := "agent-lsp: " + p.name() + ": " + summarize(p.request, 60)
-		result, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit})
-		if err != nil {
+		bound := s.workspace.settings().ApprovalTimeout()
+		ask, cancel := context.WithTimeoutCause(ctx, bound, errNoAnswer)
+		defer cancel()
+		result, err := s.client.ApplyEdit(ask, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit})
+		switch {
+		case err != nil && ctx.Err() == nil && errors.Is(context.Cause(ask), errNoAnswer) && s.heldByEditor(p, caps):
+			// No answer, but the edit landed (ALE applies and never answers).
+		case err != nil && ctx.Err() == nil && errors.Is(context.Cause(ask), errNoAnswer):
+			s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+				"agent-lsp: the editor gave no answer to %s's edit within %s (approval_timeout_s): it stays pending; the code actions \"Apply agent proposal\", \"Show agent proposal\" and \"Discard agent proposal\" still act on it.",
+				p.name(), bound))
+			return out, p, fmt.Errorf("the editor gave no answer within %s", bound)
+		case err != nil:
 			return out, p, err
-		}
-		if result == nil || !result.Applied {
+		case result == nil || !result.Applied:
 			if result != nil && result.FailureReason != nil {
 				out.Reason = *result.FailureReason
 			}

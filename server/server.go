@@ -115,7 +115,7 @@ func New(opts Options) *Server {
 		protocol.MethodTextDocumentDidOpen:                s.didOpen,
 		protocol.MethodTextDocumentDidChange:              s.didChange,
 		protocol.MethodTextDocumentDidClose:               s.didClose,
-		protocol.MethodTextDocumentDidSave:                ignore,
+		protocol.MethodTextDocumentDidSave:                s.didSave,
 		protocol.MethodTextDocumentCodeAction:             s.codeAction,
 		protocol.MethodCodeActionResolve:                  s.codeActionResolve,
 		protocol.MethodWorkspaceExecuteCommand:            s.executeCommand,

@@ -33,6 +33,7 @@ Usage:
   agent-lsp ask [flags] PROMPT run the agent once, print its answer and the proposed diff
   agent-lsp models             list the configured provider's models (* marks the one in use)
   agent-lsp doctor             check the configuration end to end: files, provider, model, sandbox
+  agent-lsp doctor --sandbox   print the whole world a command gets in the sandbox here
   agent-lsp version            print the version
 
 Run "agent-lsp ask -h" for the ask flags. Configuration: see README.md.

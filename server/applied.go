@@ -1,0 +1,97 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agent-lsp/agent-lsp/server/apply"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// A client without workspace/applyEdit (ALE says so) applies a proposal
+// from a code action that carries its edit, and never tells the server;
+// a client that takes applyEdit may never answer it (ALE again, were it
+// sent). Either way the server sees the result: the editor's buffers hold
+// the proposal's text. That is when it is applied.
+
+// applyActions offers p as code actions carrying its edit, for a client
+// that cannot take workspace/applyEdit: its files without the sensitive
+// ones, and, as a second action naming them, with them.
+func (s *Server) applyActions(l *actionList, p *proposal, caps clientCaps, kind protocol.CodeActionKind) {
+	rest, sensitive := apply.Split(p.changes, false)
+	if len(rest) > 0 {
+		if edit, _, err := s.editOf(p, rest, caps); err == nil && !editsNothing(edit) {
+			l.edit(fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(rest), p.name()), kind, edit)
+		}
+	}
+	if len(sensitive) > 0 {
+		if edit, _, err := s.editOf(p, p.changes, caps); err == nil && !editsNothing(edit) {
+			l.edit(fmt.Sprintf("Apply agent proposal with its sensitive files: %s (%s)", apply.DescribeSensitive(sensitive), p.name()), kind, edit)
+		}
+	}
+}
+
+// heldByEditor reports whether the editor (its buffers, or the disk for a
+// file not open) holds p as proposed: every file the client could be sent
+// has the proposed text, except sensitive files left as they were, and at
+// least one file changed.
+func (s *Server) heldByEditor(p *proposal, caps clientCaps) bool {
+	canCreate := caps.documentChanges && caps.createFiles
+	held := 0
+	for _, c := range p.changes {
+		if !c.Existed && !canCreate {
+			continue // offered another way (offerNewFiles)
+		}
+		text, _, exists, err := s.currentText(c.AbsPath)
+		switch {
+		case err != nil:
+			return false
+		case exists && text == c.New:
+			held++
+		case c.Existed && exists && text == c.Original && isSensitive(c):
+			// left out, as the action without sensitive files does
+		default:
+			return false
+		}
+	}
+	return held > 0
+}
+
+func isSensitive(c tools.Change) bool {
+	_, ok := c.Sensitive()
+	return ok
+}
+
+// noticeApplied settles as applied each pending proposal that changes path
+// once the editor holds it (heldByEditor), and says so.
+func (s *Server) noticeApplied(ctx context.Context, path string) {
+	caps := s.clientCaps()
+	for _, p := range s.runs.pendingTouching(path) {
+		if !s.heldByEditor(p, caps) {
+			continue
+		}
+		if _, err := s.runs.move(p.name(), proposalApplied); err != nil {
+			continue // settled another way meanwhile
+		}
+		s.showMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s is applied: the editor holds its changes (write the changed buffers to save them).", p.name()))
+		s.afterApplied(ctx, p, caps)
+	}
+}
+
+// afterApplied does what applying a proposal brings: its new files the
+// client could not create are offered, and its run's notes kept.
+func (s *Server) afterApplied(ctx context.Context, p *proposal, caps clientCaps) []offeredFile {
+	var newFiles []tools.Change
+	if !(caps.documentChanges && caps.createFiles) {
+		for _, c := range p.changes {
+			if !c.Existed {
+				newFiles = append(newFiles, c)
+			}
+		}
+	}
+	offered := s.offerNewFiles(ctx, p, newFiles, len(p.changes)-len(newFiles))
+	s.keepRunNotes(ctx, p.run) // applying the run's proposal accepts its notes too
+	return offered
+}
