@@ -28,7 +28,7 @@ func (s *Server) applyActions(l *actionList, p *proposal, caps clientCaps, kind 
 	}
 	if len(sensitive) > 0 {
 		if edit, _, err := s.editOf(p, p.changes, caps); err == nil && !editsNothing(edit) {
-			l.edit(fmt.Sprintf("Apply agent proposal with its sensitive files: %s (%s)", apply.DescribeSensitive(sensitive), p.name()), kind, edit)
+			l.edit(fmt.Sprintf("Apply agent proposal with its sensitive files (%s): %s", p.name(), apply.DescribeSensitive(sensitive)), kind, edit)
 		}
 	}
 }

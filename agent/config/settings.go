@@ -25,9 +25,10 @@ type Settings struct {
 	NoDefaultAllowlist *bool `toml:"no_default_allowlist" json:"noDefaultAllowlist,omitempty"`
 	CommandTimeoutS    int   `toml:"command_timeout_s" json:"commandTimeoutS,omitempty"`
 	MaxOutput          int   `toml:"max_output" json:"maxOutput,omitempty"`
-	// ApprovalTimeoutS bounds how long the editor's approval question waits
-	// (0: DefaultApprovalTimeoutS); unanswered, it counts as Deny. Read
-	// through ApprovalTimeout.
+	// ApprovalTimeoutS bounds how long the server waits for the editor's
+	// answer to a question or an edit (0: DefaultApprovalTimeoutS): an
+	// unanswered approval counts as Deny, an unanswered edit leaves the
+	// proposal pending. Read through ApprovalTimeout.
 	ApprovalTimeoutS int `toml:"approval_timeout_s" json:"approvalTimeoutS,omitempty"`
 	// TrustProjectConfig lets a workspace's .agent-lsp.toml set what widens
 	// what happens without asking: base_url, another provider, fallbacks naming
@@ -160,7 +161,7 @@ var table = withFields([]Setting{
 	{TOML: "max_output", Default: 200_000, Untrusted: lowerOnly, // tools.CommandLimits.MaxOutput
 		Doc: "Bytes of a command's output kept."},
 	{TOML: "approval_timeout_s", Default: DefaultApprovalTimeoutS, Untrusted: refused(""),
-		Doc: "How long the editor's approval question waits for an answer before it counts as Deny, in seconds."},
+		Doc: "How long the server waits for the editor's answer to a question (an approval: then Deny) or to an edit it sent (the proposal stays pending), in seconds."},
 	{TOML: "trust_project_config", Default: false, UserOnly: true, Untrusted: userOnly,
 		Doc: "Let the workspace's .agent-lsp.toml set what widens what happens without asking."},
 	{TOML: "auto_apply", Default: false, Untrusted: Rule{Says: "false only", filter: filterAutoApply},

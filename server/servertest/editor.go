@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,8 +40,11 @@ type Caps struct {
 	// NeverAnswer never answers window/showMessageRequest nor
 	// workspace/applyEdit, and declares neither (Vim's ALE).
 	NeverAnswer bool
-	// NoApplyEdit declares workspace.applyEdit false (ALE).
+	// NoApplyEdit declares workspace.applyEdit false and no workspaceEdit
+	// capabilities at all (ALE).
 	NoApplyEdit bool
+	// IgnoreEdits neither applies nor answers workspace/applyEdit.
+	IgnoreEdits bool
 	// PromptInput says the client asks for agent.ask's prompt itself (our
 	// VS Code and Neovim clients).
 	PromptInput bool
@@ -244,6 +249,13 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return &protocol.MessageActionItem{Title: answer}, nil
 	case "workspace/applyEdit":
 		jsonrpc2.Async(ctx) // applying sends didChange back to the server
+		if e.caps.IgnoreEdits {
+			select {
+			case <-ctx.Done():
+			case <-e.conn.Done():
+			}
+			return nil, ctx.Err()
+		}
 		var p protocol.ApplyWorkspaceEditParams
 		if err := protocol.Unmarshal(params, &p); err != nil {
 			e.t.Errorf("applyEdit params: %v", err)
@@ -328,6 +340,22 @@ func (e *Editor) apply(edit protocol.WorkspaceEdit) error {
 			e.mu.Unlock()
 			return fmt.Errorf("unsupported document change %T", dc)
 		}
+	}
+	// Without documentChanges: a map of plain edits by URI (ALE, eglot).
+	for _, u := range slices.Sorted(maps.Keys(edit.Changes)) {
+		b, ok := e.buffers[u]
+		if !ok {
+			e.mu.Unlock()
+			return fmt.Errorf("%s is not open in the fake editor", u)
+		}
+		text, err := applyTextEdits(b.Text, edit.Changes[u], e.utf8)
+		if err != nil {
+			e.mu.Unlock()
+			return err
+		}
+		b.Text = text
+		b.Version++
+		results = append(results, result{u, text})
 	}
 	e.notifyLocked()
 	versions := map[uri.URI]int32{}

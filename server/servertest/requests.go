@@ -39,11 +39,12 @@ func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[str
 		// As VS Code and Neovim do; Helix, ALE and eglot 1.9 do not.
 		c["window"].(map[string]any)["showMessage"] = map[string]any{"messageActionItem": map[string]any{"additionalPropertiesSupport": false}}
 	}
-	if caps.NoApplyEdit {
-		c["workspace"].(map[string]any)["applyEdit"] = false
-	}
 	if caps.NoResourceOperations {
 		delete(c["workspace"].(map[string]any)["workspaceEdit"].(map[string]any), "resourceOperations")
+	}
+	if caps.NoApplyEdit { // and, as ALE, nothing of workspace edits
+		c["workspace"].(map[string]any)["applyEdit"] = false
+		delete(c["workspace"].(map[string]any), "workspaceEdit")
 	}
 	if caps.InlineCompletion {
 		c["textDocument"] = map[string]any{"inlineCompletion": map[string]any{}}
