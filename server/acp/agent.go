@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
@@ -144,7 +145,7 @@ func (a *Agent) policy(root string, s config.Settings) *tools.Policy {
 	defer a.mu.Unlock()
 	p, ok := a.policies[root]
 	if !ok {
-		p = tools.NewPolicy(s.EffectiveAllowlist(tools.DefaultAllowlist))
+		p = agentrun.Policy(s)
 		a.policies[root] = p
 	}
 	return p
