@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/server/apply"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -59,6 +60,31 @@ func (s *Server) heldByEditor(p *proposal, caps clientCaps) bool {
 	return held > 0
 }
 
+// leftAsTheyWere counts p's sensitive files the editor still holds as they
+// were: applied without them.
+func (s *Server) leftAsTheyWere(p *proposal) int {
+	n := 0
+	for _, c := range p.changes {
+		if text, _, exists, err := s.currentText(c.AbsPath); err == nil && exists && c.Existed && isSensitive(c) && text == c.Original && text != c.New {
+			n++
+		}
+	}
+	return n
+}
+
+// tellNextRun keeps note — what became of p — for the next run of p's
+// session, when p's run is still the session's latest: after a later run,
+// "the previous turn" would name the wrong one.
+func (s *Server) tellNextRun(p *proposal, note string) {
+	r := p.run
+	if r == nil || r.history == nil {
+		return
+	}
+	if s.runs.newest(func(o *run) bool { return o.session == r.session }) == r {
+		r.history.SetAside(note)
+	}
+}
+
 func isSensitive(c tools.Change) bool {
 	_, ok := c.Sensitive()
 	return ok
@@ -76,6 +102,11 @@ func (s *Server) noticeApplied(ctx context.Context, path string) {
 			continue // settled another way meanwhile
 		}
 		s.showMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s is applied: the editor holds its changes (write the changed buffers to save them).", p.name()))
+		if left := s.leftAsTheyWere(p); left > 0 {
+			s.tellNextRun(p, fmt.Sprintf(agentrun.AsideAppliedBut, left))
+		} else {
+			s.tellNextRun(p, agentrun.AsideApplied)
+		}
 		s.afterApplied(ctx, p, caps)
 	}
 }

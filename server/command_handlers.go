@@ -55,6 +55,7 @@ func (s *Server) discardProposal(_ context.Context, a idArgs) (discardResult, er
 	if err != nil {
 		return discardResult{}, err
 	}
+	s.tellNextRun(p, agentrun.AsideNotAccepted)
 	return discardResult{ID: p.name(), State: proposalDiscarded}, nil
 }
 

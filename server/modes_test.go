@@ -158,3 +158,24 @@ func TestAClientThatShowsAnswersGetsNoDocumentOfThem(t *testing.T) {
 		t.Fatalf("control: %v", shown)
 	}
 }
+
+// TestTheNextRunIsToldWhatBecameOfTheProposal: as in ACP, a discarded
+// proposal is news to the model, which would otherwise build on it.
+func TestTheNextRunIsToldWhatBecameOfTheProposal(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{call("write_file", `{"path":"a.go","content":"package b\n"}`)}},
+		llmtest.Turn{Text: "Renamed."},
+		llmtest.Turn{Text: "Understood."},
+	)
+	f := newFixture(t, map[string]string{"a.go": "package a\n"}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	first := f.ask(map[string]any{"prompt": "rename the package", "wait": true})
+	if err := f.editor.Command(server.CommandDiscardProposal, map[string]any{"id": first.ProposalID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.ask(map[string]any{"prompt": "and now?", "wait": true})
+	msgs := srv.Requests()[2]["messages"].([]any)
+	if last := toJSON(msgs[len(msgs)-1]); !strings.Contains(last, "the user did not accept the changes you proposed in the previous turn") || !strings.Contains(last, "and now?") {
+		t.Fatalf("the task after a discard: %s", last)
+	}
+}

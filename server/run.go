@@ -285,6 +285,7 @@ func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult
 		}
 	}
 	final, out.Applied = proposalApplied, true
+	s.tellNextRun(p, agentrun.AsideApplied)
 	out.Offered = s.offerNewFiles(ctx, p, newFiles, len(p.changes)-len(newFiles))
 	s.keepRunNotes(ctx, p.run) // applying the run's proposal accepts its notes too
 	return out, p, nil
