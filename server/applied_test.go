@@ -193,3 +193,71 @@ func TestAnUnansweredApplyEditEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestAClientThatDeclaresNothingGetsEveryFeature: empty capabilities — no
+// applyEdit, no prompts, no progress, no documents — still reach the
+// answer, the approval and the applied proposal through code actions and
+// messages.
+func TestAClientThatDeclaresNothingGetsEveryFeature(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{call("execute_command", `{"command":"printf checked"}`)}},
+		llmtest.Turn{Calls: []llmtest.Call{call("write_file", `{"path":"a.txt","content":"A\n"}`)}},
+		llmtest.Turn{Text: "Upper-cased a.txt."},
+	)
+	f := newFixture(t, map[string]string{"a.txt": "a\n"}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{DeclareNothing: true, NeverAnswer: true}, nil)
+	u := f.uri("a.txt")
+	f.editor.Open(u, "a\n")
+	f.ask(map[string]any{"prompt": "upper", "uri": string(u)})
+	var allow []action
+	toolstest.Poll(t, "the question's code actions", func() bool { allow = questionActions(t, f, string(u)); return len(allow) == 3 })
+	if err := f.editor.Command(allow[1].Command.Command, allow[1].Command.Arguments[0], nil); err != nil { // Allow once
+		t.Fatal(err)
+	}
+	toolstest.Poll(t, "the answer", func() bool {
+		return slices.ContainsFunc(f.editor.Messages(), func(m string) bool { return strings.Contains(m, "Upper-cased a.txt.") })
+	})
+	if !strings.Contains(toJSON(srv.Requests()[1]["messages"]), "checked") {
+		t.Fatal("the allowed command's output did not reach the model")
+	}
+	actions := proposalActions(t, f, u)
+	if len(actions) == 0 || actions[0].Edit == nil {
+		t.Fatalf("no Apply action carrying the edit: %+v", actions)
+	}
+	if err := f.editor.ApplyEdit(*actions[0].Edit); err != nil {
+		t.Fatal(err)
+	}
+	toolstest.Poll(t, "the proposal applied", func() bool { return f.proposalState("proposal-1") == "applied" })
+	if len(f.editor.Shown()) != 0 || f.editor.EditCount() != 0 {
+		t.Fatalf("sent what the client did not declare: %d documents, %d edits", len(f.editor.Shown()), f.editor.EditCount())
+	}
+}
+
+// TestAnEditAnsweredWithAnErrorKeepsTheProposalPending: the client's
+// error is said in plain words and nothing is lost.
+func TestAnEditAnsweredWithAnErrorKeepsTheProposalPending(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{call("write_file", `{"path":"a.txt","content":"A\n"}`)}},
+		llmtest.Turn{Text: "Done."},
+	)
+	f := newFixture(t, map[string]string{"a.txt": "a\n"}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{EditError: true}, nil)
+	f.editor.Open(f.uri("a.txt"), "a\n")
+	f.ask(map[string]any{"prompt": "upper", "wait": true})
+	err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": "proposal-1"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "a buffer is read-only") {
+		t.Fatalf("the command's error: %v", err)
+	}
+	if st := f.proposalState("proposal-1"); st != "pending" {
+		t.Fatalf("state %s", st)
+	}
+	said := slices.ContainsFunc(f.editor.Messages(), func(m string) bool {
+		return strings.Contains(m, "the editor answered proposal-1's edit with an error") && strings.Contains(m, "it stays pending")
+	})
+	if !said {
+		t.Fatalf("messages %q", f.editor.Messages())
+	}
+	if b, _ := f.editor.Buffer(f.uri("a.txt")); b.Text != "a\n" {
+		t.Fatalf("buffer %q", b.Text)
+	}
+}

@@ -276,6 +276,7 @@ func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult
 				p.name(), bound))
 			return out, p, fmt.Errorf("the editor gave no answer within %s", bound)
 		case err != nil:
+			s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: the editor answered %s's edit with an error (%v): it stays pending.", p.name(), err))
 			return out, p, err
 		case result == nil || !result.Applied:
 			if result != nil && result.FailureReason != nil {

@@ -45,6 +45,11 @@ type Caps struct {
 	NoApplyEdit bool
 	// IgnoreEdits neither applies nor answers workspace/applyEdit.
 	IgnoreEdits bool
+	// EditError answers workspace/applyEdit with a JSON-RPC error.
+	EditError bool
+	// DeclareNothing sends empty capabilities: the client says it can do
+	// nothing beyond the base protocol.
+	DeclareNothing bool
 	// PromptInput says the client asks for agent.ask's prompt itself (our
 	// VS Code and Neovim clients).
 	PromptInput bool
@@ -249,6 +254,9 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return &protocol.MessageActionItem{Title: answer}, nil
 	case "workspace/applyEdit":
 		jsonrpc2.Async(ctx) // applying sends didChange back to the server
+		if e.caps.EditError {
+			return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "the edit could not be applied: a buffer is read-only")
+		}
 		if e.caps.IgnoreEdits {
 			select {
 			case <-ctx.Done():

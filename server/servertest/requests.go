@@ -71,6 +71,9 @@ func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[str
 			wfs = append(wfs, protocol.WorkspaceFolder{URI: uri.File(f), Name: name})
 		}
 	}
+	if caps.DeclareNothing {
+		c = map[string]any{}
+	}
 	params := map[string]any{"processId": nil, "rootUri": wfs[0].URI, "capabilities": c, "workspaceFolders": wfs}
 	if initOptions != nil {
 		params["initializationOptions"] = initOptions
