@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 )
 
@@ -70,7 +71,7 @@ func TestNeovimAskPreviewApply(t *testing.T) {
 	if !strings.Contains(task, "# 🐍 greetings, unsaved") {
 		t.Fatalf("the agent did not read the unsaved buffer: %q", task)
 	}
-	if asked := llmtest.LastUserText(srv.Requests()[3]); !strings.HasPrefix(asked, "explain the greeting") {
+	if asked := agentrun.UserWords(llmtest.LastUserText(srv.Requests()[3])); !strings.HasPrefix(asked, "explain the greeting") {
 		t.Fatalf("the code action's ask sent %q", asked)
 	}
 	if fim := srv.Requests()[4]; fim["model"] != "coder-1b" || !strings.HasSuffix(fim["prompt"].(string), "Hello, agent!\"\npri") {
