@@ -1,0 +1,183 @@
+// Package vim_test runs Vim 9 with Debian's ALE 3.3 headless (vim -es)
+// against the real agent-lsp binary and a scripted OpenAI-wire model server,
+// set up with the vimrc in README.md. Each scenario in test/ does what a
+// user does (:ALECodeAction and its numbered prompt, typing, :w) and
+// records what Vim showed; the tests judge that, the disk and what the
+// model was sent.
+package vim_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/servertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
+)
+
+// vim returns the vim binary, skipping the test where Vim (with jobs) or
+// ALE is missing (CI installs both, so there it fails instead).
+func vim(t *testing.T) string {
+	t.Helper()
+	missing := func(what string) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s missing: .ci/run must install Debian's vim-nox and vim-ale", what)
+		}
+		t.Skipf("no %s (apt-get install -y vim-nox vim-ale)", what)
+	}
+	bin, err := exec.LookPath("vim")
+	if err != nil {
+		missing("vim")
+	}
+	if exec.Command(bin, "-N", "-u", "NONE", "-i", "NONE", "-es", "-c", `if !has("job") | cquit | endif`, "-c", "qa!").Run() != nil {
+		missing("vim with +job (vim-nox)")
+	}
+	if exec.Command(bin, "-N", "-u", "NONE", "-i", "NONE", "-es", "-c", "packadd ale", "-c", `if !exists(":ALECodeAction") | cquit | endif`, "-c", "qa!").Run() != nil {
+		missing("ALE (packadd ale)")
+	}
+	return bin
+}
+
+// readmeVimrc is the vimrc README.md gives, with this checkout's plugin.
+func readmeVimrc(t *testing.T) string {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile("(?s)```vim\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
+		if strings.Contains(m[1], "ale#linter#Define") {
+			plugin, _ := filepath.Abs(".")
+			return strings.ReplaceAll(m[1], "~/src/agent-lsp/editors/vim", plugin)
+		}
+	}
+	t.Fatal("README.md has no vimrc with ale#linter#Define")
+	return ""
+}
+
+// session is what a scenario left: its record (see test/lib.vim) and the
+// workspace it ran in.
+type session struct {
+	out, root string
+	took      time.Duration
+}
+
+func (s session) read(name string) string {
+	data, _ := os.ReadFile(filepath.Join(s.out, name))
+	return string(data)
+}
+
+// seen is everything Vim showed: the echoed lines and the preview windows.
+func (s session) seen() string { return s.read("screen") + "\n" + s.read("previews") }
+
+// run runs test/SCENARIO.vim in a workspace holding files (and .git), with
+// agent-lsp talking to model, and fails the test unless it ends "ok".
+func run(t *testing.T, scenario string, model *llmtest.Server, files map[string]string) session {
+	t.Helper()
+	bin := vim(t)
+	server := servertest.Binary(t)
+	root := toolstest.WriteTree(t, files)
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
+	home := t.TempDir()
+	vimrc := filepath.Join(home, "vimrc")
+	if err := os.WriteFile(vimrc, []byte(readmeVimrc(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := session{out: t.TempDir(), root: root}
+	script, _ := filepath.Abs(filepath.Join("test", scenario+".vim"))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-N", "-u", vimrc, "-i", "NONE", "-n", "-es", "-S", script)
+	cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+filepath.Dir(server)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"OUT="+s.out, "WORKSPACE="+root,
+		"AGENT_LSP_MODEL=gpt-test", "OPENAI_BASE_URL="+model.URL+"/v1",
+		"XDG_CONFIG_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(),
+		"XDG_STATE_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	s.took = time.Since(start)
+	if ctx.Err() != nil || err != nil || s.read("result") != "ok\n" {
+		t.Fatalf("%s.vim: %q (vim: %v, %s)\nscreen:\n%s\npreviews:\n%s\nvim output:\n%s",
+			scenario, s.read("result"), err, s.took, s.read("screen"), s.read("previews"), out)
+	}
+	return s
+}
+
+// TestAskApply: the "Ask agent…" code action inserts an AGENT: comment, the
+// user types the request and picks "Agent: …"; the answer is shown; the
+// proposal's code action edits the buffer, :w saves it, and the server says
+// the proposal is applied.
+func TestAskApply(t *testing.T) {
+	t.Parallel()
+	onDisk := "def greet():\n    return \"🐍 Hello, World!\"\n"
+	model := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"    # AGENT: change the greeting\n    return \"🐍 Hello, World!\"","new_string":"    return \"🐍 Hello, agent!\""}`}}},
+		llmtest.Turn{Text: "Changed the greeting."},
+	)
+	s := run(t, "ask_apply", model, map[string]string{"hello.py": onDisk})
+
+	unsaved := "# greetings, unsaved\ndef greet():\n    # AGENT: change the greeting\n    return \"🐍 Hello, World!\"\n"
+	if got := s.read("before"); got != unsaved {
+		t.Errorf("buffer before the apply:\n%s\nwant:\n%s", got, unsaved)
+	}
+	want := "# greetings, unsaved\ndef greet():\n    return \"🐍 Hello, agent!\"\n"
+	if got := s.read("applied"); got != want {
+		t.Errorf("buffer after the apply:\n%s\nwant:\n%s", got, want)
+	}
+	if data, _ := os.ReadFile(filepath.Join(s.root, "hello.py")); string(data) != want {
+		t.Errorf("on disk after :w: %q, want %q", data, want)
+	}
+	seen := s.seen()
+	for _, w := range []string{"Changed the greeting.", "proposal-1 is applied"} {
+		if !strings.Contains(seen, w) {
+			t.Errorf("Vim never showed %q:\n%s", w, seen)
+		}
+	}
+
+	reqs := model.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	if task := llmtest.FirstUserText(reqs[0]); !strings.Contains(task, "change the greeting") {
+		t.Errorf("the task does not hold the request: %q", task)
+	}
+	if read := toolResults(reqs[1]); !strings.Contains(read, "# greetings, unsaved") {
+		t.Errorf("read_file did not see the unsaved buffer: %q", read)
+	}
+	if m := reqs[0]["model"]; m != "gpt-4o-mini" {
+		t.Errorf("model %v, want the vimrc's initialization_options gpt-4o-mini", m)
+	}
+}
+
+// toolResults joins the tool messages of an OpenAI request body.
+func toolResults(body map[string]any) string {
+	var b strings.Builder
+	msgs, _ := body["messages"].([]any)
+	for _, m := range msgs {
+		if m, _ := m.(map[string]any); m["role"] == "tool" {
+			s, _ := m["content"].(string)
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+// toolNames are the tools a request offered the model.
+func toolNames(body map[string]any) []string {
+	var names []string
+	tools, _ := body["tools"].([]any)
+	for _, tool := range tools {
+		fn, _ := tool.(map[string]any)["function"].(map[string]any)
+		name, _ := fn["name"].(string)
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
