@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,12 @@ func (s session) seen() string { return s.read("screen") + "\n" + s.read("previe
 // agent-lsp talking to model, and fails the test unless it ends "ok".
 func run(t *testing.T, scenario string, model *llmtest.Server, files map[string]string) session {
 	t.Helper()
+	return runIn(t, t.TempDir(), scenario, model, files)
+}
+
+// runIn is run with the record in dir.
+func runIn(t *testing.T, dir, scenario string, model *llmtest.Server, files map[string]string) session {
+	t.Helper()
 	bin := vim(t)
 	server := servertest.Binary(t)
 	root := toolstest.WriteTree(t, files)
@@ -89,7 +96,7 @@ func run(t *testing.T, scenario string, model *llmtest.Server, files map[string]
 	if err := os.WriteFile(vimrc, []byte(readmeVimrc(t)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := session{out: t.TempDir(), root: root}
+	s := session{out: dir, root: root}
 	script, _ := filepath.Abs(filepath.Join("test", scenario+".vim"))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -153,6 +160,99 @@ func TestAskApply(t *testing.T) {
 	}
 	if m := reqs[0]["model"]; m != "gpt-4o-mini" {
 		t.Errorf("model %v, want the vimrc's initialization_options gpt-4o-mini", m)
+	}
+}
+
+// TestExplain: "Explain with agent" answers in a message and offers the
+// model no tool that writes or runs; :AgentCommand shows agent.status.
+func TestExplain(t *testing.T) {
+	t.Parallel()
+	model := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "It returns a greeting."})
+	s := run(t, "explain", model, map[string]string{"hello.py": "def greet():\n    return \"Hello, World!\"\n"})
+
+	seen := s.seen()
+	if !strings.Contains(seen, "It returns a greeting.") {
+		t.Errorf("Vim never showed the answer:\n%s", seen)
+	}
+	if !regexp.MustCompile(`agent\.status: \{.*"runs"`).MatchString(s.read("screen")) {
+		t.Errorf(":AgentCommand agent.status echoed no status:\n%s", s.read("screen"))
+	}
+	reqs := model.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests, want 1", len(reqs))
+	}
+	tools := toolNames(reqs[0])
+	if !slices.Contains(tools, "read_file") {
+		t.Errorf("the model was offered no read_file: %v", tools)
+	}
+	for _, w := range []string{"edit_file", "write_file", "execute_command", "remember"} {
+		if slices.Contains(tools, w) {
+			t.Errorf("explaining offered the model %s: %v", w, tools)
+		}
+	}
+	if task := llmtest.FirstUserText(reqs[0]); !strings.Contains(task, "Explain what this code does") {
+		t.Errorf("the task: %q", task)
+	}
+}
+
+// TestApproval: the agent wants to run printf, which is off the allowlist;
+// a message says so and where to answer; "Allow once: …" from
+// :ALECodeAction runs it, and its output reaches the model.
+func TestApproval(t *testing.T) {
+	t.Parallel()
+	model := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "execute_command", Args: `{"command":"printf made-by-agent"}`}}},
+		llmtest.Turn{Text: "Printed it."},
+	)
+	s := run(t, "approve", model, map[string]string{"hello.py": "print('hi')\n"})
+
+	seen := s.seen()
+	for _, w := range []string{
+		"agent-lsp: run-1 started; its answer comes as a message", // :AgentAsk's echo
+		"run-1 wants to run:\nprintf made-by-agent",
+		`Pick "Allow once", "Allow for this session" or "Deny" from the code actions`,
+		"1) Deny: printf made-by-agent (run-1)", // :ALECodeAction's prompt, Deny first
+		"Printed it.",
+	} {
+		if !strings.Contains(seen, w) {
+			t.Errorf("Vim never showed %q:\n%s", w, seen)
+		}
+	}
+	reqs := model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	if task := llmtest.FirstUserText(reqs[0]); !strings.Contains(task, "print the greeting") {
+		t.Errorf("the task: %q", task)
+	}
+	if out := toolResults(reqs[1]); !strings.Contains(out, "made-by-agent") {
+		t.Errorf("the command's output did not reach the model: %q", out)
+	}
+}
+
+// TestCancel: the model is slow (30 s); "Cancel agent run" ends the run at
+// once, and the model's request is abandoned.
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	model := llmtest.NewOpenAIResponder(t, func(map[string]any) llmtest.Turn {
+		os.WriteFile(filepath.Join(out, "model-asked"), nil, 0o644) // cancel.vim waits for it
+		return llmtest.Turn{Delay: 30 * time.Second, Text: "too late"}
+	})
+	s := runIn(t, out, "cancel", model, map[string]string{"hello.py": "print('hi')\n"})
+
+	if ms, _ := strconv.Atoi(strings.TrimSpace(s.read("cancel_ms"))); ms > 10000 {
+		t.Errorf("the run ended %d ms after the cancel", ms)
+	}
+	if s.took > 25*time.Second {
+		t.Errorf("the scenario took %s: the cancel did not end the 30 s model turn", s.took)
+	}
+	if n := len(model.Requests()); n != 1 {
+		t.Errorf("%d model requests, want the one cancelled", n)
+	}
+	toolstest.Poll(t, "the model request abandoned", func() bool { return model.Abandoned() == 1 })
+	if seen := s.seen(); strings.Contains(seen, "too late") {
+		t.Errorf("the cancelled run's answer was shown:\n%s", seen)
 	}
 }
 

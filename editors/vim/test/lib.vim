@@ -13,6 +13,7 @@
 
 let g:wait_s = 20
 let g:shown = []
+let g:results = []
 
 execute 'redir! > ' . fnameescape($OUT . '/screen')
 
@@ -42,12 +43,19 @@ endfunction
 function! s:Observe(conn_id, message) abort
     if get(a:message, 'method', '') is# 'window/showMessage'
         call add(g:shown, a:message.params.message)
+    elseif type(get(a:message, 'result')) is v:t_dict
+        call add(g:results, a:message.result)
     endif
 endfunction
 
 " Seen(pattern): whether the server sent a message matching pattern.
 function! Seen(pattern) abort
     return match(g:shown, a:pattern) >= 0
+endfunction
+
+" Answered(key): whether a response's result held key.
+function! Answered(key) abort
+    return len(filter(copy(g:results), {_, r -> has_key(r, a:key)})) > 0
 endfunction
 
 " Open(path): edit the file and let ALE start agent-lsp for it.
