@@ -117,9 +117,9 @@ func runIn(t *testing.T, dir, scenario string, model *llmtest.Server, files map[
 }
 
 // TestAskApply: the "Ask agent…" code action inserts an AGENT: comment, the
-// user types the request and picks "Agent: …"; the answer is shown; the
-// proposal's code action edits the buffer, :w saves it, and the server says
-// the proposal is applied.
+// user types the request and picks "Agent: …"; the answer is shown; "Show
+// agent proposal" names the diff; the proposal's code action edits the
+// buffer, :w saves it, and the server says the proposal is applied.
 func TestAskApply(t *testing.T) {
 	t.Parallel()
 	onDisk := "def greet():\n    return \"🐍 Hello, World!\"\n"
@@ -142,10 +142,16 @@ func TestAskApply(t *testing.T) {
 		t.Errorf("on disk after :w: %q, want %q", data, want)
 	}
 	seen := s.seen()
-	for _, w := range []string{"Changed the greeting.", "proposal-1 is applied"} {
+	for _, w := range []string{"Changed the greeting.", "hello.py +1 -2", "proposal-1 is applied"} {
 		if !strings.Contains(seen, w) {
 			t.Errorf("Vim never showed %q:\n%s", w, seen)
 		}
+	}
+	// "Show agent proposal" names the diff's file, for :pedit.
+	if m := regexp.MustCompile(`The whole diff: (\S+\.diff)`).FindStringSubmatch(seen); m == nil {
+		t.Errorf("no diff file shown:\n%s", seen)
+	} else if diff, _ := os.ReadFile(m[1]); !strings.Contains(string(diff), "+    return \"🐍 Hello, agent!\"") {
+		t.Errorf("the diff file %s lacks the change:\n%s", m[1], diff)
 	}
 
 	reqs := model.Requests()

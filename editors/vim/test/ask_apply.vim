@@ -1,4 +1,4 @@
-" Ask through an instruction comment, then apply the proposal and save.
+" Ask through an instruction comment, show the proposal, apply it and save.
 execute 'source ' . expand('<sfile>:p:h') . '/lib.vim'
 
 call Open($WORKSPACE . '/hello.py')
@@ -16,6 +16,8 @@ normal! Achange the greeting
 call Pick('^Agent: change the greeting')
 call Until('the answer', {-> Seen('Changed the greeting')})
 call writefile(getline(1, '$'), $OUT . '/before')
+call Pick('^Show agent proposal (proposal-1)$')
+call Until('the diff', {-> Seen('proposal-1.*\.diff')})
 
 call Pick('^Apply agent proposal (1 file(s), proposal-1)$')
 call writefile(getline(1, '$'), $OUT . '/applied')
