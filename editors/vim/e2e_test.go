@@ -231,7 +231,7 @@ func TestApproval(t *testing.T) {
 	if task := llmtest.FirstUserText(reqs[0]); !strings.Contains(task, "print the greeting") {
 		t.Errorf("the task: %q", task)
 	}
-	if out := toolResults(reqs[1]); !strings.Contains(out, "made-by-agent") {
+	if out := toolResults(reqs[1]); !strings.HasPrefix(out, "made-by-agent\n[exit code: 0]") {
 		t.Errorf("the command's output did not reach the model: %q", out)
 	}
 }
