@@ -119,16 +119,20 @@ func runIn(t *testing.T, dir, scenario string, model *llmtest.Server, files map[
 // TestAskApply: the "Ask agent…" code action inserts an AGENT: comment, the
 // user types the request and picks "Agent: …"; the answer is shown; "Show
 // agent proposal" names the diff; the proposal's code action edits the
-// buffer, :w saves it, and the server says the proposal is applied.
+// buffers (one of a file that was not open), :wall saves them, and the server
+// says the proposal is applied.
 func TestAskApply(t *testing.T) {
 	t.Parallel()
 	onDisk := "def greet():\n    return \"🐍 Hello, World!\"\n"
 	model := llmtest.NewOpenAIServer(t,
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
-		llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"    # AGENT: change the greeting\n    return \"🐍 Hello, World!\"","new_string":"    return \"🐍 Hello, agent!\""}`}}},
+		llmtest.Turn{Calls: []llmtest.Call{
+			{Name: "edit_file", Args: `{"path":"hello.py","old_string":"    # AGENT: change the greeting\n    return \"🐍 Hello, World!\"","new_string":"    return \"🐍 Hello, agent!\""}`},
+			{Name: "edit_file", Args: `{"path":"docs/greeting.txt","old_string":"World","new_string":"agent"}`},
+		}},
 		llmtest.Turn{Text: "Changed the greeting."},
 	)
-	s := run(t, "ask_apply", model, map[string]string{"hello.py": onDisk})
+	s := run(t, "ask_apply", model, map[string]string{"hello.py": onDisk, "docs/greeting.txt": "It says Hello, World!\n"})
 
 	unsaved := "# greetings, unsaved\ndef greet():\n    # AGENT: change the greeting\n    return \"🐍 Hello, World!\"\n"
 	if got := s.read("before"); got != unsaved {
@@ -139,10 +143,15 @@ func TestAskApply(t *testing.T) {
 		t.Errorf("buffer after the apply:\n%s\nwant:\n%s", got, want)
 	}
 	if data, _ := os.ReadFile(filepath.Join(s.root, "hello.py")); string(data) != want {
-		t.Errorf("on disk after :w: %q, want %q", data, want)
+		t.Errorf("on disk after :wall: %q, want %q", data, want)
+	}
+	// A file that was not open: ALE opens it to edit it (the vimrc's
+	// 'hidden' lets it leave the unsaved buffer).
+	if data, _ := os.ReadFile(filepath.Join(s.root, "docs", "greeting.txt")); string(data) != "It says Hello, agent!\n" {
+		t.Errorf("docs/greeting.txt on disk after :wall: %q", data)
 	}
 	seen := s.seen()
-	for _, w := range []string{"Changed the greeting.", "hello.py +1 -2", "proposal-1 is applied"} {
+	for _, w := range []string{"Changed the greeting.", "hello.py +1 -2", "docs/greeting.txt +1 -1", "proposal-1 is applied"} {
 		if !strings.Contains(seen, w) {
 			t.Errorf("Vim never showed %q:\n%s", w, seen)
 		}

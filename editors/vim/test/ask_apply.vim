@@ -1,4 +1,5 @@
-" Ask through an instruction comment, show the proposal, apply it and save.
+" Ask through an instruction comment, show the proposal, apply it and save
+" every buffer it changed.
 execute 'source ' . expand('<sfile>:p:h') . '/lib.vim'
 
 call Open($WORKSPACE . '/hello.py')
@@ -19,8 +20,8 @@ call writefile(getline(1, '$'), $OUT . '/before')
 call Pick('^Show agent proposal (proposal-1)$')
 call Until('the diff', {-> Seen('proposal-1.*\.diff')})
 
-call Pick('^Apply agent proposal (1 file(s), proposal-1)$')
+call Pick('^Apply agent proposal (2 file(s), proposal-1)$')
 call writefile(getline(1, '$'), $OUT . '/applied')
-write
+wall
 call Until('the proposal to be applied', {-> Seen('proposal-1 is applied')})
 call Done()
