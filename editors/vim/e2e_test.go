@@ -120,7 +120,7 @@ func runIn(t *testing.T, dir, scenario string, model *llmtest.Server, files map[
 // user types the request and picks "Agent: …"; the answer is shown; "Show
 // agent proposal" names the diff; the proposal's code action edits the
 // buffers (one of a file that was not open), :wall saves them, and the server
-// says the proposal is applied.
+// says the proposal is applied and hands over the new file ALE cannot create.
 func TestAskApply(t *testing.T) {
 	t.Parallel()
 	onDisk := "def greet():\n    return \"🐍 Hello, World!\"\n"
@@ -129,6 +129,7 @@ func TestAskApply(t *testing.T) {
 		llmtest.Turn{Calls: []llmtest.Call{
 			{Name: "edit_file", Args: `{"path":"hello.py","old_string":"    # AGENT: change the greeting\n    return \"🐍 Hello, World!\"","new_string":"    return \"🐍 Hello, agent!\""}`},
 			{Name: "edit_file", Args: `{"path":"docs/greeting.txt","old_string":"World","new_string":"agent"}`},
+			{Name: "write_file", Args: `{"path":"new/notes.txt","content":"Say hello.\n"}`},
 		}},
 		llmtest.Turn{Text: "Changed the greeting."},
 	)
@@ -150,8 +151,16 @@ func TestAskApply(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(s.root, "docs", "greeting.txt")); string(data) != "It says Hello, agent!\n" {
 		t.Errorf("docs/greeting.txt on disk after :wall: %q", data)
 	}
+	// ALE cannot create files: the server names the new one with its content.
+	if _, err := os.Stat(filepath.Join(s.root, "new")); !os.IsNotExist(err) {
+		t.Errorf("the new file's directory is on disk (%v)", err)
+	}
 	seen := s.seen()
-	for _, w := range []string{"Changed the greeting.", "hello.py +1 -2", "docs/greeting.txt +1 -1", "proposal-1 is applied"} {
+	for _, w := range []string{
+		"Changed the greeting.", "hello.py +1 -2", "docs/greeting.txt +1 -1", "new/notes.txt +1 -0",
+		"proposal-1 is applied", "the 1 new file(s) are not created; save each one yourself:\n- new/notes.txt (its content is in ",
+		"):\nSay hello.",
+	} {
 		if !strings.Contains(seen, w) {
 			t.Errorf("Vim never showed %q:\n%s", w, seen)
 		}
