@@ -237,6 +237,7 @@ func TestApproval(t *testing.T) {
 		`Pick "Allow once", "Allow for this session" or "Deny" from the code actions`,
 		"1) Deny: printf made-by-agent (run-1)", // :ALECodeAction's prompt, Deny first
 		"Printed it.",
+		"agent.approve: agent-lsp: no question approval-1 is waiting", // :AgentCommand's echo of the server's error
 	} {
 		if !strings.Contains(seen, w) {
 			t.Errorf("Vim never showed %q:\n%s", w, seen)

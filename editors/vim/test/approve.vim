@@ -7,4 +7,7 @@ AgentAsk print the greeting
 call Until('the question', {-> Seen('wants to run')})
 call Pick('^Allow once: ')
 call Until('the answer', {-> Seen('Printed it')})
+" An answer too late: the plugin echoes the server's error.
+AgentCommand agent.approve {"id": "approval-1", "decision": "once"}
+call Until('the error', {-> !empty(g:errors)})
 call Done()

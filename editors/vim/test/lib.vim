@@ -14,6 +14,7 @@
 let g:wait_s = 20
 let g:shown = []
 let g:results = []
+let g:errors = []
 
 execute 'redir! > ' . fnameescape($OUT . '/screen')
 
@@ -45,6 +46,8 @@ function! s:Observe(conn_id, message) abort
         call add(g:shown, a:message.params.message)
     elseif type(get(a:message, 'result')) is v:t_dict
         call add(g:results, a:message.result)
+    elseif has_key(a:message, 'error')
+        call add(g:errors, a:message.error.message)
     endif
 endfunction
 
