@@ -20,7 +20,7 @@ call writefile(getline(1, '$'), $OUT . '/before')
 call Pick('^Show agent proposal (proposal-1)$')
 call Until('the diff', {-> Seen('proposal-1.*\.diff')})
 
-call Pick('^Apply agent proposal (3 file(s), proposal-1)$')
+call Pick('^Apply agent proposal (\d file(s), proposal-1)$')
 call writefile(getline(1, '$'), $OUT . '/applied')
 wall
 call Until('the proposal to be applied', {-> Seen('proposal-1 is applied')})
