@@ -2,7 +2,8 @@
 " agent-lsp, and a record of what they see.
 "
 " The record, in $OUT: screen holds everything Vim echoed (:redir), the
-" prompts of :ALECodeAction included; previews holds each message ALE showed
+" prompts of :ALECodeAction included (and what ran under :silent, which
+" :redir records too); previews holds each message ALE showed
 " in its preview window (a message too long for the command line), separated
 " by '--'; result is 'ok' once a scenario ends, or why it failed.
 "
