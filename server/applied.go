@@ -23,8 +23,10 @@ import (
 func (s *Server) applyActions(l *actionList, p *proposal, caps clientCaps, kind protocol.CodeActionKind) {
 	rest, sensitive := apply.Split(p.changes, false)
 	if len(rest) > 0 {
-		if edit, _, err := s.editOf(p, rest, caps); err == nil && !editsNothing(edit) {
-			l.edit(fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(rest), p.name()), kind, edit)
+		// Counted as the edit carries them: new files the client cannot
+		// create are offered once it is applied.
+		if edit, newFiles, err := s.editOf(p, rest, caps); err == nil && !editsNothing(edit) {
+			l.edit(fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(rest)-len(newFiles), p.name()), kind, edit)
 		}
 	}
 	if len(sensitive) > 0 {

@@ -99,7 +99,7 @@ func TestAClientWithoutApplyEditAppliesFromTheCodeAction(t *testing.T) {
 		titles = append(titles, a.Title)
 	}
 	want := []string{
-		"Apply agent proposal (2 file(s), proposal-1)",
+		"Apply agent proposal (1 file(s), proposal-1)", // new.txt is offered once it is applied
 		"Apply agent proposal with its sensitive files (proposal-1): .vscode/settings.json (editor configuration (VS Code tasks and settings))",
 		"Show agent proposal (proposal-1)",
 		"Discard agent proposal (proposal-1)",

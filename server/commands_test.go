@@ -99,7 +99,7 @@ func TestEditorsNameOnlyCommandsThatExist(t *testing.T) {
 			return filepath.SkipDir
 		}
 		switch filepath.Ext(path) {
-		case ".json", ".ts", ".lua", ".md", ".toml", ".el":
+		case ".json", ".ts", ".lua", ".md", ".toml", ".el", ".vim":
 		default:
 			return nil
 		}

@@ -200,7 +200,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	result := &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			PositionEncoding:       caps.encoding.kind(),
-			TextDocumentSync:       &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change},
+			TextDocumentSync:       &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change, Save: &protocol.SaveOptions{}}, // didSave: a write may settle a proposal
 			CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: kinds},
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: CommandNames()},
 			// Every folder is a root, and the next run sees folders added or removed.

@@ -216,7 +216,11 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 			msg += "\n\nThe full answer: " + u.FsPath()
 		}
 		if p != nil {
-			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: the code actions \"Show agent proposal\" and \"Apply agent proposal\" (or the commands %s, %s).", len(p.changes), p.name(), CommandShowProposal, CommandApplyProposal)
+			commands := CommandShowProposal + ", " + CommandApplyProposal
+			if !caps.applyEdit {
+				commands = CommandShowProposal // applying is the code action's edit
+			}
+			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: the code actions \"Show agent proposal\" and \"Apply agent proposal\" (or the commands %s).", len(p.changes), p.name(), commands)
 		}
 		msg += notes
 		if r.progress.plain {
