@@ -29,6 +29,9 @@ type Options struct {
 	// NewInfiller builds the completion model's client from the effective
 	// settings (s.Completion); nil leaves completion off.
 	NewInfiller func(ctx context.Context, s config.Settings) (llm.Infiller, error)
+	// NewNES builds the next-edit model's client from the effective settings
+	// (s.NES, s.NESTarget()); nil leaves next edit suggestions off.
+	NewNES func(ctx context.Context, s config.Settings) (llm.Provider, error)
 	// Env reads the environment (secrets and AGENT_LSP_* settings).
 	Env config.Env
 	// CacheDir receives answer documents and proposal diffs (never the
