@@ -169,6 +169,20 @@ func (d *documents) get(u uri.URI) (document, bool) {
 	return d.getPath(p)
 }
 
+// versionOf is the version of the open document at u, -1 when it is not open.
+func (d *documents) versionOf(u uri.URI) int32 {
+	p, err := pathOf(u)
+	if err != nil {
+		return -1
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if doc, ok := d.byPath[p]; ok {
+		return doc.version
+	}
+	return -1
+}
+
 // sameLanguage is the other open documents of doc's language, by path.
 func (d *documents) sameLanguage(doc document) []document {
 	d.mu.Lock()
@@ -219,6 +233,21 @@ func (d *documents) recent(u uri.URI) (document, []histEdit, bool) {
 		return document{}, nil, false
 	}
 	return doc.snapshot(), doc.history.clone(), true
+}
+
+// suggested notes that text was suggested for the document at u at
+// version, in place of its bytes [start, end): the change that applies it
+// is recorded as an accepted suggestion.
+func (d *documents) suggested(u uri.URI, version int32, start, end int, text string) {
+	p, err := pathOf(u)
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if doc, ok := d.byPath[p]; ok && doc.version == version && end <= len(doc.buf) {
+		doc.history.suggest(doc.buf, start, end, text)
+	}
 }
 
 // accepted notes that the user accepted a suggested edit in the document at

@@ -41,6 +41,10 @@ func (e histEdit) end() int { return e.start + e.newLen }
 type editHistory struct {
 	edits []histEdit
 	bytes int // of old and new texts kept
+	// suggested is the edit last suggested, trimmed as record trims a
+	// change: when the next change is that one, it is recorded as an
+	// accepted suggestion of its own. Any other change drops it.
+	suggested *histEdit
 }
 
 // record notes that text replaces buf[start:end]; buf is the text before
@@ -58,7 +62,10 @@ func (h *editHistory) record(buf []byte, start, end int, text string) {
 	}
 	delta := len(text) - len(old)
 	n := len(h.edits)
-	merging := n > 0 && h.continues(buf, h.edits[n-1], start, end)
+	sug := h.suggested
+	h.suggested = nil
+	accepted := sug != nil && sug.start == start && sug.oldLen == len(old) && sug.new == text
+	merging := !accepted && n > 0 && h.continues(buf, h.edits[n-1], start, end)
 	if merging {
 		n-- // the last edit is rebuilt from buf by merge
 	}
@@ -71,11 +78,23 @@ func (h *editHistory) record(buf []byte, start, end int, text string) {
 			e.start = start // overwritten since: it starts where the new edit does
 		}
 	}
-	if merging {
+	switch {
+	case merging:
 		h.merge(buf, start, end, text)
-	} else {
-		h.push(newHistEdit(start, old, text))
+	default:
+		e := newHistEdit(start, old, text)
+		e.accepted = accepted
+		h.push(e)
 	}
+}
+
+// suggest notes that text was suggested in place of buf[start:end].
+func (h *editHistory) suggest(buf []byte, start, end int, text string) {
+	old := buf[start:end]
+	p := commonPrefix(old, text)
+	old, text, start = old[p:], text[p:], start+p
+	s := commonSuffix(old, text)
+	h.suggested = &histEdit{start: start, oldLen: len(old) - s, new: text[:len(text)-s]}
 }
 
 // newHistEdit copies old and new: neither may keep a buffer alive.
@@ -155,7 +174,7 @@ func (h *editHistory) replaced(old []byte, text string) {
 // accept marks the last edit as a suggestion the user accepted: the next
 // keystrokes start a new edit, and prompts say so.
 func (h *editHistory) accept() {
-	if n := len(h.edits); n > 0 {
+	if n := len(h.edits); n > 0 && !h.edits[n-1].accepted {
 		h.edits[n-1].accepted = true
 	}
 }
@@ -209,6 +228,10 @@ func hunks(text string, edits []histEdit) string {
 		}
 		oldLines := strings.Split(before+e.old+after, "\n")
 		newLines := strings.Split(before+e.new+after, "\n")
+		if before == "" && (e.old == "" || strings.HasSuffix(e.old, "\n")) && (e.new == "" || strings.HasSuffix(e.new, "\n")) {
+			// Whole lines added or removed: no line of context.
+			oldLines, newLines = lines(e.old), lines(e.new)
+		}
 		fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", line, len(oldLines), line, len(newLines))
 		for _, l := range oldLines {
 			b.WriteString("-" + l + "\n")
@@ -228,6 +251,14 @@ func hunks(text string, edits []histEdit) string {
 		}
 	}
 	return strings.Join(out, "")
+}
+
+// lines is text's lines, text empty or ending with a line break.
+func lines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
 func commonPrefix(a []byte, b string) int {
