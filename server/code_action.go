@@ -99,6 +99,7 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	var cursorLine, cursorLineEnd int // byte offsets of the range's first line
 	if open {
 		cursorLine, cursorLineEnd = lineBounds(doc.text, rng.Start.Line)
+		s.nextEditActions(l, doc, rng, caps)
 	}
 	// Instruction comments on the lines in range.
 	if open {

@@ -220,6 +220,7 @@ type statusResult struct {
 	ToolProtocol     string           `json:"toolProtocol"`
 	ConfigWarnings   []string         `json:"configWarnings"`
 	Completion       completionStatus `json:"completion"`
+	NextEdits        nesStatus        `json:"nextEdits"`
 	// MCP lists the MCP servers a run would use: state, tools, errors.
 	MCP []mcp.Status `json:"mcp"`
 }
@@ -260,6 +261,7 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 		Sandbox: sandboxStatus{Level: string(sb.Level), Detail: sb.String()},
 	}
 	st.Completion = s.completer.status(s.workspace.settings())
+	st.NextEdits = s.nextEdits.status(s.workspace.settings())
 	root, settings, notes := s.workspace.status()
 	st.Root, st.Settings, st.Allowlist, st.PositionEncoding = root, settings.String(), settings.Allowlist, string(s.clientCaps().encoding.kind())
 	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), notes

@@ -30,6 +30,9 @@ const (
 	CommandRunPlan         = "agent.runPlan"
 	CommandKeepNotes       = "agent.keepNotes"
 	CommandApprove         = "agent.approve"
+	// CommandAcceptInlineEdit is the command of a suggested next edit: the
+	// client runs it once the user accepted (and applied) the edit.
+	CommandAcceptInlineEdit = "agent.acceptInlineEdit"
 )
 
 // commands is the one list of workspace/executeCommand commands: it feeds
@@ -70,6 +73,9 @@ var commands = []command{
 		"runs a plan that waits for the user (the code action \"Run the agent's plan\" where the client can't ask)"),
 	define(CommandKeepNotes, (*Server).keepNotes, idWords, "a run or its proposal; default: the newest with notes waiting",
 		"keeps the notes the agent proposed"),
+	define(CommandAcceptInlineEdit, (*Server).acceptInlineEdit, nil, "",
+		"tells the server the user accepted a next edit suggestion (`uri`, `version`: the one it was suggested for), so the next suggestion builds on it; "+
+			"each suggested edit carries it as its command"),
 }
 
 // command is one workspace/executeCommand command.

@@ -146,6 +146,7 @@ var asyncMethods = map[string]bool{
 	protocol.MethodWorkspaceExecuteCommand:      true,
 	protocol.MethodTextDocumentInlineCompletion: true,
 	protocol.MethodTextDocumentCompletion:       true,
+	methodInlineEdit:                            true,
 }
 
 // handlerFunc handles one method with its raw params.

@@ -24,7 +24,8 @@ type document struct {
 	version  int32
 	buf      []byte
 	text     string
-	fresh    bool // text matches buf
+	fresh    bool        // text matches buf
+	history  editHistory // recent edits, for next edit suggestions
 }
 
 // snapshot returns the document with text filled in. The caller holds the lock.
@@ -148,8 +149,10 @@ func (d *documents) change(params *protocol.DidChangeTextDocumentParams, enc enc
 			if end < start {
 				return fmt.Errorf("didChange for %s: range end before start", params.TextDocument.URI)
 			}
+			doc.history.record(doc.buf, start, end, c.Text)
 			doc.splice(start, end, c.Text)
 		case *protocol.TextDocumentContentChangeWholeDocument:
+			doc.history.replaced(doc.buf, c.Text)
 			doc.buf, doc.text, doc.fresh = []byte(c.Text), c.Text, true
 		}
 	}
@@ -164,6 +167,20 @@ func (d *documents) get(u uri.URI) (document, bool) {
 		return document{}, false
 	}
 	return d.getPath(p)
+}
+
+// versionOf is the version of the open document at u, -1 when it is not open.
+func (d *documents) versionOf(u uri.URI) int32 {
+	p, err := pathOf(u)
+	if err != nil {
+		return -1
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if doc, ok := d.byPath[p]; ok {
+		return doc.version
+	}
+	return -1
 }
 
 // sameLanguage is the other open documents of doc's language, by path.
@@ -201,4 +218,51 @@ func (d *documents) uriOf(absPath string) uri.URI {
 		return doc.uri
 	}
 	return fileuri.URI(absPath)
+}
+
+// recent returns the open document at u with its recent edits.
+func (d *documents) recent(u uri.URI) (document, []histEdit, bool) {
+	p, err := pathOf(u)
+	if err != nil {
+		return document{}, nil, false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	doc, ok := d.byPath[p]
+	if !ok {
+		return document{}, nil, false
+	}
+	return doc.snapshot(), doc.history.clone(), true
+}
+
+// suggested notes that text was suggested for the document at u at
+// version, in place of its bytes [start, end): the change that applies it
+// is recorded as an accepted suggestion.
+func (d *documents) suggested(u uri.URI, version int32, start, end int, text string) {
+	p, err := pathOf(u)
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if doc, ok := d.byPath[p]; ok && doc.version == version && end <= len(doc.buf) {
+		doc.history.suggest(doc.buf, start, end, text)
+	}
+}
+
+// accepted notes that the user accepted a suggested edit in the document at
+// u: its last edit (the suggestion, as the client applied it) is marked so.
+func (d *documents) accepted(u uri.URI, version int32) bool {
+	p, err := pathOf(u)
+	if err != nil {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	doc, ok := d.byPath[p]
+	if !ok || doc.version < version {
+		return false
+	}
+	doc.history.accept()
+	return true
 }

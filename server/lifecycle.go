@@ -216,6 +216,9 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	if caps.inlineCompletion {
 		result.Capabilities.InlineCompletionProvider = protocol.Boolean(true)
 	}
+	// Next edit suggestions: copilot-language-server declares nothing for
+	// textDocument/copilotInlineEdit; we say it under our own name.
+	result.Capabilities.Experimental, _ = json.Marshal(map[string]any{"agentLsp": map[string]any{"inlineEdit": true}})
 	if s.workspace.settings().Completion.ItemsOn() {
 		result.Capabilities.CompletionProvider = &protocol.CompletionOptions{}
 	}

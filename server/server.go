@@ -29,6 +29,9 @@ type Options struct {
 	// NewInfiller builds the completion model's client from the effective
 	// settings (s.Completion); nil leaves completion off.
 	NewInfiller func(ctx context.Context, s config.Settings) (llm.Infiller, error)
+	// NewNES builds the next-edit model's client from the effective settings
+	// (s.NES, s.NESTarget()); nil leaves next edit suggestions off.
+	NewNES func(ctx context.Context, s config.Settings) (llm.Provider, error)
 	// Env reads the environment (secrets and AGENT_LSP_* settings).
 	Env config.Env
 	// CacheDir receives answer documents and proposal diffs (never the
@@ -53,6 +56,7 @@ type Options struct {
 //   - sessions: the conversations and the current one;
 //   - progress: the work-done progress tokens;
 //   - completer: completion's model client, cache and newest requests;
+//   - nextEdits: next edit suggestions' model client, cache and newest requests;
 //   - inflight: the requests $/cancelRequest can cancel.
 //
 // caps, what the client can do, is stored once at initialize and read
@@ -74,6 +78,7 @@ type Server struct {
 	sessions  sessionSet
 	progress  *progressTracker
 	completer *completer
+	nextEdits *nextEditor
 	inflight  inflight
 	handlers  map[string]handlerFunc
 	approvals questions // approvals waiting for a code action's answer
@@ -105,6 +110,7 @@ func New(opts Options) *Server {
 		mcp:      mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}),
 	}
 	s.completer = newCompleter(s)
+	s.nextEdits = newNextEditor(s)
 	s.handlers = map[string]handlerFunc{
 		protocol.MethodInitialize:                         s.initialize,
 		protocol.MethodInitialized:                        ignore,
@@ -122,6 +128,7 @@ func New(opts Options) *Server {
 		protocol.MethodWindowWorkDoneProgressCancel:       s.workDoneProgressCancel,
 		protocol.MethodTextDocumentInlineCompletion:       s.inlineCompletion,
 		protocol.MethodTextDocumentCompletion:             s.completion,
+		methodInlineEdit:                                  s.inlineEdit,
 	}
 	return s
 }

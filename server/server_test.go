@@ -63,6 +63,10 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 			t := s.CompletionTarget()
 			return openai.New(openai.Config{Model: t.Model, BaseURL: t.BaseURL, FIM: s.Completion.FIM})
 		},
+		NewNES: func(ctx context.Context, s config.Settings) (llm.Provider, error) {
+			t := s.NESTarget()
+			return openai.New(openai.Config{Model: t.Model, BaseURL: t.BaseURL})
+		},
 		Breakers: breakers.States,
 		Env:      func(k string) string { return env[k] },
 		CacheDir: t.TempDir(),

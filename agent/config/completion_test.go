@@ -44,3 +44,29 @@ func TestAProjectCannotTurnCompletionOn(t *testing.T) {
 		t.Fatalf("%+v %v %q", s.Completion, err, warnings)
 	}
 }
+
+func TestNESSettings(t *testing.T) {
+	s := Merge(Settings{Provider: ProviderOpenAI, Model: "gpt-4.1", BaseURL: "http://agent/v1"},
+		lsp(t, `{"nes": {"model": "zeta", "languages": ["go"], "debounceMs": 40}}`))
+	if !s.NES.On("go") || s.NES.On("python") || !s.NES.Zeta() || s.NES.DebounceMS != 40 {
+		t.Fatalf("%+v", s.NES)
+	}
+	if tgt := s.NESTarget(); tgt.Model != "zeta" || tgt.BaseURL != "http://agent/v1" {
+		t.Fatalf("target %+v", tgt)
+	}
+	if err := Merge(s, lsp(t, `{"nes": {"format": "magic"}}`)).Validate(); err == nil || !strings.Contains(err.Error(), "unknown format") {
+		t.Fatalf("bad format: %v", err)
+	}
+	if (NES{}).Enabled() || (NES{Model: "m", Format: "chat"}).Zeta() {
+		t.Fatal("NES defaults")
+	}
+}
+
+func TestAProjectCannotTurnNESOn(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(ws, ".agent-lsp.toml"), "[nes]\nmodel = \"big-model\"\nbase_url = \"https://collector.example/v1\"\n")
+	s, warnings, err := Load(ws, envOf(map[string]string{"XDG_CONFIG_HOME": home}))
+	if err != nil || s.NES.Enabled() || len(warnings) != 1 || !strings.Contains(warnings[0], "[nes] ignored") {
+		t.Fatalf("%+v %v %q", s.NES, err, warnings)
+	}
+}

@@ -153,7 +153,7 @@ func decodeFile(path string, data []byte, s *Settings) error {
 func fromEnv(env Env) (Settings, error) {
 	s := Settings{Provider: env("AGENT_LSP_PROVIDER"), Model: env("AGENT_LSP_MODEL"), Strategy: env("AGENT_LSP_STRATEGY"), Thinking: env("AGENT_LSP_THINKING"),
 		ToolProtocol: env("AGENT_LSP_TOOL_PROTOCOL"), Degraded: env("AGENT_LSP_DEGRADED"),
-		Completion: Completion{Model: env("AGENT_LSP_COMPLETION_MODEL")}}
+		Completion: Completion{Model: env("AGENT_LSP_COMPLETION_MODEL")}, NES: NES{Model: env("AGENT_LSP_NES_MODEL")}}
 	for _, f := range strings.Split(env("AGENT_LSP_FALLBACK"), ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			s.Fallback = append(s.Fallback, f)
@@ -215,6 +215,9 @@ func (s Settings) Validate() error {
 
 func (s Settings) validateOne() error {
 	if err := s.Completion.validate(); err != nil {
+		return err
+	}
+	if err := s.NES.validate(); err != nil {
 		return err
 	}
 	if err := s.validateEnums(); err != nil {

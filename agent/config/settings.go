@@ -78,6 +78,8 @@ type Settings struct {
 	SandboxNetwork NetworkOptIn `toml:"sandbox_network" json:"-"`
 	// Completion is code completion as you type, on its own model.
 	Completion Completion `toml:"completion" json:"completion,omitzero"`
+	// NES is next edit suggestions from the recent edits, on its own model.
+	NES NES `toml:"nes" json:"nes,omitzero"`
 	// MCP is the MCP servers whose tools the agent may use (see mcp.go).
 	MCP MCP `toml:"mcp" json:"mcp,omitzero"`
 
@@ -197,6 +199,8 @@ var table = withFields([]Setting{
 		Doc: "Let commands in the sandbox use the network: true, or the workspaces that may (paths or globs)."},
 	{TOML: "completion", Untrusted: refused(": it sends what you type to a model as you type"), merge: mergeCompletionRow,
 		Doc: "Inline completion (ghost text) as you type, on its own small model; off without a model."},
+	{TOML: "nes", Untrusted: refused(": it sends what you type to a model as you type"), merge: mergeNESRow,
+		Doc: "Next edit suggestions (textDocument/copilotInlineEdit) from your recent edits, on their own model; off without a model."},
 	{TOML: "mcp", Untrusted: Rule{Says: "no", filter: filterMCP}, merge: mergeMCPRow,
 		Doc: "MCP servers whose tools the agent may use."},
 })
@@ -313,6 +317,8 @@ func mergeAllowlist(base *Settings, over Settings) {
 func mergeCompletionRow(base *Settings, over Settings) {
 	base.Completion = mergeCompletion(base.Completion, over.Completion)
 }
+
+func mergeNESRow(base *Settings, over Settings) { base.NES = mergeNES(base.NES, over.NES) }
 
 func mergeMCPRow(base *Settings, over Settings) { base.MCP = mergeMCP(base.MCP, over.MCP) }
 

@@ -102,3 +102,10 @@ func (ps *providers) NewInfiller(ctx context.Context, s config.Settings) (llm.In
 	}
 	return llm.ChatInfiller(p), nil
 }
+
+// NewNES builds the next-edit model's client (settings.NES): a chat call on
+// its provider, whichever format the prompt takes. No retries: a late
+// suggestion is a useless one.
+func (ps *providers) NewNES(ctx context.Context, s config.Settings) (llm.Provider, error) {
+	return baseProvider(ctx, s.NESTarget())
+}

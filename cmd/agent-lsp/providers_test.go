@@ -52,3 +52,12 @@ func TestTheFallbackHintOnlyWhenNothingToContinueOn(t *testing.T) {
 		}
 	}
 }
+
+func TestNESClientIsItsOwnModelOnTheAgentsServer(t *testing.T) {
+	s := config.Settings{Provider: config.ProviderOpenAI, Model: "gpt-4.1", BaseURL: "http://localhost:8000/v1", OpenAIKey: "k",
+		ToolProtocol: "json", NES: config.NES{Model: "zeta"}}
+	p, err := newProviders().NewNES(context.Background(), s)
+	if err != nil || p.Name() != "openai:zeta" {
+		t.Fatalf("%v %v", p, err)
+	}
+}

@@ -39,6 +39,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		},
 		NewProvider: ps.New,
 		NewInfiller: ps.NewInfiller,
+		NewNES:      ps.NewNES,
 		Breakers:    ps.breakers.States,
 		Env:         env,
 		CacheDir:    cacheDir,

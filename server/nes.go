@@ -1,0 +1,319 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
+)
+
+// Next edit suggestions: textDocument/copilotInlineEdit, as GitHub's
+// copilot-language-server serves it (copilot-lsp.nvim and copilot.el call
+// it), and the same suggestion as a code action for clients with only
+// those. The model sees the document's recent edits (edithistory.go) and
+// rewrites the region around the cursor; the server turns the rewrite into
+// the smallest edit. Like completion it has its own model client and lock,
+// and each document's newest request cancels the ones before it.
+
+const (
+	methodInlineEdit   = "textDocument/copilotInlineEdit"
+	defaultNESDebounce = 150 * time.Millisecond
+)
+
+// inlineEditParams are copilotInlineEdit's params.
+type inlineEditParams struct {
+	TextDocument protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	Position     protocol.Position                        `json:"position"`
+}
+
+// inlineEdit is one suggested edit, as copilot-language-server answers it.
+type inlineEdit struct {
+	Text         string                                   `json:"text"`
+	Range        protocol.Range                           `json:"range"`
+	TextDocument protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	Command      *protocol.Command                        `json:"command,omitempty"`
+
+	start, end int // the range in bytes
+}
+
+type inlineEditResult struct {
+	Edits []inlineEdit `json:"edits"`
+}
+
+// nextEditor is the next-edit engine of a connection.
+type nextEditor struct {
+	s *Server
+
+	mu       sync.Mutex // guards everything below
+	client   llm.Provider
+	builtFor string                      // the settings client was built from
+	newest   map[uri.URI]*completionCall // the latest request per document
+	cache    map[uri.URI]nesAnswer       // the latest answer per document
+	calls    int                         // model calls made
+	accepted int                         // suggestions the user accepted
+}
+
+// nesAnswer is the answer for a document at a version and position; edit
+// is nil for none.
+type nesAnswer struct {
+	version int32
+	pos     protocol.Position
+	edit    *inlineEdit
+}
+
+func newNextEditor(s *Server) *nextEditor {
+	return &nextEditor{s: s, newest: map[uri.URI]*completionCall{}, cache: map[uri.URI]nesAnswer{}}
+}
+
+// suggest finds the next edit in document u at version, cursor at pos, or
+// none. A request for a version the document has left, or superseded by a
+// newer request, ends with none.
+func (n *nextEditor) suggest(ctx context.Context, u uri.URI, version int32, pos protocol.Position) (*inlineEdit, error) {
+	settings := n.s.workspace.settings()
+	doc, edits, open := n.s.docs.recent(u)
+	if !open {
+		return nil, nil
+	}
+	if !validPosition(doc.text, pos) {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("position %d:%d is outside the document", pos.Line, pos.Character))
+	}
+	if !settings.NES.On(doc.language) || n.s.opts.NewNES == nil || version != doc.version {
+		return nil, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	call := &completionCall{cancel: cancel}
+	n.mu.Lock()
+	if prev := n.newest[u]; prev != nil {
+		prev.cancel()
+	}
+	n.newest[u] = call
+	cached, hit := n.cache[u]
+	n.mu.Unlock()
+	defer func() {
+		n.mu.Lock()
+		if n.newest[u] == call {
+			delete(n.newest, u)
+		}
+		n.mu.Unlock()
+	}()
+	if hit && cached.version == version && cached.pos == pos {
+		return cached.edit, nil
+	}
+	debounce := defaultNESDebounce
+	if ms := settings.NES.DebounceMS; ms > 0 {
+		debounce = time.Duration(ms) * time.Millisecond
+	}
+	select {
+	case <-time.After(debounce):
+	case <-ctx.Done():
+		return nil, nil
+	}
+	if n.s.docs.versionOf(u) != version {
+		return nil, nil // typed on during the wait
+	}
+	client, err := n.model(ctx, settings)
+	if err != nil {
+		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
+	}
+	enc := n.s.clientCaps().encoding
+	cursor := enc.offset(doc.text, pos)
+	prompt := newNESPrompt(n.s.shownPath(doc.path), doc.text, edits, cursor, settings.NES.Zeta())
+	resp, err := client.Chat(ctx, prompt.request())
+	if err != nil {
+		if ctx.Err() == nil {
+			n.s.log.Debug("next edit", "error", err)
+		}
+		return nil, nil
+	}
+	edit := n.edit(doc, edits, prompt, resp.Text, pos)
+	if n.s.docs.versionOf(u) != version {
+		return nil, nil // stale: the document moved on while the model thought
+	}
+	n.mu.Lock()
+	n.cache[u] = nesAnswer{version: version, pos: pos, edit: edit}
+	n.mu.Unlock()
+	if edit != nil {
+		n.s.docs.suggested(u, version, edit.start, edit.end, edit.Text)
+	}
+	return edit, nil
+}
+
+// edit turns the model's answer into the edit to suggest, or nil: none when
+// the answer has no region, changes nothing, or touches what the user is
+// typing (the cursor's word, or the text of their last edit).
+func (n *nextEditor) edit(doc document, edits []histEdit, prompt nesPrompt, answer string, pos protocol.Position) *inlineEdit {
+	rewrite, ok := prompt.rewrite(answer)
+	if !ok {
+		n.s.log.Info("next edit: the answer has no rewritten region", "answer", summarize(answer, 200))
+		return nil
+	}
+	region := doc.text[prompt.regionA:prompt.regionB]
+	a, b, b2, changed := smallestEdit(region, rewrite)
+	if !changed {
+		return nil
+	}
+	start, end := prompt.regionA+a, prompt.regionA+b
+	typingA, typingB := wordAround(doc.text, prompt.cursor)
+	if len(edits) > 0 && !edits[len(edits)-1].accepted {
+		last := edits[len(edits)-1]
+		typingA, typingB = min(typingA, last.start), max(typingB, last.end())
+	}
+	if start <= typingB && end >= typingA {
+		n.s.log.Debug("next edit: refused, it touches the text being typed")
+		return nil
+	}
+	enc := n.s.clientCaps().encoding
+	id := protocol.VersionedTextDocumentIdentifier{Version: doc.version}
+	id.URI = doc.uri
+	return &inlineEdit{
+		start: start, end: end,
+		Text: rewrite[a:b2], Range: enc.spanRange(doc.text, start, end), TextDocument: id,
+		Command: &protocol.Command{Title: "Accept next edit", Command: CommandAcceptInlineEdit,
+			Arguments: []protocol.LSPAny{acceptArg(doc)}},
+	}
+}
+
+// model is the next-edit model's client, built on first use and again when
+// its settings change.
+func (n *nextEditor) model(ctx context.Context, settings config.Settings) (llm.Provider, error) {
+	key := settings.NESTarget().String()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.client == nil || n.builtFor != key {
+		client, err := n.s.opts.NewNES(ctx, settings)
+		if err != nil {
+			return nil, fmt.Errorf("next edit model: %w", err)
+		}
+		n.client, n.builtFor = client, key
+	}
+	n.calls++
+	return n.client, nil
+}
+
+// cached is the suggestion known for the document at version, without
+// asking anyone; nil when there is none.
+func (n *nextEditor) cached(u uri.URI, version int32) *inlineEdit {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if a, ok := n.cache[u]; ok && a.version == version {
+		return a.edit
+	}
+	return nil
+}
+
+// nesStatus is next edit suggestions in agent.status.
+type nesStatus struct {
+	Model    string `json:"model,omitempty"` // "": off
+	Calls    int    `json:"calls"`
+	Accepted int    `json:"accepted"`
+}
+
+func (n *nextEditor) status(settings config.Settings) nesStatus {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	st := nesStatus{Calls: n.calls, Accepted: n.accepted}
+	if settings.NES.Enabled() {
+		st.Model = settings.NESTarget().String()
+	}
+	return st
+}
+
+func (s *Server) inlineEdit(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+	var params inlineEditParams
+	if err := decode(raw, &params); err != nil {
+		return nil, err
+	}
+	edit, err := s.nextEdits.suggest(ctx, params.TextDocument.URI, params.TextDocument.Version, params.Position)
+	if err != nil {
+		return nil, err
+	}
+	res := inlineEditResult{Edits: []inlineEdit{}}
+	if edit != nil {
+		res.Edits = append(res.Edits, *edit)
+	}
+	return res, nil
+}
+
+// acceptEditArgs name the document a suggested edit was for, at the
+// version it was suggested for.
+type acceptEditArgs struct {
+	URI     uri.URI `json:"uri"`
+	Version int32   `json:"version"`
+}
+
+type acceptEditResult struct {
+	Recorded bool `json:"recorded"`
+}
+
+// acceptInlineEdit is told by the client that the user accepted a
+// suggested edit (after applying it): the document's last edit is marked
+// as an accepted suggestion, so the next suggestion builds on it.
+func (s *Server) acceptInlineEdit(_ context.Context, a acceptEditArgs) (acceptEditResult, error) {
+	ok := s.docs.accepted(a.URI, a.Version)
+	s.nextEdits.mu.Lock()
+	if ok {
+		s.nextEdits.accepted++
+	}
+	delete(s.nextEdits.cache, a.URI)
+	s.nextEdits.mu.Unlock()
+	return acceptEditResult{Recorded: ok}, nil
+}
+
+// nextEditActions offers the suggestion known for the document, where the
+// range touches its lines, as an action that applies it: never asking the
+// model.
+func (s *Server) nextEditActions(l *actionList, doc document, rng protocol.Range, caps clientCaps) {
+	edit := s.nextEdits.cached(doc.uri, doc.version)
+	if edit == nil || rng.End.Line < edit.Range.Start.Line || rng.Start.Line > edit.Range.End.Line {
+		return
+	}
+	kind := protocol.CodeActionKindQuickFix
+	if !l.wanted(kind) {
+		return
+	}
+	te := protocol.TextEdit{Range: edit.Range, NewText: edit.Text}
+	we := protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{doc.uri: {te}}}
+	if caps.documentChanges {
+		version := doc.version
+		we = protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{textDocumentEdit(doc.uri, &version, []protocol.TextEdit{te}, "")}}
+	}
+	title := "Apply suggested edit"
+	if t := strings.TrimSpace(edit.Text); t != "" {
+		title += ": " + summarize(t, 60)
+	}
+	l.actions = append(l.actions, &protocol.CodeAction{Title: title, Kind: &kind, Edit: &we, Command: *edit.Command})
+}
+
+// validPosition says whether pos is in text: its line exists (the one after
+// a final line break included); a character past the line's end is
+// clamped, as clients send for "end of line".
+func validPosition(text string, pos protocol.Position) bool {
+	return int(pos.Line) <= strings.Count(text, "\n")
+}
+
+// wordAround is the identifier the offset is in or at an end of.
+func wordAround(text string, offset int) (int, int) {
+	a, b := offset, offset
+	for a > 0 && isIdentByte(text[a-1]) {
+		a--
+	}
+	for b < len(text) && isIdentByte(text[b]) {
+		b++
+	}
+	return a, b
+}
+
+func acceptArg(doc document) protocol.LSPAny {
+	raw, _ := json.Marshal(acceptEditArgs{URI: doc.uri, Version: doc.version})
+	return raw
+}

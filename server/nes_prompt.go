@@ -1,0 +1,201 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agent-lsp/agent-lsp/llm"
+)
+
+// The next-edit prompt and its answer: the recent edits as diff hunks, the
+// editable region around the cursor with a cursor marker, and, for a chat
+// model, an outline of the file; the model answers the region rewritten.
+// Two formats: Zed's Zeta (a model trained on it) and a plain chat prompt.
+
+const (
+	regionLinesAround = 10 // lines above and below the cursor's
+	outlineLines      = 40
+	zetaRegionStart   = "<|editable_region_start|>"
+	zetaRegionEnd     = "<|editable_region_end|>"
+	zetaCursor        = "<|user_cursor_is_here|>"
+	zetaFileStart     = "<|start_of_file|>"
+)
+
+// nesPrompt is what the model sees of a document.
+type nesPrompt struct {
+	path   string // as shown to the model
+	text   string // the document
+	edits  []histEdit
+	cursor int // byte offset
+	// The editable region is text[regionA:regionB]: whole lines, without
+	// the last one's line break.
+	regionA, regionB int
+	zeta             bool     // Zeta's format, else chat
+	outline          []string // declaration lines, chat only
+}
+
+func newNESPrompt(path, text string, edits []histEdit, cursor int, zeta bool) nesPrompt {
+	p := nesPrompt{path: path, text: text, edits: edits, cursor: cursor, zeta: zeta}
+	p.regionA = strings.LastIndexByte(text[:cursor], '\n') + 1 // the cursor's line
+	for i := 0; i < regionLinesAround && p.regionA > 0; i++ {
+		p.regionA = strings.LastIndexByte(text[:p.regionA-1], '\n') + 1
+	}
+	p.regionB = cursor
+	for i := 0; ; i++ {
+		nl := strings.IndexByte(text[p.regionB:], '\n')
+		if nl < 0 {
+			p.regionB = len(text)
+			break
+		}
+		if i == regionLinesAround {
+			p.regionB += nl
+			break
+		}
+		p.regionB += nl + 1
+	}
+	if !zeta {
+		p.outline = outline(text, outlineLines)
+	}
+	return p
+}
+
+// region is the editable region with the cursor marked.
+func (p nesPrompt) region() string {
+	return p.text[p.regionA:p.cursor] + zetaCursor + p.text[p.cursor:p.regionB]
+}
+
+const zetaInstruction = "### Instruction:\nYou are a code completion assistant and your task is to analyze user edits and then rewrite an excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking into account the cursor location.\n\n"
+
+const nesChatSystem = "You predict the next edit a programmer will make, from their recent edits. " +
+	"You get their recent edits as unified-diff hunks, an outline of the file, and an editable region of it with the cursor marked " + zetaCursor + ". " +
+	"Reply with the editable region rewritten with the edit they will most likely make next (often: finishing a change they started elsewhere, " +
+	"such as a rename or a new field), in one fenced code block and nothing else. Keep every other character as it is; " +
+	"leave out the cursor marker. If no edit is likely, reply with the region unchanged."
+
+// request is the model request for p.
+func (p nesPrompt) request() llm.Request {
+	diff := hunks(p.text, p.edits)
+	if p.zeta {
+		var b strings.Builder
+		b.WriteString(zetaInstruction + "### User Edits:\n\n")
+		if diff != "" {
+			fmt.Fprintf(&b, "User edited %q:\n```diff\n%s```\n", p.path, diff)
+		}
+		b.WriteString("\n### User Excerpt:\n\n```" + p.path + "\n")
+		if p.regionA == 0 {
+			b.WriteString(zetaFileStart + "\n")
+		}
+		b.WriteString(zetaRegionStart + "\n" + p.region() + "\n" + zetaRegionEnd + "\n```\n\n### Response:\n")
+		return llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "File: %s\n\nRecent edits:\n```diff\n%s```\n\n", p.path, diff)
+	if len(p.outline) > 0 {
+		b.WriteString("Outline:\n```\n" + strings.Join(p.outline, "\n") + "\n```\n\n")
+	}
+	line := strings.Count(p.text[:p.regionA], "\n") + 1
+	fmt.Fprintf(&b, "Editable region (from line %d):\n```\n%s\n```\n", line, p.region())
+	return llm.Request{System: nesChatSystem, Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}}
+}
+
+// rewrite is the region as the model rewrote it, from its answer; false
+// when the answer has no region (markers, or a fenced block).
+func (p nesPrompt) rewrite(answer string) (string, bool) {
+	var out string
+	if p.zeta {
+		_, after, ok := strings.Cut(answer, zetaRegionStart)
+		if !ok {
+			return "", false
+		}
+		inner, _, ok := strings.Cut(after, zetaRegionEnd)
+		if !ok {
+			return "", false
+		}
+		out = strings.TrimPrefix(strings.TrimPrefix(inner, "\r"), "\n")
+	} else {
+		_, after, ok := strings.Cut(answer, "```")
+		if !ok {
+			return "", false
+		}
+		nl := strings.IndexByte(after, '\n')
+		if nl < 0 {
+			return "", false
+		}
+		after = after[nl+1:] // the fence line with its language
+		inner, _, ok := strings.Cut(after, "```")
+		if !ok {
+			return "", false
+		}
+		out = inner
+	}
+	out = strings.ReplaceAll(out, zetaCursor, "")
+	if region := p.text[p.regionA:p.regionB]; !strings.HasSuffix(region, "\n") {
+		out = strings.TrimSuffix(out, "\n")
+	}
+	return out, true
+}
+
+// outline is the file's declaration lines, numbered: lines at the left
+// margin that open something (not a closing bracket, a comment or a blank).
+func outline(text string, max int) []string {
+	var out []string
+	for i, line := range strings.Split(text, "\n") {
+		if len(out) == max {
+			break
+		}
+		t := strings.TrimRight(line, " \t\r")
+		if t == "" || t[0] == ' ' || t[0] == '\t' || strings.ContainsAny(t[:1], "})]") ||
+			strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") ||
+			strings.HasPrefix(t, "import") {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%d: %s", i+1, t))
+	}
+	return out
+}
+
+// smallestEdit is the one replacement that turns old into new: new[a:b2]
+// replaces old[a:b], widened to whole identifiers at its ends. ok is false
+// when old and new are the same.
+func smallestEdit(old, new string) (a, b, b2 int, ok bool) {
+	if old == new {
+		return 0, 0, 0, false
+	}
+	p := 0
+	for p < len(old) && p < len(new) && old[p] == new[p] {
+		p++
+	}
+	s := 0
+	for s < len(old)-p && s < len(new)-p && old[len(old)-1-s] == new[len(new)-1-s] {
+		s++
+	}
+	// A changed identifier is replaced whole: "name" by "fullName", not "n"
+	// by "fullN".
+	firstChanged := func() byte {
+		if p < len(old)-s {
+			return old[p]
+		}
+		return new[p]
+	}
+	lastChanged := func() byte {
+		if p < len(old)-s {
+			return old[len(old)-s-1]
+		}
+		return new[len(new)-s-1]
+	}
+	if isIdentByte(firstChanged()) {
+		for p > 0 && isIdentByte(old[p-1]) {
+			p--
+		}
+	}
+	if isIdentByte(lastChanged()) {
+		for s > 0 && isIdentByte(old[len(old)-s]) {
+			s--
+		}
+	}
+	return p, len(old) - s, len(new) - s, true
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
