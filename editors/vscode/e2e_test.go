@@ -303,6 +303,9 @@ func (e *editor) walk(t *testing.T, name string) {
 			read(t, filepath.Join(e.dir, "code-server.log")), ext.String())
 	}
 	t.Logf("walk %s:\n%s", name, out)
+	if os.Getenv("KEEP_SHOTS") != "" {
+		return
+	}
 	os.RemoveAll(shots)
 	os.Remove(filepath.Dir(shots))
 }

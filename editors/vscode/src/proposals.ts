@@ -90,9 +90,9 @@ export function alreadySettled(id: string, state: ProposalState): string {
   return `Agent: ${id} is pending.`;
 }
 
-/** stillPending is said when the review's notification is closed unanswered. */
+/** stillPending is said (in the status bar) when the review's notification is closed unanswered. */
 export function stillPending(id: string): string {
-  return `Agent: ${id} stays pending: Apply and Discard stay in its review's title bar and in the status bar; "Agent: Apply Proposal" or "Agent: Discard Proposal" settles it too.`;
+  return `Agent: ${id} stays pending: Apply or Discard it from its review's title bar or the status bar.`;
 }
 
 /** The review's choices, as its buttons name them. */

@@ -63,6 +63,7 @@ interface Reviewed {
   files: ProposedFile[];
   resources: [vscode.Uri, vscode.Uri, vscode.Uri][]; // the changes editor's: file, before, after
   state: ProposalState;
+  note?: vscode.Disposable; // the status bar's word that it stays pending, gone once settled
 }
 
 /** How the user chose to apply: sensitive files left out, or ticked in a list. */
@@ -277,7 +278,7 @@ export class Reviews {
     const choice = await vscode.window.showInformationMessage(reviewMessage(r.id || undefined, r.files.length, sensitive), ...buttons);
     if (choice) await this.choose(r.id, choice);
     // Closed unanswered (or by "Clear All"): said where the choice stays, without another notification.
-    else if (this.known.get(r.id) === 'pending' && this.reviewed.has(r.id)) vscode.window.setStatusBarMessage(stillPending(r.id || 'the proposal'), 10_000);
+    else if (this.known.get(r.id) === 'pending' && this.reviewed.has(r.id)) r.note = vscode.window.setStatusBarMessage(stillPending(r.id || 'the proposal'), 10_000);
   }
 
   /** choose does what a button of r's review names, if r is still pending. */
@@ -294,11 +295,17 @@ export class Reviews {
   /** pickChoice is the status bar item's menu: the review's choices, and the review itself. */
   private async pickChoice(r: Reviewed): Promise<void> {
     const show = 'Show the Review';
-    const sensitive = r.files.some((f) => f.sensitive);
-    const items = [choices.apply, ...(sensitive ? [choices.applyWithSensitive] : []), choices.discard, show];
-    const choice = await vscode.window.showQuickPick(items, { title: `${r.title} (${r.files.length} file${r.files.length === 1 ? '' : 's'})` });
-    if (choice === show) await this.open(r);
-    else if (choice) await this.choose(r.id, choice);
+    const sensitive = r.files.filter((f) => f.sensitive).length;
+    const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+    const items: vscode.QuickPickItem[] = [
+      { label: choices.apply, description: sensitive > 0 ? `writes ${files(r.files.length - sensitive)}, leaves out ${files(sensitive)} of editor, agent or CI configuration` : `writes ${files(r.files.length)}` },
+      ...(sensitive > 0 ? [{ label: choices.applyWithSensitive, description: 'lists the sensitive files, each with its reason, to tick' }] : []),
+      { label: choices.discard, description: 'drops the proposal; no file changes' },
+      { label: show, description: 'every file\'s diff' },
+    ];
+    const choice = await vscode.window.showQuickPick(items, { title: `${r.title} (${files(r.files.length)})` });
+    if (choice?.label === show) await this.open(r);
+    else if (choice) await this.choose(r.id, choice.label);
   }
 
   /** setState records a proposal's state; a settled one's review closes. */
@@ -308,6 +315,7 @@ export class Reviews {
     if (!r) return;
     r.state = state;
     if (settled(state)) {
+      r.note?.dispose();
       this.reviewed.delete(id);
       void closeTabs(r.title).then(() => this.updateChoice());
     }

@@ -48,7 +48,7 @@ test('a proposal not applied, or already settled, is said as it is', () => {
   assert.equal(alreadySettled('proposal-1', 'applied'), 'Agent: proposal-1 is already applied; nothing more to do.');
   assert.equal(alreadySettled('proposal-1', 'discarded'), 'Agent: proposal-1 was already discarded; no file was changed.');
   assert.match(alreadySettled('proposal-1', 'applying'), /being applied/);
-  assert.match(stillPending('proposal-1'), /proposal-1 stays pending: Apply and Discard stay in its review's title bar and in the status bar/);
+  assert.equal(stillPending('proposal-1'), 'Agent: proposal-1 stays pending: Apply or Discard it from its review\'s title bar or the status bar.');
 });
 
 test('reviewMessage says what Apply does with sensitive files', () => {
