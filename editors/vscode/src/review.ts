@@ -198,6 +198,10 @@ export class Reviews {
 
   /** refresh follows the server's states of the proposals under review. */
   async refresh(): Promise<void> {
+    if (this.applying > 0) {
+      this.refreshSoon(); // its answer says what became of it; follow the rest after
+      return;
+    }
     const open = [...this.reviewed.values()].filter((r) => r.id !== '' && r.state === 'pending');
     if (open.length === 0) return;
     let states: Map<string, ProposalState>;

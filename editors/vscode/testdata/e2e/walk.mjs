@@ -89,6 +89,11 @@ async function mainWalk() {
   await gone(reviewTab('proposal-1'), 'the review closed after Apply');
   await gone(choice, 'the status bar choice gone after Apply');
   await gone(titleButton('Discard'), 'the title bar choice gone after Apply');
+  // Applying opens no tab: the files left out, and hello.py, are where they were.
+  const tabs = await page.locator('.tab').allInnerTexts();
+  if (tabs.some((t) => /settings\.json|AGENTS\.md/.test(t)) || tabs.filter((t) => t.includes('hello.py')).length > 1) {
+    throw new Error(`tabs after Apply: ${JSON.stringify(tabs)}`);
+  }
   await dismissToasts();
 
   await begin('code action menu');
