@@ -78,6 +78,16 @@ export function notAppliedMessage(id: string, reason?: string): string {
 }
 
 /**
+ * refusedMessage is a failed apply or discard in plain words (message is
+ * the server's error, as humanError words it), and, when the server still
+ * has it pending, where the choice stays.
+ */
+export function refusedMessage(message: string, pending?: string): string {
+  return `agent-lsp: ${message.trim().replace(/\.?$/, '.')}` +
+    (pending ? ` ${pending} stays pending: Apply or Discard it in its review (title bar or status bar).` : '');
+}
+
+/**
  * alreadySettled is what a choice made on a proposal that is no longer
  * pending says — an old notification's button, a second click.
  */

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult } from 'vscode-languageclient/node';
 import { applyTextEdits, feedback, humanError, proposalOfLabel, TextEdit } from './args';
 import {
-  alreadySettled, appliedMessage, ApplyReport, choices, notAppliedMessage, ProposalState, reviewMessage, sensitiveReason, settled, stateAfter,
+  alreadySettled, appliedMessage, ApplyReport, choices, notAppliedMessage, ProposalState, refusedMessage, reviewMessage, sensitiveReason, settled, stateAfter,
   statesOf, stillPending,
 } from './proposals';
 
@@ -388,9 +388,7 @@ export class Reviews {
 
   /** sayError shows a failed request in plain words, and that the proposal stays pending. */
   private sayError(error: string, pending: string | undefined): void {
-    const message = humanError(error).replace(/\.?$/, '.');
-    vscode.window.showErrorMessage(`agent-lsp: ${message}` +
-      (pending ? ` ${pending} stays pending: Apply or Discard it in its review (title bar or status bar).` : ''));
+    vscode.window.showErrorMessage(refusedMessage(humanError(error), pending));
   }
 }
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  alreadySettled, appliedMessage, notAppliedMessage, reviewMessage, sensitiveReason, settled, stateAfter, statesOf, stillPending,
+  alreadySettled, appliedMessage, notAppliedMessage, refusedMessage, reviewMessage, sensitiveReason, settled, stateAfter, statesOf, stillPending,
 } from '../proposals';
 
 test('statesOf reads each proposal\'s state from agent.status', () => {
@@ -49,6 +49,14 @@ test('a proposal not applied, or already settled, is said as it is', () => {
   assert.equal(alreadySettled('proposal-1', 'discarded'), 'Agent: proposal-1 was already discarded; no file was changed.');
   assert.match(alreadySettled('proposal-1', 'applying'), /being applied/);
   assert.equal(stillPending('proposal-1'), 'Agent: proposal-1 stays pending: Apply or Discard it from its review\'s title bar or the status bar.');
+});
+
+test('a refused apply is said in plain words, with where the pending proposal\'s choice stays', () => {
+  assert.equal(refusedMessage('proposal-4 not applied: hello.py: the file changed where the agent wants to edit it: you edited line 2, which the agent changes too; ask again or discard the proposal', 'proposal-4'),
+    'agent-lsp: proposal-4 not applied: hello.py: the file changed where the agent wants to edit it: you edited line 2, which the agent changes too; ask again or discard the proposal. ' +
+    'proposal-4 stays pending: Apply or Discard it in its review (title bar or status bar).');
+  assert.equal(refusedMessage('there is no pending proposal'), 'agent-lsp: there is no pending proposal.');
+  assert.equal(refusedMessage('internal error.', 'proposal-1'), 'agent-lsp: internal error. proposal-1 stays pending: Apply or Discard it in its review (title bar or status bar).');
 });
 
 test('reviewMessage says what Apply does with sensitive files', () => {
