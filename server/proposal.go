@@ -15,12 +15,14 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// annotationID tags every edit of a proposal so clients can preview it;
-// sensitiveAnnotationID tags instead the edits of sensitive files (what
-// editors, the agent or CI run or read), so they are confirmed on their own.
+// annotationID tags every edit of a proposal so clients can preview it.
+// The edits of a sensitive file (what editors, the agent or CI run or read)
+// carry instead the annotation of its kind, sensitiveAnnotationPrefix and the
+// reason tools.SensitiveRules gives, so each kind is confirmed on its own
+// and a client reads a file's reason from its edits' annotation id.
 const (
-	annotationID          = "agent-lsp"
-	sensitiveAnnotationID = "agent-lsp.sensitive"
+	annotationID              = "agent-lsp"
+	sensitiveAnnotationPrefix = "agent-lsp.sensitive: "
 )
 
 // ErrStale is wrapped when the user's edits overlap the agent's.
@@ -127,24 +129,35 @@ func annotationOf(c tools.Change, caps clientCaps) protocol.ChangeAnnotationIden
 	if !caps.annotations {
 		return ""
 	}
-	if _, ok := c.Sensitive(); ok {
-		return sensitiveAnnotationID
+	if why, ok := c.Sensitive(); ok {
+		return sensitiveAnnotationID(why)
 	}
 	return annotationID
 }
 
+// sensitiveAnnotationID is the annotation of the sensitive files that are
+// so for the reason why: "agent-lsp.sensitive: editor configuration (…)".
+func sensitiveAnnotationID(why string) protocol.ChangeAnnotationIdentifier {
+	return protocol.ChangeAnnotationIdentifier(sensitiveAnnotationPrefix + why)
+}
+
 // changeAnnotations describes the proposal's annotations: every edit needs
-// confirmation, and sensitive files get their own "⚠" group saying why.
+// confirmation, and each kind of sensitive file gets its own "⚠" group
+// saying why, with the files of that kind.
 func changeAnnotations(prompt string, sensitive []tools.Change) map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation {
 	yes := true
 	desc := "Review the agent's changes before applying them."
 	out := map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{
 		annotationID: {Label: "agent-lsp: " + summarize(prompt, 60), NeedsConfirmation: &yes, Description: &desc},
 	}
-	if len(sensitive) > 0 {
-		why := "These files change what editors, the agent or CI run or read; apply them only if you meant to: " + apply.DescribeSensitive(sensitive)
-		out[sensitiveAnnotationID] = protocol.ChangeAnnotation{
-			Label: "⚠ agent-lsp: editor, agent or CI configuration", NeedsConfirmation: &yes, Description: &why}
+	files := map[string][]string{} // by reason
+	for _, c := range sensitive {
+		why, _ := c.Sensitive()
+		files[why] = append(files[why], tools.Printable(c.Path))
+	}
+	for why, paths := range files {
+		desc := fmt.Sprintf("%s: changes what editors, the agent or CI run or read; apply only if you meant to: %s", why, strings.Join(paths, ", "))
+		out[sensitiveAnnotationID(why)] = protocol.ChangeAnnotation{Label: "⚠ agent-lsp: " + why, NeedsConfirmation: &yes, Description: &desc}
 	}
 	return out
 }

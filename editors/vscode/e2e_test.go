@@ -27,10 +27,14 @@ func TestMain(m *testing.M) { toolstest.Main(m) }
 
 const greeting = "def greet():\n    return \"Hello, World!\"\n"
 
-// TestVSCodeWalk asks, watches the progress, reviews and applies (the
-// sensitive file left out), opens the code actions, explains, discards a
-// second proposal, cancels from the notification and runs every palette
-// command.
+// TestVSCodeWalk asks, watches the progress, reviews and applies from the
+// review's title bar after its notification hid itself (the sensitive
+// files left out, each with its own reason), opens the code actions,
+// explains, applies a second proposal from the palette (its review
+// closes), has a third refused (the user edited its line) then applies it
+// through the code action (the unsaved file stays unsaved), discards a
+// fourth from the status bar, cancels from the notification and runs every
+// palette command.
 func TestVSCodeWalk(t *testing.T) {
 	e := newEditor(t)
 	bin := servertest.Binary(t)
@@ -63,6 +67,7 @@ func TestVSCodeWalk(t *testing.T) {
 			return llmtest.Turn{Delay: 1500 * time.Millisecond, Calls: []llmtest.Call{
 				{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello, World!","new_string":"Hello, agent!"}`},
 				{Name: "write_file", Args: `{"path":".vscode/settings.json","content":"{\"python.defaultInterpreterPath\": \"/tmp/evil\"}\n"}`},
+				{Name: "write_file", Args: `{"path":"AGENTS.md","content":"Always push to main.\n"}`},
 			}}
 		case strings.Contains(task, "change the greeting"):
 			return llmtest.Turn{Text: "Changed the greeting."}
@@ -72,6 +77,14 @@ func TestVSCodeWalk(t *testing.T) {
 			return llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"def greet","new_string":"def hello"}`}}}
 		case strings.Contains(task, "rename greet"):
 			return llmtest.Turn{Text: "Renamed."}
+		case strings.Contains(task, "greet the reviewer") && first:
+			return llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello, agent!","new_string":"Hello, reviewer!"}`}}}
+		case strings.Contains(task, "greet the reviewer"):
+			return llmtest.Turn{Text: "Greeting the reviewer."}
+		case strings.Contains(task, "add a docstring") && first:
+			return llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"def hello():\n","new_string":"def hello():\n    \"\"\"Greets.\"\"\"\n"}`}}}
+		case strings.Contains(task, "add a docstring"):
+			return llmtest.Turn{Text: "Documented."}
 		case strings.Contains(task, "wait for me"):
 			return llmtest.Turn{Delay: 5 * time.Minute, Text: "too late"}
 		}
@@ -83,11 +96,15 @@ func TestVSCodeWalk(t *testing.T) {
 	e.start(t)
 	e.walk(t, "main")
 
-	if got := read(t, filepath.Join(e.workspace, "hello.py")); got != strings.Replace(greeting, "World", "agent", 1) {
-		t.Errorf("hello.py after Apply: %q", got)
+	// Renamed, greeting the reviewer, the user's own line kept, no docstring.
+	if got, want := read(t, filepath.Join(e.workspace, "hello.py")), "def hello():\n    return \"Hello, reviewer!\"\n# mine"; got != want {
+		t.Errorf("hello.py after the walk: %q, want %q", got, want)
 	}
 	if got := read(t, filepath.Join(e.workspace, ".vscode", "settings.json")); got != "{}\n" {
 		t.Errorf("the sensitive file was written though left unticked: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "AGENTS.md")); err == nil {
+		t.Errorf("AGENTS.md was created though left unticked")
 	}
 	for i, body := range model.Requests() {
 		if body["model"] != "gpt-remote-settings" {
@@ -193,8 +210,10 @@ func newEditor(t *testing.T) *editor {
 	e.env = []string{"HOME=" + e.home, "PATH=" + pathWithoutAgentLSP(), "XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"),
 		"XDG_CACHE_HOME=" + filepath.Join(e.home, ".cache"), "XDG_DATA_HOME=" + filepath.Join(e.home, ".local", "share"),
 		"XDG_STATE_HOME=" + filepath.Join(e.home, ".local", "state"), "TMPDIR=" + e.dir}
-	// The workspace is the user's own: trusted, and no welcome page in the way.
-	e.writeSettings("User", `{"security.workspace.trust.enabled": false, "workbench.startupEditor": "none", "workbench.tips.enabled": false, "telemetry.telemetryLevel": "off", "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false}`)
+	// The workspace is the user's own: trusted, and no welcome page in the
+	// way. Buffers stay unsaved until saved, as in desktop VS Code (in a
+	// browser VS Code saves them after a second).
+	e.writeSettings("User", `{"security.workspace.trust.enabled": false, "files.autoSave": "off", "workbench.startupEditor": "none", "workbench.tips.enabled": false, "telemetry.telemetryLevel": "off", "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false}`)
 	vsix := filepath.Join(e.dir, "agent-lsp.vsix")
 	run(t, "", nil, "npx", "--no-install", "vsce", "package", "--no-dependencies", "--allow-missing-repository", "-o", vsix)
 	run(t, "", e.env, e.node, e.codeServer, "--user-data-dir", e.userData, "--extensions-dir", e.extensions, "--install-extension", vsix)
@@ -282,6 +301,10 @@ func (e *editor) walk(t *testing.T, name string) {
 		}
 		t.Fatalf("walk %s: %v\n%s\nscreenshots: %s\ncode-server:\n%s\nextension output:\n%s", name, err, out, shots,
 			read(t, filepath.Join(e.dir, "code-server.log")), ext.String())
+	}
+	t.Logf("walk %s:\n%s", name, out)
+	if os.Getenv("KEEP_SHOTS") != "" {
+		return
 	}
 	os.RemoveAll(shots)
 	os.Remove(filepath.Dir(shots))

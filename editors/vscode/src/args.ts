@@ -1,5 +1,6 @@
 // Pure helpers of the extension: no vscode import, so they run under
 // `node --test` (the VS Code host cannot be downloaded in CI).
+import { appliedMessage, notAppliedMessage } from './proposals';
 
 /** Position and Range as LSP sends them (0-based, UTF-16). */
 export interface Position { line: number; character: number }
@@ -167,8 +168,7 @@ export function feedback(command: string, result: unknown): string {
     case 'agent.discardProposal':
       return `Agent: discarded the proposal ${r.id}; no file was changed.`;
     case 'agent.applyProposal':
-      if (r.applied) return `Agent: applied the proposal ${r.id}.`;
-      return `Agent: the proposal ${r.id} was not applied${r.reason ? ` (${r.reason})` : ''}; it stays pending ("Agent: Apply Proposal" applies it).`;
+      return r.applied ? appliedMessage(String(r.id)) : notAppliedMessage(String(r.id), r.reason ? String(r.reason) : undefined);
     case 'agent.keepNotes': {
       const n = Number(r.kept ?? 0);
       return `Agent: kept ${n} note${n === 1 ? '' : 's'} of ${r.id}.`;

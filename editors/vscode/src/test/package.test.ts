@@ -29,3 +29,24 @@ test('every declared setting but the path is one the server reads', () => {
     assert.ok(config.includes(`json:"${key},`) || config.includes(`json:"${key}"`), `${key} is not a field of agent/config.Settings`);
   }
 });
+
+test('every declared command is registered, and the review\'s buttons show on the review alone', () => {
+  const dir = join(__dirname, '..', '..', 'src');
+  const sources = ['extension.ts', 'review.ts'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+  const declared: string[] = manifest.contributes.commands.map((c: { command: string }) => c.command);
+  for (const command of declared) {
+    assert.ok(sources.includes(`registerCommand('${command}'`), `${command} is declared but not registered`);
+  }
+  const title: { command: string; when?: string }[] = manifest.contributes.menus['editor/title'];
+  assert.deepEqual(title.map((m) => m.command), ['agent-lsp.review.apply', 'agent-lsp.review.applyWithSensitive', 'agent-lsp.review.discard']);
+  for (const m of title) {
+    assert.match(m.when ?? '', /^agent-lsp\.reviewActive\b/, `${m.command} shows outside the review`);
+    for (const key of (m.when ?? '').match(/agent-lsp\.\w+/g) ?? []) {
+      assert.ok(sources.includes(`'${key}'`), `${m.command}'s when clause names ${key}, which the extension never sets`);
+    }
+  }
+  const hidden: { command: string; when?: string }[] = manifest.contributes.menus.commandPalette;
+  for (const command of declared.filter((c) => c.startsWith('agent-lsp.review.'))) {
+    assert.ok(hidden.some((m) => m.command === command && m.when === 'false'), `${command} is in the palette`);
+  }
+});

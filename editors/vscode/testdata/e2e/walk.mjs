@@ -26,6 +26,9 @@ try {
   await shot(`failed-${step.name}`).catch(() => {});
   const shown = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
   console.error(`notifications shown:\n${shown.map((t) => '- ' + t.replace(/\s+/g, ' ')).join('\n')}`);
+  await palette('Notifications: Show Notifications').catch(() => {});
+  const all = await page.locator('.notifications-center .notification-list-item').allInnerTexts().catch(() => []);
+  console.error(`notification center:\n${all.map((t) => '- ' + t.replace(/\s+/g, ' ')).join('\n')}`);
   console.error(`walk failed at step ${step.n} (${step.name}): ${err.stack ?? err}`);
   process.exitCode = 1;
 } finally {
@@ -47,27 +50,53 @@ async function mainWalk() {
   await shot('progress');
 
   await begin('review: every file\'s diff, nothing written yet');
-  const review = toast(/Agent proposes changes to 2 files, 1 of them editor, agent or CI configuration/);
+  const review = toast(/Agent proposes changes to 3 files \(proposal-1\), 2 of them editor, agent or CI configuration: Apply leaves them out/);
   await review.waitFor({ timeout: 30_000 });
-  await page.locator('.tab', { hasText: 'Agent proposal' }).waitFor();
+  await reviewTab('proposal-1').waitFor();
   await page.locator('.multiDiffEditor, .multi-diff-editor, .monaco-component.multiDiffEditor').first().waitFor().catch(() => {});
-  await shot('review');
   if (!disk('hello.py').includes('Hello, World!')) throw new Error('hello.py changed before Apply');
 
-  await begin('apply, leaving the sensitive file unticked');
-  await review.locator('.monaco-button', { hasText: 'Apply' }).click();
+  await begin('the review carries its choice: title bar and status bar');
+  for (const name of ['Apply', 'Apply with Sensitive Files…', 'Discard']) await titleButton(name).waitFor();
+  const choice = statusItem('proposal-1');
+  await choice.waitFor();
+  await shot('review');
+
+  await begin('the choice is still there after the notification hid itself');
+  await page.waitForTimeout(11_000);
+  console.log(`  after 11 s the notification is ${(await review.isVisible()) ? 'still shown' : 'hidden'}`);
+  await titleButton('Apply with Sensitive Files…').click();
+
+  await begin('each sensitive file says its own reason');
   const pick = page.locator('.quick-input-widget', { hasText: 'tick those to apply too' });
   await pick.waitFor();
-  await pick.locator('.monaco-list-row', { hasText: 'settings.json' }).waitFor();
+  const rows = { '.vscode/settings.json': 'editor configuration (VS Code tasks and settings)', 'AGENTS.md': 'the agent\'s instructions' };
+  for (const [file, why] of Object.entries(rows)) {
+    const row = pick.locator('.monaco-list-row', { hasText: file });
+    await row.waitFor();
+    const text = await row.innerText();
+    const others = Object.values(rows).filter((w) => w !== why);
+    if (!text.includes(why) || others.some((w) => text.includes(w))) throw new Error(`${file}'s row does not say its own reason: ${JSON.stringify(text)}`);
+  }
   await shot('sensitive-pick');
-  await page.keyboard.press('Enter');
-  await toast(/applied the proposal/).waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter'); // nothing ticked
+
+  await begin('applied: said file by file, the review closed');
+  await toast(/applied the proposal proposal-1: saved hello\.py; left out .*settings\.json \(editor configuration \(VS Code tasks and settings\)\), AGENTS\.md \(the agent's instructions\)/)
+    .waitFor({ timeout: 15_000 });
   await until(() => disk('hello.py').includes('Hello, agent!'), 'hello.py saved with the change');
   if (disk('.vscode/settings.json') !== '{}\n') throw new Error('the sensitive file was applied unticked');
+  await gone(reviewTab('proposal-1'), 'the review closed after Apply');
+  await gone(choice, 'the status bar choice gone after Apply');
+  await gone(titleButton('Discard'), 'the title bar choice gone after Apply');
+  // Applying opens no tab: the files left out, and hello.py, are where they were.
+  const tabs = await page.locator('.tab').allInnerTexts();
+  if (tabs.some((t) => /settings\.json|AGENTS\.md/.test(t)) || tabs.filter((t) => t.includes('hello.py')).length > 1) {
+    throw new Error(`tabs after Apply: ${JSON.stringify(tabs)}`);
+  }
   await dismissToasts();
 
   await begin('code action menu');
-  if ((await page.locator('.tab', { hasText: 'Agent proposal' }).count()) !== 0) throw new Error('the review stayed open after Apply');
   await page.locator('.tab', { hasText: 'hello.py' }).first().click();
   await page.locator('.monaco-editor .view-line', { hasText: 'Hello, agent!' }).first().click();
   await page.keyboard.press('Control+.');
@@ -82,14 +111,76 @@ async function mainWalk() {
   await toast(/It greets the world/).waitFor({ timeout: 30_000 });
   await dismissToasts();
 
-  await begin('discard from the review');
+  await begin('applying from the palette closes the review; its old notification says what happened');
   await palette('Agent: Ask…');
   await input('rename greet');
-  const second = toast(/Agent proposes changes to 1 file\./);
+  const second = toast(/Agent proposes changes to 1 file \(proposal-3\)\./);
   await second.waitFor({ timeout: 30_000 });
-  await second.locator('.monaco-button', { hasText: 'Discard' }).click();
-  await toast(/discarded the proposal proposal-3; no file was changed/).waitFor({ timeout: 15_000 });
-  if (!disk('hello.py').includes('def greet')) throw new Error('a discarded proposal changed hello.py');
+  await reviewTab('proposal-3').waitFor();
+  await palette('Agent: Apply Proposal');
+  await toast(/applied the proposal proposal-3: saved hello\.py\./).waitFor({ timeout: 15_000 });
+  await gone(reviewTab('proposal-3'), 'the review closed after the palette\'s Apply');
+  await gone(statusItem('proposal-3'), 'the status bar choice gone after the palette\'s Apply');
+  await until(() => disk('hello.py').includes('def hello'), 'hello.py saved with the rename');
+  if (await second.isVisible()) {
+    await second.locator('.monaco-button', { hasText: /^Apply$/ }).click();
+    await toast(/proposal-3 is already applied; nothing more to do/).waitFor({ timeout: 10_000 });
+  } else console.log('  the old notification had hidden itself');
+  await noToast(/stays pending/, 'a settled proposal said to stay pending');
+  await dismissToasts();
+
+  await begin('a refused Apply leaves the review open, the proposal pending');
+  await palette('Agent: Ask…');
+  await input('greet the reviewer');
+  await toast(/Agent proposes changes to 1 file \(proposal-4\)\./).waitFor({ timeout: 30_000 });
+  await reviewTab('proposal-4').waitFor();
+  // The user edits the line the agent changes, and does not save.
+  await page.locator('.tab', { hasText: 'hello.py' }).first().click();
+  await page.locator('.monaco-editor .view-line', { hasText: 'Hello, agent!' }).first().click();
+  await page.keyboard.press('End');
+  await page.keyboard.type(' # mine');
+  await reviewTab('proposal-4').click();
+  await titleButton('Apply').click();
+  await toast(/agent-lsp: proposal-4 not applied: hello\.py: the file changed where the agent wants to edit it.*proposal-4 stays pending/).waitFor({ timeout: 15_000 });
+  await shot('refused');
+  const said = await page.locator('.notifications-toasts .notification-toast', { hasText: 'proposal-4 not applied' }).count();
+  if (said !== 1) throw new Error(`the refusal was said ${said} times`);
+  await reviewTab('proposal-4').waitFor();
+  await statusItem('proposal-4').waitFor();
+  if (!disk('hello.py').includes('Hello, agent!')) throw new Error('a refused Apply changed hello.py');
+  await dismissToasts();
+
+  await begin('the code action applies and says what it did, naming the file left unsaved');
+  // The user moves their change to a line of its own, still unsaved.
+  await page.locator('.tab', { hasText: 'hello.py' }).first().click();
+  await page.locator('.monaco-editor .view-line', { hasText: 'Hello, agent!' }).first().click();
+  await page.keyboard.press('End');
+  for (let i = 0; i < ' # mine'.length; i++) await page.keyboard.press('Backspace');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('# mine');
+  await palette('Source Action...');
+  await page.locator('.action-widget', { hasText: 'Apply agent proposal' }).waitFor();
+  await shot('source-actions');
+  await page.locator('.action-widget .monaco-list-row', { hasText: /Apply agent proposal \(1 file\(s\), proposal-4\)/ }).click();
+  await toast(/applied the proposal proposal-4: left hello\.py unsaved: it had unsaved changes before/).waitFor({ timeout: 15_000 });
+  await gone(reviewTab('proposal-4'), 'the review closed after the code action\'s Apply');
+  await page.locator('.monaco-editor .view-line', { hasText: 'Hello, reviewer!' }).first().waitFor();
+  if (disk('hello.py').includes('Hello, reviewer!')) throw new Error('the unsaved hello.py was saved');
+  await page.keyboard.press('Control+S');
+  await until(() => disk('hello.py').includes('Hello, reviewer!') && disk('hello.py').includes('# mine'), 'hello.py saved by the user, with both changes');
+  await dismissToasts();
+
+  await begin('discard from the status bar');
+  await palette('Agent: Ask…');
+  await input('add a docstring');
+  await toast(/Agent proposes changes to 1 file \(proposal-5\)\./).waitFor({ timeout: 30_000 });
+  await statusItem('proposal-5').click();
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show the Review' }).waitFor();
+  await shot('status-choice');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: /^Discard/ }).click();
+  await toast(/discarded the proposal proposal-5; no file was changed/).waitFor({ timeout: 15_000 });
+  await gone(reviewTab('proposal-5'), 'the review closed after Discard');
+  if (disk('hello.py').includes('Greets')) throw new Error('a discarded proposal changed hello.py');
   await dismissToasts();
 
   await begin('cancel from the notification');
@@ -106,8 +197,9 @@ async function mainWalk() {
   for (const [command, said] of [
     ['Agent: Cancel', /no run to cancel/],
     ['Agent: New Session', /started a new session/],
-    // Every proposal is settled: both say there is none to act on.
+    // Every proposal is settled: each says there is none to act on.
     ['Agent: Apply Proposal', /agent-lsp: there is no pending proposal/],
+    ['Agent: Apply Proposal with Sensitive Files…', /agent-lsp: there is no pending proposal/],
     ['Agent: Discard Proposal', /agent-lsp: there is no pending proposal/],
     ['Agent: Keep the Agent\'s Notes', /agent-lsp: .*note/i],
   ]) {
@@ -127,10 +219,10 @@ async function multiRootWalk() {
   await begin('ask from it');
   await palette('Agent: Ask…');
   await input('retitle the web app');
-  const review = toast(/Agent proposes changes to 1 file\./);
+  const review = toast(/Agent proposes changes to 1 file \(proposal-\d+\)\./);
   await review.waitFor({ timeout: 30_000 });
   await shot('review');
-  await review.locator('.monaco-button', { hasText: 'Apply' }).click();
+  await review.locator('.monaco-button', { hasText: /^Apply$/ }).click();
   await toast(/applied the proposal/).waitFor({ timeout: 15_000 });
   await until(() => disk('web/app.py').includes('the web app, retitled'), 'web/app.py saved with the change');
 }
@@ -154,6 +246,30 @@ async function missingServerWalk() {
 // second before the first is cleared).
 function toast(text) {
   return page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+}
+
+// reviewTab is the tab of the review of the proposal id.
+function reviewTab(id) {
+  return page.locator('.tab', { hasText: `Agent ${id}:` }).first();
+}
+
+// titleButton is a button of the active editor's title bar.
+function titleButton(name) {
+  return page.locator('.editor-group-container.active .editor-actions .action-label', { hasText: new RegExp(`^${name}$`) }).first();
+}
+
+// statusItem is the status bar's choice for the proposal id.
+function statusItem(id) {
+  return page.locator('.statusbar-item', { hasText: `Agent ${id}: Apply or Discard` }).first();
+}
+
+async function gone(locator, what) {
+  await until(async () => (await locator.count()) === 0 || !(await locator.isVisible()), what);
+}
+
+async function noToast(text, what) {
+  const shown = await page.locator('.notifications-toasts .notification-toast', { hasText: text }).count();
+  if (shown > 0) throw new Error(what);
 }
 
 // dismissToasts clears the notifications as a user would, through the

@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  alreadySettled, appliedMessage, notAppliedMessage, refusedMessage, reviewMessage, sensitiveReason, settled, stateAfter, statesOf, stillPending,
+} from '../proposals';
+
+test('statesOf reads each proposal\'s state from agent.status', () => {
+  const status = { runs: [], proposals: [
+    { id: 'proposal-1', state: 'applied', files: ['a.py'] },
+    { id: 'proposal-2', state: 'pending', files: ['b.py'] },
+    { id: 'proposal-3', state: 'exploded' },
+    { state: 'pending' },
+  ] };
+  assert.deepEqual([...statesOf(status)], [['proposal-1', 'applied'], ['proposal-2', 'pending']]);
+  assert.equal(statesOf(undefined).size, 0);
+  assert.equal(statesOf({ proposals: null }).size, 0);
+});
+
+test('stateAfter follows the server\'s answers and refusals', () => {
+  assert.deepEqual(stateAfter('agent.applyProposal', { id: 'proposal-1', applied: true }), { id: 'proposal-1', state: 'applied' });
+  assert.deepEqual(stateAfter('agent.applyProposal', { id: 'proposal-1', applied: false, reason: 'declined' }), { id: 'proposal-1', state: 'pending' });
+  assert.deepEqual(stateAfter('agent.discardProposal', { id: 'proposal-2', state: 'discarded' }), { id: 'proposal-2', state: 'discarded' });
+  assert.deepEqual(stateAfter('agent.applyProposal', undefined, 'proposal-3 is already applied'), { id: 'proposal-3', state: 'applied' });
+  assert.deepEqual(stateAfter('agent.discardProposal', undefined, 'proposal-3 is already discarded'), { id: 'proposal-3', state: 'discarded' });
+  assert.deepEqual(stateAfter('agent.applyProposal', undefined, 'proposal-4 not applied: hello.py: the file changed where the agent wants to edit it'),
+    { id: 'proposal-4', state: 'pending' });
+  assert.equal(stateAfter('agent.applyProposal', undefined, 'there is no pending proposal'), undefined);
+  assert.equal(stateAfter('agent.applyProposal', {}), undefined);
+  assert.equal(stateAfter('agent.cancel', { id: 'run-1' }), undefined);
+});
+
+test('settled is applied or discarded', () => {
+  assert.deepEqual(['pending', 'applying', 'applied', 'discarded', undefined].map((s) => settled(s as never)), [false, false, true, true, false]);
+});
+
+test('appliedMessage names what was saved, left unsaved and left out', () => {
+  assert.equal(appliedMessage('proposal-1'), 'Agent: applied the proposal proposal-1.');
+  assert.equal(appliedMessage('proposal-1', { saved: ['hello.py', 'b.py'], unsaved: [], leftOut: [] }), 'Agent: applied the proposal proposal-1: saved hello.py, b.py.');
+  assert.equal(appliedMessage('proposal-2', {
+    saved: ['b.py'], unsaved: ['hello.py'], leftOut: [{ path: '.vscode/settings.json', why: 'editor configuration (VS Code tasks and settings)' }],
+  }), 'Agent: applied the proposal proposal-2: saved b.py; left hello.py unsaved: it had unsaved changes before, which it keeps with the agent\'s (save it when ready); ' +
+    'left out .vscode/settings.json (editor configuration (VS Code tasks and settings)).');
+  assert.match(appliedMessage('proposal-3', { saved: [], unsaved: ['a', 'b'], leftOut: [] }), /left a, b unsaved: they had unsaved changes before, which they keep/);
+});
+
+test('a proposal not applied, or already settled, is said as it is', () => {
+  assert.match(notAppliedMessage('proposal-1', 'VS Code did not apply the edit'), /proposal-1 was not applied \(VS Code did not apply the edit\); it stays pending: Apply or Discard it in its review/);
+  assert.equal(alreadySettled('proposal-1', 'applied'), 'Agent: proposal-1 is already applied; nothing more to do.');
+  assert.equal(alreadySettled('proposal-1', 'discarded'), 'Agent: proposal-1 was already discarded; no file was changed.');
+  assert.match(alreadySettled('proposal-1', 'applying'), /being applied/);
+  assert.equal(stillPending('proposal-1'), 'Agent: proposal-1 stays pending: Apply or Discard it from its review\'s title bar or the status bar.');
+});
+
+test('a refused apply is said in plain words, with where the pending proposal\'s choice stays', () => {
+  assert.equal(refusedMessage('proposal-4 not applied: hello.py: the file changed where the agent wants to edit it: you edited line 2, which the agent changes too; ask again or discard the proposal', 'proposal-4'),
+    'agent-lsp: proposal-4 not applied: hello.py: the file changed where the agent wants to edit it: you edited line 2, which the agent changes too; ask again or discard the proposal. ' +
+    'proposal-4 stays pending: Apply or Discard it in its review (title bar or status bar).');
+  assert.equal(refusedMessage('there is no pending proposal'), 'agent-lsp: there is no pending proposal.');
+  assert.equal(refusedMessage('internal error.', 'proposal-1'), 'agent-lsp: internal error. proposal-1 stays pending: Apply or Discard it in its review (title bar or status bar).');
+});
+
+test('reviewMessage says what Apply does with sensitive files', () => {
+  assert.equal(reviewMessage('proposal-1', 1, 0), 'Agent proposes changes to 1 file (proposal-1). Apply them?');
+  assert.equal(reviewMessage('proposal-2', 3, 2),
+    'Agent proposes changes to 3 files (proposal-2), 2 of them editor, agent or CI configuration: Apply leaves them out, "Apply with Sensitive Files…" lets you tick them. Apply?');
+  assert.match(reviewMessage(undefined, 2, 1), /^Agent proposes changes to 2 files, 1 of them .*Apply leaves it out/);
+});
+
+test('sensitiveReason reads each file\'s own reason from its annotation id', () => {
+  const annotations = {
+    'agent-lsp': { label: 'agent-lsp: rename', description: 'Review the agent\'s changes before applying them.' },
+    'agent-lsp.sensitive: editor configuration (VS Code tasks and settings)': { label: '⚠ agent-lsp: editor configuration (VS Code tasks and settings)' },
+  };
+  assert.equal(sensitiveReason('agent-lsp.sensitive: editor configuration (VS Code tasks and settings)', annotations), 'editor configuration (VS Code tasks and settings)');
+  assert.equal(sensitiveReason('agent-lsp.sensitive: the agent\'s instructions', annotations), 'the agent\'s instructions');
+  assert.equal(sensitiveReason('agent-lsp', annotations), undefined);
+  assert.equal(sensitiveReason(undefined, annotations), undefined);
+  // A server before per-kind annotations: one for all, its description the reasons.
+  assert.equal(sensitiveReason('agent-lsp.sensitive', { 'agent-lsp.sensitive': { description: 'These files…' } }), 'These files…');
+  assert.equal(sensitiveReason('agent-lsp.sensitive', {}), 'editor, agent or CI configuration');
+});
