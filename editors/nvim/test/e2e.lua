@@ -90,6 +90,20 @@ local ok, err = pcall(function()
   local buf, win = vim.api.nvim_get_current_buf(), vim.api.nvim_get_current_win()
   wait(10000, function() return agent.running() and agent.running().attached_buffers[buf] end, 'the client did not attach')
   local client = agent.running()
+  -- Every command the plugin sends, as JSON: an empty Lua table {} would go
+  -- as [] (a list), which the server took for invalid arguments.
+  local sent = {}
+  local request = client.request
+  client.request = function(a, b, ...)
+    local method, params = a, b
+    if type(a) == 'table' then
+      method, params = b, ...
+    end
+    if method == 'workspace/executeCommand' then
+      table.insert(sent, vim.json.encode(params))
+    end
+    return request(a, b, ...)
+  end
   local function server(command, arg)
     local answers = vim.lsp.buf_request_sync(buf, 'workspace/executeCommand', { command = command, arguments = arg and { arg } or nil }, 10000)
     local answer = answers and answers[client.id]
@@ -237,6 +251,10 @@ local ok, err = pcall(function()
     assert(n.level < vim.log.levels.ERROR, 'an error was shown: ' .. n.msg)
     assert(not n.msg:lower():find('deprecated', 1, true), 'a deprecation was shown: ' .. n.msg)
   end
+  for _, params in ipairs(sent) do
+    assert(not params:find('"arguments":[[]', 1, true), 'a command sent with an empty list for arguments: ' .. params)
+  end
+  assert(#sent > 10, 'commands sent: ' .. vim.inspect(sent))
   assert(#deprecated == 0, 'the plugin used deprecated functions: ' .. table.concat(deprecated, '\n'))
   assert(vim.v.errmsg == '', 'an error message: ' .. vim.v.errmsg)
 end)
