@@ -33,9 +33,22 @@ type neovim struct {
 func TestNeovimEndToEnd(t *testing.T) {
 	bin := servertest.Binary(t)
 	for _, nv := range neovims(t) {
-		t.Run(nv.name, func(t *testing.T) { runScript(t, nv, bin) })
+		t.Run(nv.name, func(t *testing.T) {
+			root, requests := runScript(t, nv, bin, "e2e.lua")
+			checkDisk(t, root, map[string]*string{
+				"hello.py":   ptr(helloPy),  // changed in the buffer, never saved
+				"notes.txt":  ptr("a\nb\n"), // the new file, applied and written: no extra line
+				"readme.txt": nil,           // discarded
+			})
+			checkModelSaw(t, requests)
+		})
+		// Neovim 0.11+: vim.lsp.config and vim.lsp.enable, as the README shows.
+		t.Run(nv.name+"/lsp-config", func(t *testing.T) { runScript(t, nv, bin, "e2e_config.lua") })
 	}
 }
+
+// helloPy is the workspace's one file, as on disk.
+const helloPy = "def greet():\n    return \"🐍 Hello, World!\"\n"
 
 // neovims are the host's nvim and one per chroot of AGENT_LSP_NVIM_CHROOT
 // (a path list; default defaultChroot). In CI (CI set) a missing one fails:
@@ -75,10 +88,11 @@ func neovims(t *testing.T) []neovim {
 	return out
 }
 
-// runScript runs test/e2e.lua on nv with a fresh workspace, model server and
-// copy of the binary and the plugin, then checks what reached the model and
-// the disk.
-func runScript(t *testing.T, nv neovim, bin string) {
+// runScript runs test/<script> on nv with a fresh workspace, model server
+// and copy of the binary and the plugin; it returns the workspace's root (on
+// the host) and what the model was sent. A script that writes "skip: why"
+// skips the test.
+func runScript(t *testing.T, nv neovim, bin, script string) (string, []map[string]any) {
 	dir := t.TempDir()
 	if nv.base != "" {
 		var err error
@@ -94,19 +108,19 @@ func runScript(t *testing.T, nv neovim, bin string) {
 		}
 	}
 	copyFile(t, bin, filepath.Join(dir, "agent-lsp"), 0o755)
-	for _, f := range []string{"lua/agent_lsp/init.lua", "lua/agent_lsp/health.lua", "lsp/agent_lsp.lua", "test/e2e.lua"} {
+	for _, f := range []string{"lua/agent_lsp/init.lua", "lua/agent_lsp/health.lua", "lsp/agent_lsp.lua", "test/" + script} {
 		copyFile(t, f, filepath.Join(dir, "plugin", f), 0o644)
 	}
 	root := filepath.Join(dir, "root")
-	onDisk := "def greet():\n    return \"🐍 Hello, World!\"\n"
-	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte(onDisk), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte(helloPy), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	srv := llmtest.NewOpenAIResponder(t, scriptedModel(t))
 	result := filepath.Join(dir, "result")
 	plugin := inside(filepath.Join(dir, "plugin"))
 	args := slices.Concat(nv.argv[1:], []string{"--headless", "-u", "NONE", "-i", "NONE", "-n",
-		"--cmd", "set rtp^=" + plugin, "-c", "luafile " + plugin + "/test/e2e.lua"})
+		"--cmd", "set rtp^=" + plugin, "-c", "luafile " + plugin + "/test/" + script,
+		"-c", "cquit 3"}) // reached only when the script could not run: it quits itself
 	cmd := exec.Command(nv.argv[0], args...)
 	cmd.Env = append(os.Environ(), "AGENT_LSP_BIN="+inside(filepath.Join(dir, "agent-lsp")), "WORKSPACE="+inside(root), "RESULT="+inside(result),
 		"AGENT_LSP_MODEL=gpt-test", "AGENT_LSP_COMPLETION_MODEL=coder-1b", "OPENAI_BASE_URL="+srv.URL+"/v1", "TMPDIR="+inside(filepath.Join(dir, "tmp")),
@@ -124,7 +138,7 @@ func runScript(t *testing.T, nv neovim, bin string) {
 		if err != nil {
 			t.Fatalf("nvim: %v\n%s", err, out)
 		}
-	case <-time.After(3 * time.Minute):
+	case <-time.After(2 * time.Minute):
 		cmd.Process.Kill()
 		<-done
 		t.Fatalf("nvim did not finish\n%s", out)
@@ -133,15 +147,13 @@ func runScript(t *testing.T, nv neovim, bin string) {
 		t.Logf("%s", strings.SplitN(string(version), "\n", 2)[0])
 	}
 	got, err := os.ReadFile(result)
-	if err != nil || string(got) != "ok" {
-		t.Fatalf("e2e.lua: %s %v\nnvim output:\n%s", got, err, out)
+	if why, ok := strings.CutPrefix(string(got), "skip: "); ok {
+		t.Skip(why)
 	}
-	checkDisk(t, root, map[string]*string{
-		"hello.py":   &onDisk,       // changed in the buffer, never saved
-		"notes.txt":  ptr("a\nb\n"), // the new file, applied and written: no extra line
-		"readme.txt": nil,           // discarded
-	})
-	checkModelSaw(t, srv.Requests())
+	if err != nil || string(got) != "ok" {
+		t.Fatalf("%s: %s %v\nnvim output:\n%s", script, got, err, out)
+	}
+	return root, srv.Requests()
 }
 
 // scriptedModel answers each run by its task (the last user message) and

@@ -45,7 +45,15 @@ function M.check()
   local v = vim.version()
   h.info(string.format('Neovim %d.%d.%d', v.major, v.minor, v.patch))
 
-  local cmd = agent.options().cmd or {}
+  -- The command of the server running, else vim.lsp.config's (0.11+), else setup()'s.
+  local c = agent.running()
+  local cmd = c and c.config.cmd
+  if type(cmd) ~= 'table' and vim.lsp.config then
+    cmd = (vim.lsp.config.agent_lsp or {}).cmd
+  end
+  if type(cmd) ~= 'table' then
+    cmd = agent.options().cmd or {}
+  end
   local bin = cmd[1] and vim.fn.exepath(cmd[1]) or ''
   if bin == '' then
     h.error('the server binary ' .. tostring(cmd[1]) .. ' is not found', {
@@ -60,7 +68,6 @@ function M.check()
     end
   end
 
-  local c = agent.running()
   if not c then
     h.warn('the server is not running: open a file (setup() starts it), or vim.lsp.enable(\'agent_lsp\') on Neovim 0.11+')
     return

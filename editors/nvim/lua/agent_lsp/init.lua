@@ -89,8 +89,9 @@ local function capabilities()
   caps.workspace.workspaceEdit.documentChanges = true
   caps.workspace.workspaceEdit.resourceOperations = { 'create', 'rename', 'delete' }
   -- Our preview is the diff buffer; keep the server from sending edits that
-  -- Neovim >= 0.12 would confirm on its own.
-  caps.workspace.workspaceEdit.changeAnnotationSupport = nil
+  -- Neovim >= 0.12 would confirm on its own. null, not nil: Neovim 0.11+
+  -- lays our capabilities over its defaults, where nil would keep its own.
+  caps.workspace.workspaceEdit.changeAnnotationSupport = vim.NIL
   -- We ask for agent.ask's prompt ourselves (the agent.ask handler below),
   -- so "Ask agent…" code actions carry a command, not a comment template;
   -- we show answers and diffs from the commands' results, so the server
@@ -257,7 +258,8 @@ end
 function M.lsp_config()
   return {
     cmd = config.cmd,
-    init_options = config.settings,
+    -- None rather than {}, which would go as [] (Lua has one table for both).
+    init_options = next(config.settings) ~= nil and config.settings or nil,
     capabilities = capabilities(),
     handlers = {
       ['$/progress'] = on_progress,
