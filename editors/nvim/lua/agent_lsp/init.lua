@@ -234,6 +234,9 @@ end
 -- autostart, or vim.lsp.enable with lsp/agent_lsp.lua): its code-action
 -- requests carry every source's diagnostics on the lines asked about.
 function M.register(c)
+  if not c then
+    return
+  end
   M.state.client_id = c.id
   if c._agent_lsp_registered then
     return
@@ -241,13 +244,14 @@ function M.register(c)
   c._agent_lsp_registered = true
   local inner = c.request
   -- c:request(method, …) from Neovim 0.11, c.request(method, …) before.
+  -- A failure here leaves the request as Neovim made it.
   c.request = function(a, b, ...)
     if type(a) == 'table' then
       if b == 'textDocument/codeAction' then
-        with_line_diagnostics(..., c.offset_encoding)
+        pcall(with_line_diagnostics, (...), c.offset_encoding)
       end
     elseif a == 'textDocument/codeAction' then
-      with_line_diagnostics(b, c.offset_encoding)
+      pcall(with_line_diagnostics, b, c.offset_encoding)
     end
     return inner(a, b, ...)
   end
