@@ -13,9 +13,10 @@ import (
 
 // TestPluginNamesOnlyServerCommands: every command the plugin sends
 // (execute('agent.…')) or handles (vim.lsp.commands['agent.…']) is one the
-// server defines, and the plugin handles agent.ask, which the server's code
-// actions send, so a renamed command fails here rather than in the user's
-// Neovim.
+// server defines, and the plugin handles the commands the server's code
+// actions carry and whose result the user must see or the plugin must
+// follow (agent.ask, the proposal commands, agent.cancel), so a renamed
+// command fails here rather than in the user's Neovim.
 func TestPluginNamesOnlyServerCommands(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("lua", "agent_lsp", "init.lua"))
 	if err != nil {
@@ -32,7 +33,9 @@ func TestPluginNamesOnlyServerCommands(t *testing.T) {
 	if len(named) < 5 {
 		t.Fatalf("init.lua names only %v: is the pattern still right?", named)
 	}
-	if handler := "vim.lsp.commands['" + server.CommandAsk + "']"; !strings.Contains(string(src), handler) {
-		t.Errorf("init.lua sets no %s: the code actions' %s would go to Neovim's default", handler, server.CommandAsk)
+	for _, c := range []string{server.CommandAsk, server.CommandApplyProposal, server.CommandDiscardProposal, server.CommandShowProposal, server.CommandCancel} {
+		if handler := "vim.lsp.commands['" + c + "']"; !strings.Contains(string(src), handler) {
+			t.Errorf("init.lua sets no %s: the code actions' %s would go to Neovim's default", handler, c)
+		}
 	}
 }

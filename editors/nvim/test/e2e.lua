@@ -1,14 +1,82 @@
--- Headless end-to-end test, run by e2e_test.go: loads the plugin, edits a
--- buffer without saving (an emoji line before the change), runs :AgentAsk,
--- waits for the diff preview, runs :AgentApply and checks the buffer; then
--- runs the "Ask agent…" code action through the plugin's prompt. Writes
--- "ok" or the failure to $RESULT, then quits.
+-- Headless end-to-end test, run by e2e_test.go on every Neovim it finds
+-- (Debian 12's 0.7.2, Debian 13's 0.10 in a chroot, …) against the real
+-- server and a scripted model. It does what a user does — commands, the
+-- code-action menu (vim.ui.select answered by title), the prompt box — and
+-- judges what the user sees: windows and buffers, messages, the buffers'
+-- text, the bytes written to disk. Writes "ok" or the failure to $RESULT,
+-- then quits.
 local result = os.getenv('RESULT')
+local root = os.getenv('WORKSPACE')
 local function finish(msg)
   local f = io.open(result, 'w')
   f:write(msg)
   f:close()
   vim.cmd('qall!')
+end
+
+-- Every message the user is shown through vim.notify, and every use of a
+-- deprecated function by the plugin.
+local notes, deprecated = {}, {}
+local notify = vim.notify
+vim.notify = function(msg, level, opts)
+  table.insert(notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
+  return notify(msg, level, opts)
+end
+local deprecate = vim.deprecate
+vim.deprecate = function(name, ...)
+  local trace = debug.traceback()
+  if trace:find('agent_lsp', 1, true) then
+    table.insert(deprecated, name .. '\n' .. trace)
+  end
+  return deprecate(name, ...)
+end
+
+local function said(text, level)
+  for _, n in ipairs(notes) do
+    if n.msg:find(text, 1, true) and (level == nil or n.level == level) then
+      return true
+    end
+  end
+  return false
+end
+
+local function wait(ms, cond, what)
+  assert(vim.wait(ms, cond, 20), what)
+end
+
+local function names_of_buffers()
+  local names = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(b)
+    if name ~= '' and vim.api.nvim_buf_is_loaded(b) then
+      names[name:gsub('^' .. vim.pesc(root) .. '/', '')] = true
+    end
+  end
+  return names
+end
+
+-- menu opens the code-action menu (with open, vim.lsp.buf.code_action by
+-- default), picks the entry whose title starts with choose (none: nothing)
+-- and returns every title it listed.
+local function menu(choose, open)
+  local titles, chosen
+  local select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    vim.ui.select = select
+    titles = {}
+    for _, item in ipairs(items) do
+      local title = opts.format_item(item)
+      table.insert(titles, title)
+      if choose and not chosen and title:sub(1, #choose) == choose then
+        chosen = item
+      end
+    end
+    on_choice(chosen)
+  end
+  ;(open or vim.lsp.buf.code_action)()
+  wait(10000, function() return titles ~= nil end, 'the code-action menu did not open')
+  assert(choose == nil or chosen, 'no "' .. tostring(choose) .. '" in the menu: ' .. vim.inspect(titles))
+  return titles
 end
 
 local ok, err = pcall(function()
@@ -18,64 +86,176 @@ local ok, err = pcall(function()
     -- Completion items: Neovim 0.7 has no inline completion.
     settings = { completion = { items = true, fim = 'suffix', debounceMs = 1 } },
   })
-  vim.cmd('edit ' .. os.getenv('WORKSPACE') .. '/hello.py')
-  local buf = vim.api.nvim_get_current_buf()
-  assert(vim.wait(10000, function() return #vim.lsp.buf_get_clients(buf) > 0 end, 20), 'the client did not attach')
+  vim.cmd('edit ' .. root .. '/hello.py')
+  local buf, win = vim.api.nvim_get_current_buf(), vim.api.nvim_get_current_win()
+  wait(10000, function() return agent.running() and agent.running().attached_buffers[buf] end, 'the client did not attach')
+  local client = agent.running()
+  -- Every command the plugin sends, as JSON: an empty Lua table {} would go
+  -- as [] (a list), which the server took for invalid arguments.
+  local sent = {}
+  local request = client.request
+  client.request = function(a, b, ...)
+    local method, params = a, b
+    if type(a) == 'table' then
+      method, params = b, ...
+    end
+    if method == 'workspace/executeCommand' then
+      table.insert(sent, vim.json.encode(params))
+    end
+    return request(a, b, ...)
+  end
+  local function server(command, arg)
+    local answers = vim.lsp.buf_request_sync(buf, 'workspace/executeCommand', { command = command, arguments = arg and { arg } or nil }, 10000)
+    local answer = answers and answers[client.id]
+    assert(answer and not answer.err, command .. ': ' .. vim.inspect(answer))
+    return answer.result
+  end
   -- An unsaved edit: the agent must see it.
   vim.api.nvim_buf_set_lines(buf, 0, 0, false, { '# 🐍 greetings, unsaved' })
 
+  -- :AgentAsk: the answer and the diff open in splits, and nothing else
+  -- (Neovim 0.10 declares showDocument: the server's own copy of the
+  -- answer opened in a window of its own); nothing changes before :AgentApply.
+  local windows = #vim.api.nvim_list_wins()
   vim.cmd('AgentAsk change the greeting')
-  assert(vim.wait(20000, function() return agent.state.pending ~= nil end, 20), 'no proposal arrived')
-  local diffbuf = vim.fn.bufnr('agent-lsp://' .. agent.state.pending .. '.diff')
+  wait(20000, function() return agent.state.previewed ~= nil end, 'no proposal arrived')
+  local id = agent.state.previewed
+  local diffbuf = vim.fn.bufnr('agent-lsp://' .. id .. '.diff')
   assert(diffbuf ~= -1, 'no diff preview buffer')
   assert(vim.bo[diffbuf].filetype == 'diff', 'preview filetype is ' .. vim.bo[diffbuf].filetype)
   local diff = table.concat(vim.api.nvim_buf_get_lines(diffbuf, 0, -1, false), '\n')
   assert(diff:find('+    return "🐍 Hello, agent!"', 1, true), 'diff lacks the change:\n' .. diff)
-  -- Nothing has changed before :AgentApply.
+  assert(vim.deep_equal(names_of_buffers(), { ['hello.py'] = true, ['agent-lsp://answer'] = true, ['agent-lsp://' .. id .. '.diff'] = true }),
+    'buffers after the ask: ' .. vim.inspect(names_of_buffers()))
+  assert(#vim.api.nvim_list_wins() == windows + 2, 'windows after the ask: ' .. #vim.api.nvim_list_wins() .. ', before ' .. windows)
+  assert(vim.api.nvim_get_current_win() == win and vim.api.nvim_win_get_buf(win) == buf, 'the ask replaced the current window or its buffer')
   local before = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   assert(before[3] == '    return "🐍 Hello, World!"', 'changed before apply: ' .. vim.inspect(before))
 
   vim.cmd('AgentApply')
-  assert(vim.wait(20000, function() return agent.state.pending == nil end, 20), 'the proposal was not applied')
+  wait(20000, function() return said(id .. ' applied') end, 'the proposal was not applied')
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   local want = { '# 🐍 greetings, unsaved', 'def greet():', '    return "🐍 Hello, agent!"' }
   assert(vim.deep_equal(lines, want), 'buffer is ' .. vim.inspect(lines))
   assert(vim.bo[buf].modified, 'the buffer should be modified, not saved')
-  -- With nothing pending, :AgentPreview finds nothing and changes nothing.
+  assert(vim.fn.bufnr('agent-lsp://' .. id .. '.diff') == -1, 'the applied proposal is still previewed')
+  -- With nothing pending, :AgentPreview says so, and errs not.
   vim.cmd('AgentPreview')
-  assert(vim.fn.bufnr('agent-lsp://answer') ~= -1, 'no answer split')
+  wait(10000, function() return said('no proposal is pending') end, ':AgentPreview with nothing pending said nothing')
 
-  -- The code-action menu's "Ask agent…": the plugin says it asks for the
-  -- prompt, so the action carries agent.ask (not a comment template), and
-  -- the plugin's handler asks and runs it.
-  vim.api.nvim_set_current_buf(buf)
-  local params = vim.lsp.util.make_range_params()
-  params.context = { diagnostics = {} }
-  local answers = vim.lsp.buf_request_sync(buf, 'textDocument/codeAction', params, 10000)
-  local ask
-  for _, answer in pairs(answers or {}) do
-    for _, action in ipairs(answer.result or {}) do
-      if action.title == 'Ask agent…' then
-        ask = action
+  -- The menu's "Ask agent…" asks for the prompt in the plugin's box.
+  vim.ui.input = function(_, on_confirm) on_confirm('explain the greeting') end
+  menu('Ask agent…')
+  wait(20000, function() return agent.state.last_answer == 'It greets.' end, 'the menu ask did not run: ' .. tostring(agent.state.last_answer))
+  wait(5000, function() return not agent.state.running end, 'the menu ask is still running')
+
+  -- :AgentCancel stops a run (the model never answers this one).
+  vim.cmd('AgentAsk wait for cancel')
+  wait(10000, function()
+    for _, r in ipairs(server('agent.status').runs) do
+      if r.state == 'running' then
+        return true
       end
     end
-  end
-  assert(ask and ask.command and ask.command.command == 'agent.ask' and not ask.edit, 'Ask agent… is ' .. vim.inspect(ask))
-  vim.ui.input = function(_, on_confirm) on_confirm('explain the greeting') end
-  vim.lsp.commands['agent.ask'](ask.command, { bufnr = buf })
-  assert(vim.wait(20000, function() return agent.state.last_answer == 'It greets.' end, 20), 'the code action ask did not run: ' .. tostring(agent.state.last_answer))
+    return false
+  end, 'the run to cancel did not start')
+  vim.cmd('AgentCancel')
+  wait(10000, function() return not agent.state.running end, ':AgentCancel did not stop the run')
+  assert(agent.state.last_answer == 'Agent run cancelled.', 'the cancelled run answered ' .. tostring(agent.state.last_answer))
+  assert(said('agent-lsp: cancelled run-', vim.log.levels.INFO), 'no "cancelled" message: ' .. vim.inspect(notes))
+
+  -- A new file, applied from the menu: the plugin follows, and the file
+  -- written holds exactly what the agent wrote.
+  vim.cmd('AgentAsk make notes')
+  wait(20000, function() return agent.state.previewed ~= nil end, 'no notes proposal')
+  id = agent.state.previewed
+  local titles = menu('Apply agent proposal')
+  assert(vim.tbl_contains(titles, 'Show agent proposal (' .. id .. ')'), 'menu: ' .. vim.inspect(titles))
+  wait(20000, function() return said(id .. ' applied') end, 'the menu apply did not apply')
+  wait(5000, function() return agent.state.pending == nil and agent.state.previewed == nil end, 'still pending after the menu apply: ' .. tostring(agent.state.pending))
+  local notes_buf = vim.fn.bufnr(root .. '/notes.txt')
+  assert(notes_buf ~= -1, 'no notes.txt buffer')
+  assert(vim.deep_equal(vim.api.nvim_buf_get_lines(notes_buf, 0, -1, false), { 'a', 'b' }), 'notes.txt: ' .. vim.inspect(vim.api.nvim_buf_get_lines(notes_buf, 0, -1, false)))
+  vim.api.nvim_buf_call(notes_buf, function() vim.cmd('silent write') end)
+  local f = assert(io.open(root .. '/notes.txt', 'rb'))
+  local bytes = f:read('*a')
+  f:close()
+  assert(bytes == 'a\nb\n', 'notes.txt on disk: ' .. vim.inspect(bytes))
+
+  -- A proposal applied behind the plugin's back (another client, a
+  -- mapping of the user's): the next ask is not refused.
+  vim.cmd('AgentAsk make todo')
+  wait(20000, function() return agent.state.previewed ~= nil end, 'no todo proposal')
+  id = agent.state.previewed
+  assert(server('agent.applyProposal', vim.empty_dict()).applied, 'the direct apply failed')
+  vim.cmd('AgentAsk after the bypass')
+  wait(20000, function() return agent.state.last_answer == 'Accepted.' end, 'the ask after a direct apply was refused: ' .. vim.inspect(notes))
+  assert(not said('still pending'), 'an ask was refused: ' .. vim.inspect(notes))
+  assert(vim.fn.bufnr('agent-lsp://' .. id .. '.diff') == -1, 'the directly applied proposal is still previewed')
+
+  -- "Show agent proposal" from the menu opens the diff in a split, the
+  -- current window keeping its buffer; "Discard" from the menu drops it.
+  vim.cmd('AgentAsk make readme')
+  wait(20000, function() return agent.state.previewed ~= nil end, 'no readme proposal')
+  id = agent.state.previewed
+  vim.cmd('bwipeout! ' .. vim.fn.bufnr('agent-lsp://' .. id .. '.diff')) -- the user closed it
+  windows = #vim.api.nvim_list_wins()
+  menu('Show agent proposal')
+  wait(10000, function() return vim.fn.bufwinnr('agent-lsp://' .. id .. '.diff') ~= -1 end, 'the menu did not show the proposal')
+  assert(#vim.api.nvim_list_wins() == windows + 1, 'windows after show: ' .. #vim.api.nvim_list_wins() .. ', before ' .. windows)
+  assert(vim.api.nvim_get_current_win() == win and vim.api.nvim_win_get_buf(win) == buf, 'show replaced the current window or its buffer')
+  menu('Discard agent proposal')
+  wait(10000, function() return said(id .. ' discarded') end, 'the menu discard did not discard')
+  wait(5000, function() return agent.state.pending == nil end, 'still pending after the menu discard')
+  assert(vim.fn.bufnr('agent-lsp://' .. id .. '.diff') == -1, 'the discarded proposal is still previewed')
+
+  -- "Fix with agent" for a diagnostic of another source, from the default
+  -- menu and from :AgentActions.
+  local ns = vim.api.nvim_create_namespace('e2e_lint')
+  vim.diagnostic.set(ns, buf, { { lnum = 1, col = 4, end_lnum = 1, end_col = 9, message = 'greet is never called', severity = vim.diagnostic.severity.WARN, source = 'e2elint' } })
+  vim.api.nvim_win_set_cursor(win, { 2, 0 })
+  titles = menu(nil, function() vim.cmd('AgentActions') end)
+  assert(vim.tbl_contains(titles, 'Fix with agent: greet is never called'), ':AgentActions: ' .. vim.inspect(titles))
+  menu('Fix with agent: greet is never called')
+  wait(20000, function() return agent.state.last_answer == 'Nothing to fix.' end, 'the fix did not run: ' .. tostring(agent.state.last_answer))
+  local answer = vim.api.nvim_buf_get_lines(vim.fn.bufnr('agent-lsp://answer'), 0, -1, false)
+  assert(vim.deep_equal(answer, { 'Nothing to fix.' }), 'answer split: ' .. vim.inspect(answer))
+
+  -- A run the plugin does not wait for (picked from the menu with no
+  -- handler of the plugin's) tells its answer in a message.
+  server('agent.ask', { prompt = 'unwaited question', uri = vim.uri_from_bufnr(buf) })
+  wait(20000, function() return said('Unwaited answer.') end, 'the unwaited answer was not shown: ' .. vim.inspect(notes))
 
   -- Completion as items: a suggestion for the line being typed.
   vim.api.nvim_buf_set_lines(buf, -1, -1, false, { 'pri' })
   local pos = { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = 3, character = 3 } }
   local completion = vim.lsp.buf_request_sync(buf, 'textDocument/completion', pos, 10000)
   local item
-  for _, answer in pairs(completion or {}) do
-    for _, it in ipairs((answer.result or {}).items or {}) do
+  for _, a in pairs(completion or {}) do
+    for _, it in ipairs((a.result or {}).items or {}) do
       item = it
     end
   end
   assert(item and item.textEdit and item.textEdit.newText == 'print(greet())', 'completion: ' .. vim.inspect(completion))
   assert(item.textEdit.range.start.character == 0 and item.textEdit.range['end'].character == 3, 'range ' .. vim.inspect(item.textEdit.range))
+
+  -- :checkhealth agent_lsp reports the binary, the server and the model.
+  vim.cmd('checkhealth agent_lsp')
+  local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  for _, want_text in ipairs({ 'agent-lsp (devel)', 'attached to hello.py', 'model gpt-test', 'Neovim 0.' }) do
+    assert(report:find(want_text, 1, true), 'checkhealth lacks "' .. want_text .. '":\n' .. report)
+  end
+  assert(not report:find('ERROR', 1, true) and not report:find('WARN', 1, true), 'checkhealth reports a problem:\n' .. report)
+
+  for _, n in ipairs(notes) do
+    assert(n.level < vim.log.levels.ERROR, 'an error was shown: ' .. n.msg)
+    assert(not n.msg:lower():find('deprecated', 1, true), 'a deprecation was shown: ' .. n.msg)
+  end
+  for _, params in ipairs(sent) do
+    assert(not params:find('"arguments":[[]', 1, true), 'a command sent with an empty list for arguments: ' .. params)
+  end
+  assert(#sent > 10, 'commands sent: ' .. vim.inspect(sent))
+  assert(#deprecated == 0, 'the plugin used deprecated functions: ' .. table.concat(deprecated, '\n'))
+  assert(vim.v.errmsg == '', 'an error message: ' .. vim.v.errmsg)
 end)
 finish(ok and 'ok' or tostring(err))
