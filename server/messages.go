@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -28,6 +29,9 @@ func (s *Server) showMessage(ctx context.Context, t protocol.MessageType, msg st
 // showFile writes content under the cache dir (never the workspace) as name,
 // a relative path, and asks the client to open it. It reports whether the
 // client showed it.
+// showDocumentBound is how long the server waits for window/showDocument's answer.
+const showDocumentBound = 10 * time.Second
+
 func (s *Server) showFile(ctx context.Context, name, content string, focus bool) (uri.URI, bool) {
 	dir := filepath.Join(s.opts.CacheDir, "documents")
 	path := filepath.Join(dir, name)
@@ -47,6 +51,9 @@ func (s *Server) showFile(ctx context.Context, name, content string, focus bool)
 	if caps := s.clientCaps(); !caps.showDocument || caps.showsAnswers {
 		return u, false
 	}
+	// Bounded: a client that never answers must not hold what shows it.
+	ctx, cancel := context.WithTimeout(ctx, showDocumentBound)
+	defer cancel()
 	result, err := s.client.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: u, TakeFocus: &focus})
 	if err != nil {
 		s.log.Debug("showDocument", "error", err)

@@ -24,7 +24,12 @@ func (s *Server) confirmPlan(ctx context.Context, r *run, plan string) (bool, er
 		Message: fmt.Sprintf("agent-lsp: the plan for %q (%s):\n%s", summarize(r.request, 60), r.name(), plan),
 		Actions: []protocol.MessageActionItem{{Title: planCancel}, {Title: planRun}}, // the safe answer first: clients preselect it
 	}
-	if choice, err := s.client.ShowMessageRequest(ctx, params); err == nil {
+	// Bounded: past approval_timeout_s the question is left to the code
+	// action, as for a client that cannot ask.
+	ask, cancel := context.WithTimeoutCause(ctx, s.workspace.settings().ApprovalTimeout(), errNoAnswer)
+	choice, err := s.client.ShowMessageRequest(ask, params)
+	cancel()
+	if err == nil {
 		return choice != nil && choice.Title == planRun, nil
 	}
 	if ctx.Err() != nil {

@@ -71,38 +71,48 @@ func TestAPlanWaitsForTheUser(t *testing.T) {
 			t.Fatalf("end %q after %d model calls: a step ran", end, len(srv.Requests()))
 		}
 	})
-	t.Run("helix", func(t *testing.T) {
-		srv := llmtest.NewOpenAIServer(t, plan,
-			llmtest.Turn{Calls: []llmtest.Call{call("edit_file", `{"path":"a.txt","old_string":"body","new_string":"# header\nbody"}`)}},
-			llmtest.Turn{Text: "STEP DONE"})
-		f := newFixture(t, map[string]string{"a.txt": "body\n"}, srv, nil)
-		f.editor.Initialize(f.root, servertest.Caps{Progress: true, NoMessageRequest: true}, nil)
-		u := f.uri("a.txt")
-		f.editor.Open(u, "body\n")
-		res := f.ask(map[string]any{"prompt": "frame the file", "strategy": "plan"})
-		f.editor.Wait("the plan to wait", func() bool {
-			for _, p := range f.editor.Progress() {
-				if strings.Contains(p.Message, "Plan ready") {
-					return true
+	for _, c := range []struct {
+		name string
+		caps servertest.Caps
+	}{
+		{"helix", servertest.Caps{Progress: true, NoMessageRequest: true}},
+		// ALE never answers: the question ends after approval_timeout_s and
+		// the code action runs the plan.
+		{"never answers", servertest.Caps{Progress: true, NeverAnswer: true, UserSettings: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := llmtest.NewOpenAIServer(t, plan,
+				llmtest.Turn{Calls: []llmtest.Call{call("edit_file", `{"path":"a.txt","old_string":"body","new_string":"# header\nbody"}`)}},
+				llmtest.Turn{Text: "STEP DONE"})
+			f := newFixture(t, map[string]string{"a.txt": "body\n"}, srv, nil)
+			f.editor.Initialize(f.root, c.caps, map[string]any{"approvalTimeoutS": 1})
+			u := f.uri("a.txt")
+			f.editor.Open(u, "body\n")
+			res := f.ask(map[string]any{"prompt": "frame the file", "strategy": "plan"})
+			f.editor.Wait("the plan to wait", func() bool {
+				for _, p := range f.editor.Progress() {
+					if strings.Contains(p.Message, "Plan ready") {
+						return true
+					}
+				}
+				return false
+			})
+			var run *action
+			for _, a := range codeActions(t, f, map[string]any{"textDocument": map[string]any{"uri": u},
+				"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 0}}, "context": map[string]any{}}) {
+				if strings.HasPrefix(a.Title, "Run the agent's plan") {
+					run = &a
 				}
 			}
-			return false
-		})
-		var run *action
-		for _, a := range codeActions(t, f, map[string]any{"textDocument": map[string]any{"uri": u},
-			"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 0}}, "context": map[string]any{}}) {
-			if strings.HasPrefix(a.Title, "Run the agent's plan") {
-				run = &a
+			if run == nil || run.Command.Command != server.CommandRunPlan {
+				t.Fatalf("no code action runs the waiting plan")
 			}
-		}
-		if run == nil || run.Command.Command != server.CommandRunPlan {
-			t.Fatalf("no code action runs the waiting plan")
-		}
-		if err := f.editor.Command(run.Command.Command, run.Command.Arguments[0], nil); err != nil {
-			t.Fatal(err)
-		}
-		if end := f.waitEnd(res.RunID); !strings.HasPrefix(end, "Completed: 1 file(s) changed") {
-			t.Fatalf("end %q", end)
-		}
-	})
+			if err := f.editor.Command(run.Command.Command, run.Command.Arguments[0], nil); err != nil {
+				t.Fatal(err)
+			}
+			if end := f.waitEnd(res.RunID); !strings.HasPrefix(end, "Completed: 1 file(s) changed") {
+				t.Fatalf("end %q", end)
+			}
+		})
+	}
 }
