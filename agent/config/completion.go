@@ -35,18 +35,7 @@ func (c Completion) Enabled() bool { return c.Model != "" }
 func (c Completion) ItemsOn() bool { return isTrue(c.Items) }
 
 func mergeCompletion(base, over Completion) Completion {
-	if over.Model != "" {
-		base.Model = over.Model
-	}
-	if over.Provider != "" {
-		if over.Provider != base.Provider && over.BaseURL == "" {
-			base.BaseURL = "" // a base URL belongs to the provider it was set for
-		}
-		base.Provider = over.Provider
-	}
-	if over.BaseURL != "" {
-		base.BaseURL = over.BaseURL
-	}
+	mergeModel(&base.Model, &base.Provider, &base.BaseURL, over.Model, over.Provider, over.BaseURL)
 	if over.FIM != "" {
 		base.FIM = over.FIM
 	}
@@ -65,13 +54,37 @@ func mergeCompletion(base, over Completion) Completion {
 // CompletionTarget is s aimed at the completion model: its provider, model
 // and server (the agent's where it names none), the same keys.
 func (s Settings) CompletionTarget() Settings {
-	c := s.Completion
-	t := s.For(ModelRef{Provider: s.Provider, Model: c.Model, BaseURL: s.BaseURL})
-	if c.Provider != "" && c.Provider != s.Provider {
-		t.Provider, t.BaseURL = c.Provider, ""
+	return s.target(s.Completion.Model, s.Completion.Provider, s.Completion.BaseURL)
+}
+
+// mergeModel lays a model of its own (completion's, next edits') over
+// another, field by field: a base URL belongs to the provider it was set
+// for, so a new provider without one drops it.
+func mergeModel(model, provider, baseURL *string, overModel, overProvider, overBaseURL string) {
+	if overModel != "" {
+		*model = overModel
 	}
-	if c.BaseURL != "" {
-		t.BaseURL = c.BaseURL
+	if overProvider != "" {
+		if overProvider != *provider && overBaseURL == "" {
+			*baseURL = ""
+		}
+		*provider = overProvider
+	}
+	if overBaseURL != "" {
+		*baseURL = overBaseURL
+	}
+}
+
+// target is s aimed at a model of its own: its provider and server where
+// it names them, else the agent's, with the same keys; no tool protocol or
+// thinking, which are the agent's.
+func (s Settings) target(model, provider, baseURL string) Settings {
+	t := s.For(ModelRef{Provider: s.Provider, Model: model, BaseURL: s.BaseURL})
+	if provider != "" && provider != s.Provider {
+		t.Provider, t.BaseURL = provider, ""
+	}
+	if baseURL != "" {
+		t.BaseURL = baseURL
 	}
 	t.ToolProtocol, t.Thinking = "", ""
 	return t

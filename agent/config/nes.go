@@ -42,18 +42,7 @@ func (n NES) Zeta() bool {
 }
 
 func mergeNES(base, over NES) NES {
-	if over.Model != "" {
-		base.Model = over.Model
-	}
-	if over.Provider != "" {
-		if over.Provider != base.Provider && over.BaseURL == "" {
-			base.BaseURL = "" // a base URL belongs to the provider it was set for
-		}
-		base.Provider = over.Provider
-	}
-	if over.BaseURL != "" {
-		base.BaseURL = over.BaseURL
-	}
+	mergeModel(&base.Model, &base.Provider, &base.BaseURL, over.Model, over.Provider, over.BaseURL)
 	if over.Format != "" {
 		base.Format = over.Format
 	}
@@ -69,16 +58,7 @@ func mergeNES(base, over NES) NES {
 // NESTarget is s aimed at the next-edit model: its provider, model and
 // server (the agent's where it names none), the same keys.
 func (s Settings) NESTarget() Settings {
-	n := s.NES
-	t := s.For(ModelRef{Provider: s.Provider, Model: n.Model, BaseURL: s.BaseURL})
-	if n.Provider != "" && n.Provider != s.Provider {
-		t.Provider, t.BaseURL = n.Provider, ""
-	}
-	if n.BaseURL != "" {
-		t.BaseURL = n.BaseURL
-	}
-	t.ToolProtocol, t.Thinking = "", ""
-	return t
+	return s.target(s.NES.Model, s.NES.Provider, s.NES.BaseURL)
 }
 
 func (n NES) validate() error {
