@@ -348,6 +348,9 @@ func (s *Server) inlineCompletion(ctx context.Context, raw jsonrpc2.RawMessage) 
 	if at.text != "" {
 		rng := protocol.Range{Start: at.pos, End: at.pos}
 		list.Items = append(list.Items, protocol.InlineCompletionItem{InsertText: protocol.String(at.text), Range: &rng})
+	} else if item := s.nextEditItem(ctx, params.TextDocument.URI, params.Position); item != nil {
+		// Nothing to complete at the cursor: the next edit, where one is due.
+		list.Items = append(list.Items, *item)
 	}
 	return list, nil
 }

@@ -18,7 +18,12 @@ import (
 
 type inlineItem struct {
 	InsertText string          `json:"insertText"`
+	FilterText string          `json:"filterText"`
 	Range      *protocol.Range `json:"range"`
+	Command    struct {
+		Command   string           `json:"command"`
+		Arguments []map[string]any `json:"arguments"`
+	} `json:"command"`
 }
 
 func inline(t *testing.T, f *fixture, u uri.URI, line, char uint32) []inlineItem {

@@ -235,6 +235,22 @@ func (d *documents) recent(u uri.URI) (document, []histEdit, bool) {
 	return doc.snapshot(), doc.history.clone(), true
 }
 
+// lastChange is the open document at u and the offset where its latest
+// change ended.
+func (d *documents) lastChange(u uri.URI) (document, int, bool) {
+	p, err := pathOf(u)
+	if err != nil {
+		return document{}, 0, false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	doc, ok := d.byPath[p]
+	if !ok || len(doc.history.edits) == 0 {
+		return document{}, 0, false
+	}
+	return doc.snapshot(), doc.history.changedAt, true
+}
+
 // suggested notes that text was suggested for the document at u at
 // version, in place of its bytes [start, end): the change that applies it
 // is recorded as an accepted suggestion.

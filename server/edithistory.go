@@ -45,6 +45,9 @@ type editHistory struct {
 	// change: when the next change is that one, it is recorded as an
 	// accepted suggestion of its own. Any other change drops it.
 	suggested *histEdit
+	// changedAt is where the latest change ended, in the current text: the
+	// cursor, as far as the server can tell.
+	changedAt int
 }
 
 // record notes that text replaces buf[start:end]; buf is the text before
@@ -60,6 +63,7 @@ func (h *editHistory) record(buf []byte, start, end int, text string) {
 	if len(old) == 0 && len(text) == 0 {
 		return
 	}
+	h.changedAt = start + len(text)
 	delta := len(text) - len(old)
 	n := len(h.edits)
 	sug := h.suggested

@@ -100,6 +100,16 @@ type clientCaps struct {
 	showsAnswers bool
 	// inlineCompletion: textDocument/inlineCompletion (LSP 3.18).
 	inlineCompletion bool
+	// inlineRangeAnywhere: the client shows and applies an inline
+	// completion item whose range is away from the cursor (Neovim 0.12's
+	// vim.lsp.inline_completion draws it at the range and replaces it);
+	// others get a next edit as an item only on the cursor's line.
+	inlineRangeAnywhere bool
+	// showsInlineEdits: the client asks textDocument/copilotInlineEdit and
+	// shows the edits itself (our clients say so under
+	// experimental.agentLsp): next edits are not also inline completions
+	// or suggested in the background.
+	showsInlineEdits bool
 	// userSettings: the client's pushed settings are the user's alone (our
 	// VS Code client: machine-scoped settings). Others' pushes are filtered
 	// like an untrusted project file (config.UntrustedPush).
@@ -128,12 +138,14 @@ func readCaps(c protocol.ClientCapabilities) clientCaps {
 			PromptInput  bool `json:"promptInput"`
 			UserSettings bool `json:"userSettings"`
 			ShowsAnswers bool `json:"showsAnswers"`
+			InlineEdits  bool `json:"showsInlineEdits"`
 		} `json:"agentLsp"`
 	}
 	if len(c.Experimental) > 0 && json.Unmarshal(c.Experimental, &experimental) == nil {
 		caps.promptInput = experimental.AgentLsp.PromptInput
 		caps.userSettings = experimental.AgentLsp.UserSettings
 		caps.showsAnswers = experimental.AgentLsp.ShowsAnswers
+		caps.showsInlineEdits = experimental.AgentLsp.InlineEdits
 	}
 	return caps
 }
@@ -170,6 +182,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		}
 	}
 	caps := readCaps(params.Capabilities)
+	caps.inlineRangeAnywhere = caps.inlineCompletion && params.ClientInfo.Name == "Neovim"
 	initAsSent := initSettings
 	initAsSent.Fallback = slices.Clone(initSettings.Fallback) // filtered in place below
 	if !caps.userSettings {
@@ -288,6 +301,7 @@ func (s *Server) didChange(ctx context.Context, raw jsonrpc2.RawMessage) (any, e
 		return nil, err
 	}
 	s.noticeAppliedAt(ctx, params.TextDocument.URI)
+	s.nextEdits.afterChange(params.TextDocument.URI)
 	return nil, nil
 }
 

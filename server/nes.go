@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -18,8 +19,9 @@ import (
 
 // Next edit suggestions: textDocument/copilotInlineEdit, as GitHub's
 // copilot-language-server serves it (copilot-lsp.nvim and copilot.el call
-// it), and the same suggestion as a code action for clients with only
-// those. The model sees the document's recent edits (edithistory.go) and
+// it); the same suggestion as an LSP 3.18 inline completion item for
+// clients with only that, and as a code action for clients with only those
+// (made in the background after their changes, since they never ask). The model sees the document's recent edits (edithistory.go) and
 // rewrites the region around the cursor; the server turns the rewrite into
 // the smallest edit. Like completion it has its own model client and lock,
 // and each document's newest request cancels the ones before it.
@@ -52,6 +54,13 @@ type inlineEditResult struct {
 // nextEditor is the next-edit engine of a connection.
 type nextEditor struct {
 	s *Server
+	// background is the connection's: suggestions made without a request
+	// end with it.
+	background context.Context
+	stop       context.CancelFunc
+	// asked: the client has asked textDocument/copilotInlineEdit, so it
+	// shows next edits itself.
+	asked atomic.Bool
 
 	mu       sync.Mutex // guards everything below
 	client   llm.Provider
@@ -71,7 +80,32 @@ type nesAnswer struct {
 }
 
 func newNextEditor(s *Server) *nextEditor {
-	return &nextEditor{s: s, newest: map[uri.URI]*completionCall{}, cache: map[uri.URI]nesAnswer{}}
+	ctx, stop := context.WithCancel(context.Background())
+	return &nextEditor{s: s, background: ctx, stop: stop, newest: map[uri.URI]*completionCall{}, cache: map[uri.URI]nesAnswer{}}
+}
+
+// showsThemItself says whether the client shows copilotInlineEdit's edits
+// with its own interface.
+func (n *nextEditor) showsThemItself() bool {
+	return n.asked.Load() || n.s.clientCaps().showsInlineEdits
+}
+
+// afterChange suggests the next edit after a change to document u, at the
+// change's end, for a client that will never ask: one with neither
+// copilotInlineEdit nor inline completion sees it as the "Apply suggested
+// edit" code action. Each change cancels the suggestion before it, so a
+// burst of keystrokes makes one model call.
+func (n *nextEditor) afterChange(u uri.URI) {
+	caps := n.s.clientCaps()
+	if n.s.opts.NewNES == nil || caps.inlineCompletion || n.showsThemItself() {
+		return
+	}
+	doc, end, changed := n.s.docs.lastChange(u)
+	if !changed || !n.s.workspace.settings().NES.On(doc.language) {
+		return
+	}
+	pos := caps.encoding.spanRange(doc.text, end, end).Start
+	go n.suggest(n.background, u, doc.version, pos) //nolint:errcheck // no one to tell: the code action shows what it found
 }
 
 // suggest finds the next edit in document u at version, cursor at pos, or
@@ -233,6 +267,7 @@ func (s *Server) inlineEdit(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
+	s.nextEdits.asked.Store(true)
 	edit, err := s.nextEdits.suggest(ctx, params.TextDocument.URI, params.TextDocument.Version, params.Position)
 	if err != nil {
 		return nil, err
@@ -242,6 +277,39 @@ func (s *Server) inlineEdit(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		res.Edits = append(res.Edits, *edit)
 	}
 	return res, nil
+}
+
+// nextEditItem is the next edit in document u, cursor at pos, as an inline
+// completion item, for a client that shows no copilotInlineEdit: nil when
+// there is none, or none it can show. LSP 3.18 wants an item's range on
+// one line; an edit on the cursor's line is widened to take in the cursor,
+// as every client draws that, and one on another line is offered only to a
+// client that draws a range anywhere.
+func (s *Server) nextEditItem(ctx context.Context, u uri.URI, pos protocol.Position) *protocol.InlineCompletionItem {
+	if s.nextEdits.showsThemItself() {
+		return nil
+	}
+	doc, _, open := s.docs.recent(u)
+	if !open {
+		return nil
+	}
+	edit, err := s.nextEdits.suggest(ctx, u, doc.version, pos)
+	if err != nil || edit == nil || edit.Range.Start.Line != edit.Range.End.Line {
+		return nil
+	}
+	caps := s.clientCaps()
+	start, end, text := edit.start, edit.end, edit.Text
+	if edit.Range.Start.Line == pos.Line {
+		cursor := caps.encoding.offset(doc.text, pos)
+		start, end = min(start, cursor), max(end, cursor)
+		text = doc.text[start:edit.start] + text + doc.text[edit.end:end]
+	} else if !caps.inlineRangeAnywhere {
+		return nil
+	}
+	rng := caps.encoding.spanRange(doc.text, start, end)
+	// Shown where the text it replaces starts its filter text: always.
+	filter := doc.text[start:end]
+	return &protocol.InlineCompletionItem{InsertText: protocol.String(text), Range: &rng, FilterText: &filter, Command: *edit.Command}
 }
 
 // acceptEditArgs name the document a suggested edit was for, at the

@@ -50,7 +50,7 @@ func BenchmarkNextEditOverLSP(b *testing.B) {
 	})
 	editor := servertest.Connect(b, func(rwc io.ReadWriteCloser) { srv.Serve(context.Background(), rwc) })
 	const debounce = time.Millisecond
-	editor.Initialize(root, servertest.Caps{UserSettings: true}, map[string]any{
+	editor.Initialize(root, servertest.Caps{UserSettings: true, ShowsInlineEdits: true}, map[string]any{
 		"provider": "openai", "model": "agent", "nes": map[string]any{"model": "instant", "debounceMs": 1}})
 	var text strings.Builder
 	text.WriteString("package main\n\n")

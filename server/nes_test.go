@@ -43,14 +43,19 @@ func inlineEditAt(f *fixture, u uri.URI, version int32, line, char uint32) (inli
 }
 
 // nesFixture has a next-edit model on the chat wire; nes settings are the
-// user's own.
+// user's own. Its client shows copilotInlineEdit's edits itself, as ours do.
 func nesFixture(t *testing.T, srv *llmtest.Server, nes map[string]any) *fixture {
+	return nesClient(t, srv, servertest.Caps{UserSettings: true, ShowsInlineEdits: true}, nes)
+}
+
+// nesClient is nesFixture with the client's capabilities.
+func nesClient(t *testing.T, srv *llmtest.Server, caps servertest.Caps, nes map[string]any) *fixture {
 	f := newFixture(t, map[string]string{"main.go": "package main\n"}, srv, nil)
 	settings := map[string]any{"model": "nes-chat", "debounceMs": 10}
 	for k, v := range nes {
 		settings[k] = v
 	}
-	f.editor.Initialize(f.root, servertest.Caps{UserSettings: true}, map[string]any{"nes": settings})
+	f.editor.Initialize(f.root, caps, map[string]any{"nes": settings})
 	return f
 }
 
@@ -245,7 +250,7 @@ func TestAcceptedNextEditIsRecordedAndOfferedAsACodeAction(t *testing.T) {
 	renamed := strings.Replace(greet, "(name", "(fullName", 1)
 	srv := llmtest.NewOpenAIServer(t, fenced(strings.ReplaceAll(greet, "name", "fullName")), fenced(strings.ReplaceAll(greet, "name", "fullName")))
 	f := newFixture(t, map[string]string{"main.go": "package main\n"}, srv, nil)
-	init := f.editor.Initialize(f.root, servertest.Caps{UserSettings: true}, map[string]any{"nes": map[string]any{"model": "nes-chat", "debounceMs": 10}})
+	init := f.editor.Initialize(f.root, servertest.Caps{UserSettings: true, ShowsInlineEdits: true}, map[string]any{"nes": map[string]any{"model": "nes-chat", "debounceMs": 10}})
 	if !strings.Contains(string(init.Capabilities.Experimental), `"inlineEdit":true`) {
 		t.Errorf("capability not declared: %s", init.Capabilities.Experimental)
 	}

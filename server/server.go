@@ -152,6 +152,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	case <-ctx.Done():
 	}
 	s.runs.cancelAll()
+	s.nextEdits.stop()
 	// Close waits for handlers to drain; don't let a stuck client hold the exit.
 	go s.conn.Close()
 	if err := s.mcp.Close(); err != nil {

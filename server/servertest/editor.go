@@ -64,6 +64,11 @@ type Caps struct {
 	// ShowsAnswers says the client shows a waited run's answer and a shown
 	// proposal's diff itself (our Neovim plugin).
 	ShowsAnswers bool
+	// ShowsInlineEdits says the client asks textDocument/copilotInlineEdit
+	// and shows its edits itself (our clients).
+	ShowsInlineEdits bool
+	// Name is the clientInfo name sent ("Neovim"); none when empty.
+	Name string
 }
 
 // Plain is a client that speaks only standard LSP and little of it, as

@@ -49,8 +49,9 @@ func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[str
 	if caps.InlineCompletion {
 		c["textDocument"] = map[string]any{"inlineCompletion": map[string]any{}}
 	}
-	if caps.PromptInput || caps.UserSettings || caps.ShowsAnswers {
-		c["experimental"] = map[string]any{"agentLsp": map[string]any{"promptInput": caps.PromptInput, "userSettings": caps.UserSettings, "showsAnswers": caps.ShowsAnswers}}
+	if caps.PromptInput || caps.UserSettings || caps.ShowsAnswers || caps.ShowsInlineEdits {
+		c["experimental"] = map[string]any{"agentLsp": map[string]any{"promptInput": caps.PromptInput, "userSettings": caps.UserSettings,
+			"showsAnswers": caps.ShowsAnswers, "showsInlineEdits": caps.ShowsInlineEdits}}
 	}
 	if caps.Annotations {
 		c["workspace"].(map[string]any)["workspaceEdit"].(map[string]any)["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": yes}
@@ -77,6 +78,9 @@ func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[str
 	params := map[string]any{"processId": nil, "rootUri": wfs[0].URI, "capabilities": c, "workspaceFolders": wfs}
 	if initOptions != nil {
 		params["initializationOptions"] = initOptions
+	}
+	if caps.Name != "" {
+		params["clientInfo"] = map[string]any{"name": caps.Name}
 	}
 	var result protocol.InitializeResult
 	if err := e.Call("initialize", params, &result); err != nil {
