@@ -82,7 +82,7 @@ func BenchmarkDidChange1MB(b *testing.B) {
 		docs.byPath["/tmp/agent-lsp-bench/doc.txt"] = &document{uri: u, path: "/tmp/agent-lsp-bench/doc.txt", buf: []byte(initial), version: 1}
 		start := time.Now()
 		for _, c := range changes {
-			if err := docs.change(c, utf16); err != nil {
+			if _, err := docs.change(c, utf16); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -127,17 +127,18 @@ func (d *documents) close(u uri.URI) error {
 }
 
 // change applies content changes in order, each against the text the previous
-// one produced, as the protocol requires.
-func (d *documents) change(params *protocol.DidChangeTextDocumentParams, enc encoding) error {
+// one produced, as the protocol requires. It says whether one of them was
+// the next edit last suggested.
+func (d *documents) change(params *protocol.DidChangeTextDocumentParams, enc encoding) (acceptedSuggestion bool, err error) {
 	p, err := pathOf(params.TextDocument.URI)
 	if err != nil {
-		return err
+		return false, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	doc, ok := d.byPath[p]
 	if !ok {
-		return fmt.Errorf("didChange for %s, which is not open", params.TextDocument.URI)
+		return false, fmt.Errorf("didChange for %s, which is not open", params.TextDocument.URI)
 	}
 	for _, c := range params.ContentChanges {
 		switch c := c.(type) {
@@ -147,17 +148,17 @@ func (d *documents) change(params *protocol.DidChangeTextDocumentParams, enc enc
 			view := unsafe.String(unsafe.SliceData(doc.buf), len(doc.buf))
 			start, end := enc.offset(view, c.Range.Start), enc.offset(view, c.Range.End)
 			if end < start {
-				return fmt.Errorf("didChange for %s: range end before start", params.TextDocument.URI)
+				return acceptedSuggestion, fmt.Errorf("didChange for %s: range end before start", params.TextDocument.URI)
 			}
-			doc.history.record(doc.buf, start, end, c.Text)
+			acceptedSuggestion = doc.history.record(doc.buf, start, end, c.Text) || acceptedSuggestion
 			doc.splice(start, end, c.Text)
 		case *protocol.TextDocumentContentChangeWholeDocument:
-			doc.history.replaced(doc.buf, c.Text)
+			acceptedSuggestion = doc.history.replaced(doc.buf, c.Text) || acceptedSuggestion
 			doc.buf, doc.text, doc.fresh = []byte(c.Text), c.Text, true
 		}
 	}
 	doc.version = params.TextDocument.Version
-	return nil
+	return acceptedSuggestion, nil
 }
 
 // get returns a copy of the open document at u.
@@ -268,17 +269,23 @@ func (d *documents) suggested(u uri.URI, version int32, start, end int, text str
 
 // accepted notes that the user accepted a suggested edit in the document at
 // u: its last edit (the suggestion, as the client applied it) is marked so.
-func (d *documents) accepted(u uri.URI, version int32) bool {
+// newly says it was not known as accepted already (from its change).
+func (d *documents) accepted(u uri.URI, version int32) (ok, newly bool) {
 	p, err := pathOf(u)
 	if err != nil {
-		return false
+		return false, false
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	doc, ok := d.byPath[p]
-	if !ok || doc.version < version {
-		return false
+	doc, open := d.byPath[p]
+	switch {
+	case !open || doc.version < version:
+		return false, false
+	case doc.version == version:
+		// Told before the change that applies it (copilot.el sends the
+		// command first): the last edit is the user's own; the change,
+		// when it comes, is known as the suggestion.
+		return true, false
 	}
-	doc.history.accept()
-	return true
+	return true, doc.history.accept()
 }

@@ -38,7 +38,7 @@ func TestInPlaceEditsMatchStringEdits(t *testing.T) {
 		change.TextDocument.URI = u
 		change.TextDocument.Version = int32(i + 2)
 		before := utf16.spanRange(text, start, end)
-		if err := docs.change(change, utf16); err != nil {
+		if _, err := docs.change(change, utf16); err != nil {
 			t.Fatal(err)
 		}
 		// The range resolves to start/end unless a CR/LF pair was split, which

@@ -52,7 +52,9 @@ type editHistory struct {
 
 // record notes that text replaces buf[start:end]; buf is the text before
 // the change. Only the changed part is looked at, never the whole buffer.
-func (h *editHistory) record(buf []byte, start, end int, text string) {
+// It says whether the change was the suggestion last made: the user
+// accepted it, whether or not their client says so.
+func (h *editHistory) record(buf []byte, start, end int, text string) (acceptedSuggestion bool) {
 	old := buf[start:end]
 	// A client may send a wide range for a small change: keep what changed.
 	p := commonPrefix(old, text)
@@ -61,7 +63,7 @@ func (h *editHistory) record(buf []byte, start, end int, text string) {
 	old, text = old[:len(old)-s], text[:len(text)-s]
 	end = start + len(old)
 	if len(old) == 0 && len(text) == 0 {
-		return
+		return false
 	}
 	h.changedAt = start + len(text)
 	delta := len(text) - len(old)
@@ -90,6 +92,7 @@ func (h *editHistory) record(buf []byte, start, end int, text string) {
 		e.accepted = accepted
 		h.push(e)
 	}
+	return accepted
 }
 
 // suggest notes that text was suggested in place of buf[start:end].
@@ -171,16 +174,19 @@ func (h *editHistory) pop() {
 
 // replaced notes a change of the whole text from old to text: the part
 // between their common prefix and suffix.
-func (h *editHistory) replaced(old []byte, text string) {
-	h.record(old, 0, len(old), text)
+func (h *editHistory) replaced(old []byte, text string) bool {
+	return h.record(old, 0, len(old), text)
 }
 
 // accept marks the last edit as a suggestion the user accepted: the next
-// keystrokes start a new edit, and prompts say so.
-func (h *editHistory) accept() {
+// keystrokes start a new edit, and prompts say so. It says whether the
+// edit was not known as one already.
+func (h *editHistory) accept() bool {
 	if n := len(h.edits); n > 0 && !h.edits[n-1].accepted {
 		h.edits[n-1].accepted = true
+		return true
 	}
+	return false
 }
 
 // clone is a copy of the edits, for a prompt built outside the lock.

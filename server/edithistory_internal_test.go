@@ -34,7 +34,7 @@ func (ty *typist) change(start, end protocol.Position, text string) {
 	params := &protocol.DidChangeTextDocumentParams{ContentChanges: []protocol.TextDocumentContentChangeEvent{
 		&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: start, End: end}, Text: text}}}
 	params.TextDocument.URI, params.TextDocument.Version = ty.u, ty.v
-	if err := ty.docs.change(params, utf16); err != nil {
+	if _, err := ty.docs.change(params, utf16); err != nil {
 		ty.t.Fatal(err)
 	}
 }
@@ -95,7 +95,7 @@ func TestWholeDocumentChangeRecordsWhatChanged(t *testing.T) {
 	params := &protocol.DidChangeTextDocumentParams{ContentChanges: []protocol.TextDocumentContentChangeEvent{
 		&protocol.TextDocumentContentChangeWholeDocument{Text: "one\nTWO\nthree\n"}}}
 	params.TextDocument.URI, params.TextDocument.Version = ty.u, ty.v
-	if err := ty.docs.change(params, utf16); err != nil {
+	if _, err := ty.docs.change(params, utf16); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ty.hunks(), "@@ -2,1 +2,1 @@\n-two\n+TWO\n"; got != want {

@@ -297,8 +297,12 @@ func (s *Server) didChange(ctx context.Context, raw jsonrpc2.RawMessage) (any, e
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	if err := s.docs.change(&params, s.clientCaps().encoding); err != nil {
+	tookSuggestion, err := s.docs.change(&params, s.clientCaps().encoding)
+	if err != nil {
 		return nil, err
+	}
+	if tookSuggestion {
+		s.nextEdits.tookOne(params.TextDocument.URI, true)
 	}
 	s.noticeAppliedAt(ctx, params.TextDocument.URI)
 	s.nextEdits.afterChange(params.TextDocument.URI)

@@ -152,7 +152,9 @@ func (n *nextEditor) suggest(ctx context.Context, u uri.URI, version int32, pos 
 	case <-ctx.Done():
 		return nil, nil
 	}
-	if n.s.docs.versionOf(u) != version {
+	// What the user did during the wait (an accepted suggestion, say) is
+	// in the prompt.
+	if doc, edits, open = n.s.docs.recent(u); !open || doc.version != version {
 		return nil, nil // typed on during the wait
 	}
 	client, err := n.model(ctx, settings)
@@ -327,14 +329,21 @@ type acceptEditResult struct {
 // suggested edit (after applying it): the document's last edit is marked
 // as an accepted suggestion, so the next suggestion builds on it.
 func (s *Server) acceptInlineEdit(_ context.Context, a acceptEditArgs) (acceptEditResult, error) {
-	ok := s.docs.accepted(a.URI, a.Version)
-	s.nextEdits.mu.Lock()
-	if ok {
-		s.nextEdits.accepted++
-	}
-	delete(s.nextEdits.cache, a.URI)
-	s.nextEdits.mu.Unlock()
+	ok, newly := s.docs.accepted(a.URI, a.Version)
+	s.nextEdits.tookOne(a.URI, newly)
 	return acceptEditResult{Recorded: ok}, nil
+}
+
+// tookOne notes that a suggestion in document u was accepted (counted
+// when counts): known from the command or from the change that applied it,
+// as a client that runs no command (copilot-lsp.nvim) shows only that.
+func (n *nextEditor) tookOne(u uri.URI, counts bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if counts {
+		n.accepted++
+	}
+	delete(n.cache, u)
 }
 
 // nextEditActions offers the suggestion known for the document, where the

@@ -137,3 +137,63 @@ func TestAClientThatShowsInlineEditsGetsThemOnlyWhenItAsks(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 }
+
+// A client may apply a suggestion and never say so (copilot-lsp.nvim),
+// say so after its change (ours), or before it (copilot.el): each is one
+// acceptance, and only the suggestion is marked as one in the next prompt.
+func TestAcceptanceIsKnownFromTheChangeWithOrWithoutTheCommand(t *testing.T) {
+	renamed := strings.Replace(greet, "(name", "(fullName", 1)
+	all := strings.ReplaceAll(greet, "name", "fullName")
+	for _, order := range []string{"change", "change, command", "command, change"} {
+		srv := llmtest.NewOpenAIServer(t, fenced(all), fenced(all))
+		f := nesFixture(t, srv, nil)
+		u := f.uri("main.go")
+		f.editor.Open(u, greet)
+		f.editor.Type(u, renamed)
+		res, err := inlineEditAt(f, u, 2, 2, 19)
+		if err != nil || len(res.Edits) != 1 {
+			t.Fatalf("%s: %v %+v", order, err, res)
+		}
+		for _, step := range strings.Split(order, ", ") {
+			if step == "change" {
+				f.editor.Type(u, all)
+				continue
+			}
+			if err := f.editor.Command(server.CommandAcceptInlineEdit, res.Edits[0].Command.Arguments[0], nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, accepted := nesCalls(t, f); accepted != 1 {
+			t.Fatalf("%s: accepted %d, want 1", order, accepted)
+		}
+		if _, err := inlineEditAt(f, u, 3, 3, 0); err != nil {
+			t.Fatal(err)
+		}
+		prompt := llmtest.LastUserText(srv.Requests()[1])
+		if strings.Count(prompt, "(a suggestion the user accepted)") != 1 ||
+			!strings.Contains(prompt, "(a suggestion the user accepted)\n@@ -4,1 +4,1 @@\n-\treturn \"hi \" + name\n") {
+			t.Fatalf("%s: prompt:\n%s", order, prompt)
+		}
+	}
+}
+
+// Models differ on the line breaks before the closing fence: none of them
+// is an edit.
+func TestNextEditIgnoresTheLineBreaksAtTheRegionsEnd(t *testing.T) {
+	renamed := strings.Replace(greet, "(name", "(fullName", 1)
+	all := strings.ReplaceAll(greet, "name", "fullName")
+	for _, answer := range []string{all, all + "\n", all + "\n\n", strings.TrimSuffix(all, "\n")} {
+		srv := llmtest.NewOpenAIServer(t, fenced(answer))
+		f := nesFixture(t, srv, nil)
+		u := f.uri("main.go")
+		f.editor.Open(u, greet)
+		f.editor.Type(u, renamed)
+		res, err := inlineEditAt(f, u, 2, 2, 19)
+		if err != nil || len(res.Edits) != 1 || res.Edits[0].Text != "fullName" || res.Edits[0].Range != span(3, 16, 3, 20) {
+			t.Fatalf("answer %q: %v %+v", answer, err, res)
+		}
+		if prompt := llmtest.LastUserText(srv.Requests()[0]); !strings.Contains(prompt, "}\n```") || strings.Contains(prompt, "}\n\n```") {
+			t.Fatalf("the region's end in the prompt:\n%s", prompt)
+		}
+	}
+}

@@ -94,7 +94,11 @@ func (p nesPrompt) request() llm.Request {
 		b.WriteString("Outline:\n```\n" + strings.Join(p.outline, "\n") + "\n```\n\n")
 	}
 	line := strings.Count(p.text[:p.regionA], "\n") + 1
-	fmt.Fprintf(&b, "Editable region (from line %d):\n```\n%s\n```\n", line, p.region())
+	region := p.region()
+	if !strings.HasSuffix(region, "\n") {
+		region += "\n"
+	}
+	fmt.Fprintf(&b, "Editable region (from line %d):\n```\n%s```\n", line, region)
 	return llm.Request{System: nesChatSystem, Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}}
 }
 
@@ -129,9 +133,12 @@ func (p nesPrompt) rewrite(answer string) (string, bool) {
 		out = inner
 	}
 	out = strings.ReplaceAll(out, zetaCursor, "")
-	if region := p.text[p.regionA:p.regionB]; !strings.HasSuffix(region, "\n") {
-		out = strings.TrimSuffix(out, "\n")
-	}
+	// The region's own line breaks at its end, whatever the model wrote
+	// there: they are where the fence or marker goes, and models differ
+	// on them; a suggestion to add or drop a trailing blank line is worth
+	// nothing.
+	region := p.text[p.regionA:p.regionB]
+	out = strings.TrimRight(out, "\r\n") + region[len(strings.TrimRight(region, "\r\n")):]
 	return out, true
 }
 
