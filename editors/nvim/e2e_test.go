@@ -53,6 +53,8 @@ func TestNeovimEndToEnd(t *testing.T) {
 			checkModelSaw(t, requests)
 			// Neovim 0.11+: vim.lsp.config and vim.lsp.enable, as the README shows.
 			t.Run("lsp-config", func(t *testing.T) { runScript(t, nv, bin, "e2e_config.lua") })
+			// Every kind of next-edit preview, and its keys.
+			t.Run("next-edit-preview", func(t *testing.T) { runScript(t, nv, bin, "next_edit_preview.lua") })
 		})
 	}
 }

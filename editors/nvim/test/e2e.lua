@@ -249,7 +249,7 @@ local ok, err = pcall(function()
   -- :checkhealth agent_lsp reports the binary, the server and the model.
   vim.cmd('checkhealth agent_lsp')
   local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
-  for _, want_text in ipairs({ 'agent-lsp (devel)', 'attached to hello.py', 'model gpt-test', 'Neovim 0.' }) do
+  for _, want_text in ipairs({ 'agent-lsp (devel)', 'attached to hello.py', 'model gpt-test', 'next edit suggestions from ', 'nes-chat', 'Neovim 0.' }) do
     assert(report:find(want_text, 1, true), 'checkhealth lacks "' .. want_text .. '":\n' .. report)
   end
   assert(not report:find('ERROR', 1, true) and not report:find('WARN', 1, true), 'checkhealth reports a problem:\n' .. report)

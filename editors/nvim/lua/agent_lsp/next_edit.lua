@@ -18,7 +18,8 @@ local config = {
   debounce_ms = 50, -- the server debounces too (nes.debounceMs); this spares requests
 }
 
--- M.shown[bufnr] is the suggestion shown in the buffer: { edit, version,
+-- M.shown[bufnr] is the suggestion shown in the buffer: { edit, tick (the
+-- buffer's changedtick it is for: any change makes it stale),
 -- saved = the buffer's own mappings our keys hid }.
 M.shown = {}
 local pending = {} -- bufnr -> { client, id } of the request in flight
@@ -62,17 +63,28 @@ local function line_of(bufnr, row)
 end
 
 -- span is the edit's range as 0-based byte positions in the buffer, or nil
--- when the buffer no longer has those lines.
+-- when the buffer no longer has those lines. A position on the line after
+-- the last (the end of a text ending in a line break) is the last line's end.
 local function span(bufnr, edit, enc)
-  local s, e = edit.range.start, edit.range['end']
-  if e.line >= vim.api.nvim_buf_line_count(bufnr) then
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  local function pos(p)
+    if p.line > count or p.line == count and p.character > 0 then
+      return nil
+    elseif p.line == count then
+      return count - 1, #line_of(bufnr, count - 1)
+    end
+    return p.line, byte_col(line_of(bufnr, p.line), p.character, enc)
+  end
+  local sr, sc = pos(edit.range.start)
+  local er, ec = pos(edit.range['end'])
+  if not sr or not er then
     return nil
   end
-  return s.line, byte_col(line_of(bufnr, s.line), s.character, enc), e.line, byte_col(line_of(bufnr, e.line), e.character, enc)
+  return sr, sc, er, ec
 end
 
-local function version_of(bufnr)
-  return vim.lsp.util.buf_versions[bufnr]
+local function tick(bufnr)
+  return vim.api.nvim_buf_get_changedtick(bufnr)
 end
 
 local function encoding()
@@ -135,43 +147,69 @@ function M.clear(bufnr)
   return state ~= nil
 end
 
--- show previews edit in bufnr: the replaced text as deleted, the new text
--- inline after it (Neovim 0.10+) or at the end of the line (before), its
--- further lines as virtual lines below.
-local function show(bufnr, edit, version)
+-- add_chunks is text's lines as virtual lines.
+local function add_chunks(lines)
+  local out = {}
+  for _, l in ipairs(lines) do
+    table.insert(out, { { l, 'AgentNextEditAdd' } })
+  end
+  return out
+end
+
+-- show previews edit in bufnr: the replaced text highlighted as deleted;
+-- whole new lines as virtual lines where they would go; else the new text
+-- inline after the replaced text (Neovim 0.10+) or at the end of its line
+-- (before), its further lines as virtual lines below.
+local function show(bufnr, edit, at)
   M.clear(bufnr)
   local sr, sc, er, ec = span(bufnr, edit, encoding())
   if not sr then
     return
   end
+  local function mark(row, col, opts)
+    vim.api.nvim_buf_set_extmark(bufnr, M.ns, row, col, opts)
+  end
   if sr ~= er or sc ~= ec then
-    vim.api.nvim_buf_set_extmark(bufnr, M.ns, sr, sc, { end_row = er, end_col = ec, hl_group = 'AgentNextEditDelete' })
+    mark(sr, sc, { end_row = er, end_col = ec, hl_group = 'AgentNextEditDelete' })
   end
-  local lines = vim.split(edit.text or '', '\n', { plain = true })
-  local first = table.remove(lines, 1)
-  local below = {}
-  for _, l in ipairs(lines) do
-    table.insert(below, { { l, 'AgentNextEditAdd' } })
-  end
-  local opts = {}
-  if first ~= '' then
-    if has('nvim-0.10') then
-      opts.virt_text, opts.virt_text_pos = { { first, 'AgentNextEditAdd' } }, 'inline'
+  local text = edit.text or ''
+  local s, e = edit.range.start, edit.range['end']
+  local lines = vim.split(text, '\n', { plain = true })
+  if s.character == 0 and e.character == 0 and text:sub(-1) == '\n' then
+    -- Whole lines: above the line the range ends at, or below the last.
+    table.remove(lines) -- the final line break ends the last line
+    local count = vim.api.nvim_buf_line_count(bufnr)
+    if e.line < count then
+      mark(e.line, 0, { virt_lines = add_chunks(lines), virt_lines_above = true })
     else
-      opts.virt_text, opts.virt_text_pos = { { ' → ', 'AgentNextEditHint' }, { first, 'AgentNextEditAdd' } }, 'eol'
+      mark(count - 1, 0, { virt_lines = add_chunks(lines) })
     end
-  elseif #below == 0 and not has('nvim-0.10') then
-    opts.virt_text = { { ' ← delete', 'AgentNextEditHint' } } -- a deletion, said where the highlight may be faint
+  else
+    local first = table.remove(lines, 1)
+    local opts = {}
+    if first ~= '' then
+      if has('nvim-0.10') then
+        opts.virt_text, opts.virt_text_pos = { { first, 'AgentNextEditAdd' } }, 'inline'
+      else
+        opts.virt_text, opts.virt_text_pos = { { ' → ', 'AgentNextEditHint' }, { first, 'AgentNextEditAdd' } }, 'eol'
+      end
+    end
+    if #lines > 0 then
+      opts.virt_lines = add_chunks(lines)
+    end
+    if next(opts) then
+      mark(er, ec, opts)
+    end
   end
-  if #below > 0 then
-    opts.virt_lines = below
-  end
-  if next(opts) then
-    vim.api.nvim_buf_set_extmark(bufnr, M.ns, er, ec, opts)
-  end
-  local state = { edit = edit, version = version }
+  local state = { edit = edit, tick = at }
   M.shown[bufnr] = state
   map_keys(bufnr, state)
+end
+
+-- preview shows edit (a copilotInlineEdit answer's) in bufnr as a
+-- suggestion for the buffer's text as it is.
+function M.preview(bufnr, edit)
+  show(bufnr, edit, tick(bufnr))
 end
 
 -- request asks the server for the next edit at the cursor of the current
@@ -191,21 +229,21 @@ function M.request()
   local params = vim.lsp.util.make_position_params(0, c.offset_encoding)
   -- The request flushes the pending didChange first, so this is the
   -- version the server has.
-  local version = version_of(bufnr)
+  local version, at = vim.lsp.util.buf_versions[bufnr], tick(bufnr)
   params.textDocument.version = version
   local ok, id
   ok, id = call(c, 'request', 'textDocument/copilotInlineEdit', params, function(err, result)
     if pending[bufnr] and pending[bufnr].id == id then
       pending[bufnr] = nil
     end
-    if err or type(result) ~= 'table' or not vim.api.nvim_buf_is_valid(bufnr) or version_of(bufnr) ~= version then
+    if err or type(result) ~= 'table' or not vim.api.nvim_buf_is_valid(bufnr) or tick(bufnr) ~= at then
       return -- failed, or typed on meanwhile: a newer request is coming
     end
     local edit = type(result.edits) == 'table' and result.edits[1] or nil
     if not edit or (edit.textDocument and edit.textDocument.version ~= version) then
       return
     end
-    show(bufnr, edit, version)
+    show(bufnr, edit, at)
   end, bufnr)
   if ok and id then
     pending[bufnr] = { client = c, id = id }
@@ -216,7 +254,7 @@ end
 -- shortly after the last change of a burst.
 local function on_change(bufnr)
   local state = M.shown[bufnr]
-  if state and version_of(bufnr) ~= state.version then
+  if state and tick(bufnr) ~= state.tick then
     M.clear(bufnr)
   end
   local c = agent().running()
@@ -227,7 +265,7 @@ local function on_change(bufnr)
     timers[bufnr]:stop()
     timers[bufnr]:close()
   end
-  local timer = vim.loop.new_timer()
+  local timer = (vim.uv or vim.loop).new_timer() -- vim.uv from 0.10
   timers[bufnr] = timer
   timer:start(config.debounce_ms, 0, vim.schedule_wrap(function()
     if timers[bufnr] == timer then
@@ -257,7 +295,7 @@ function M.accept(bufnr)
   end
   local enc = encoding()
   local sr, sc = span(bufnr, state.edit, enc)
-  if not sr or version_of(bufnr) ~= state.version then
+  if not sr or tick(bufnr) ~= state.tick then
     M.clear(bufnr)
     return false
   end
