@@ -7,6 +7,7 @@ package nvim_test
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,6 +56,15 @@ func TestNeovimEndToEnd(t *testing.T) {
 			t.Run("lsp-config", func(t *testing.T) { runScript(t, nv, bin, "e2e_config.lua") })
 			// Every kind of next-edit preview, and its keys.
 			t.Run("next-edit-preview", func(t *testing.T) { runScript(t, nv, bin, "next_edit_preview.lua") })
+			// copilot-lsp.nvim's next edits from agent-lsp, as the README sets
+			// it up: given a checkout of it (not part of this repository).
+			t.Run("copilot-lsp.nvim", func(t *testing.T) {
+				checkout := os.Getenv("COPILOT_LSP_NVIM")
+				if checkout == "" {
+					t.Skip("COPILOT_LSP_NVIM names no checkout of github.com/copilotlsp-nvim/copilot-lsp")
+				}
+				runScript(t, nv, bin, "e2e_copilot_lsp.lua", checkout)
+			})
 		})
 	}
 }
@@ -91,10 +101,11 @@ func neovims() []neovim {
 }
 
 // runScript runs test/<script> on nv with a fresh workspace, model server
-// and copy of the binary and the plugin; it returns the workspace's root (on
-// the host) and what the model was sent. A script that writes "skip: why"
+// and copy of the binary and the plugin (and of copilotLsp, a checkout of
+// copilot-lsp.nvim, when given); it returns the workspace's root (on the
+// host) and what the model was sent. A script that writes "skip: why"
 // skips the test.
-func runScript(t *testing.T, nv neovim, bin, script string) (string, []map[string]any) {
+func runScript(t *testing.T, nv neovim, bin, script string, copilotLsp ...string) (string, []map[string]any) {
 	dir := t.TempDir()
 	if nv.base != "" {
 		var err error
@@ -113,6 +124,9 @@ func runScript(t *testing.T, nv neovim, bin, script string) (string, []map[strin
 	for _, f := range []string{"lua/agent_lsp/init.lua", "lua/agent_lsp/health.lua", "lua/agent_lsp/next_edit.lua", "lsp/agent_lsp.lua", "test/" + script} {
 		copyFile(t, f, filepath.Join(dir, "plugin", f), 0o644)
 	}
+	for _, from := range copilotLsp {
+		copyTree(t, from, filepath.Join(dir, "copilot-lsp"))
+	}
 	root := filepath.Join(dir, "root")
 	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte(helloPy), 0o644); err != nil {
 		t.Fatal(err)
@@ -127,7 +141,7 @@ func runScript(t *testing.T, nv neovim, bin, script string) (string, []map[strin
 		"--cmd", "set rtp^=" + plugin, "-c", run})
 	cmd := exec.Command(nv.argv[0], args...)
 	cmd.Env = append(os.Environ(), "AGENT_LSP_BIN="+inside(filepath.Join(dir, "agent-lsp")), "WORKSPACE="+inside(root), "RESULT="+inside(result),
-		"AGENT_LSP_MODEL=gpt-test", "AGENT_LSP_COMPLETION_MODEL=coder-1b", "OPENAI_BASE_URL="+srv.URL+"/v1", "TMPDIR="+inside(filepath.Join(dir, "tmp")),
+		"AGENT_LSP_MODEL=gpt-test", "AGENT_LSP_COMPLETION_MODEL=coder-1b", "OPENAI_BASE_URL="+srv.URL+"/v1", "TMPDIR="+inside(filepath.Join(dir, "tmp")), "COPILOT_LSP_RTP="+inside(filepath.Join(dir, "copilot-lsp")),
 		"XDG_CONFIG_HOME="+inside(filepath.Join(dir, "config")), "XDG_CACHE_HOME="+inside(filepath.Join(dir, "cache")),
 		"XDG_STATE_HOME="+inside(filepath.Join(dir, "state")), "XDG_DATA_HOME="+inside(filepath.Join(dir, "data")))
 	done := make(chan error, 1)
@@ -307,6 +321,28 @@ func checkDisk(t *testing.T, root string, want map[string]*string) {
 }
 
 func ptr(s string) *string { return &s }
+
+// copyTree copies the files under from (but .git) to to.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() == ".git" {
+			if err == nil {
+				err = filepath.SkipDir
+			}
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(from, path)
+		copyFile(t, path, filepath.Join(to, rel), 0o644)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	t.Helper()
