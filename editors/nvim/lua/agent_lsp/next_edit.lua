@@ -278,12 +278,6 @@ local function on_change(bufnr)
   end))
 end
 
--- at_edit says the cursor is on one of the edit's lines.
-local function at_edit(edit)
-  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
-  return row >= edit.range.start.line and row <= edit.range['end'].line
-end
-
 -- accept jumps to the suggestion when the cursor is elsewhere, else applies
 -- it and then runs its command, which goes after the edit's didChange (the
 -- request flushes it), so the server counts it and builds the next on it.
@@ -294,28 +288,45 @@ function M.accept(bufnr)
     return false
   end
   local enc = encoding()
-  local sr, sc = span(bufnr, state.edit, enc)
+  local sr, sc, er = span(bufnr, state.edit, enc)
   if not sr or tick(bufnr) ~= state.tick then
     M.clear(bufnr)
     return false
   end
-  if vim.api.nvim_get_current_buf() == bufnr and not at_edit(state.edit) then
+  -- At it: the cursor on one of its lines (as shown: one past the end is the last).
+  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
+  if vim.api.nvim_get_current_buf() == bufnr and (row < sr or row > er) then
     vim.api.nvim_win_set_cursor(0, { sr + 1, sc })
     return true
   end
   local edit = state.edit
   M.clear(bufnr)
-  vim.lsp.util.apply_text_edits({ { range = edit.range, newText = edit.text } }, bufnr, enc)
-  -- The cursor goes to the end of the new text.
   local lines = vim.split(edit.text, '\n', { plain = true })
-  local row = sr + #lines - 1
-  local col = (#lines == 1 and sc or 0) + #lines[#lines]
+  if edit.range.start.line >= vim.api.nvim_buf_line_count(bufnr) then
+    -- Lines after the last: Neovim 0.10's apply_text_edits would add an empty one too.
+    local count = vim.api.nvim_buf_line_count(bufnr)
+    vim.api.nvim_buf_set_lines(bufnr, count, count, false, vim.split((edit.text:gsub('\n$', '')), '\n', { plain = true }))
+  else
+    vim.lsp.util.apply_text_edits({ { range = edit.range, newText = edit.text } }, bufnr, enc)
+  end
+  -- The cursor goes to the end of the new text (of its last line, for whole lines).
+  local col
+  if #lines > 1 and lines[#lines] == '' and edit.range.start.character == 0 then
+    table.remove(lines)
+    row, col = edit.range.start.line + #lines - 1, #lines[#lines]
+  else
+    row, col = sr + #lines - 1, (#lines == 1 and sc or 0) + #lines[#lines]
+  end
   if vim.api.nvim_get_current_buf() == bufnr then
     pcall(vim.api.nvim_win_set_cursor, 0, { row + 1, math.max(col - (vim.fn.mode() == 'i' and 0 or 1), 0) })
   end
   local c = agent().running()
   if c and type(edit.command) == 'table' then
-    call(c, 'request', 'workspace/executeCommand', { command = edit.command.command, arguments = edit.command.arguments }, function() end, bufnr)
+    call(c, 'request', 'workspace/executeCommand', { command = edit.command.command, arguments = edit.command.arguments }, function(err)
+      if err then
+        vim.notify('agent-lsp: ' .. edit.command.command .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.WARN)
+      end
+    end, bufnr)
   end
   return true
 end
