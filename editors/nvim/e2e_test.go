@@ -7,6 +7,7 @@ package nvim_test
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,6 +54,17 @@ func TestNeovimEndToEnd(t *testing.T) {
 			checkModelSaw(t, requests)
 			// Neovim 0.11+: vim.lsp.config and vim.lsp.enable, as the README shows.
 			t.Run("lsp-config", func(t *testing.T) { runScript(t, nv, bin, "e2e_config.lua") })
+			// Every kind of next-edit preview, and its keys.
+			t.Run("next-edit-preview", func(t *testing.T) { runScript(t, nv, bin, "next_edit_preview.lua") })
+			// copilot-lsp.nvim's next edits from agent-lsp, as the README sets
+			// it up: given a checkout of it (not part of this repository).
+			t.Run("copilot-lsp.nvim", func(t *testing.T) {
+				checkout := os.Getenv("COPILOT_LSP_NVIM")
+				if checkout == "" {
+					t.Skip("COPILOT_LSP_NVIM names no checkout of github.com/copilotlsp-nvim/copilot-lsp")
+				}
+				runScript(t, nv, bin, "e2e_copilot_lsp.lua", checkout)
+			})
 		})
 	}
 }
@@ -89,10 +101,11 @@ func neovims() []neovim {
 }
 
 // runScript runs test/<script> on nv with a fresh workspace, model server
-// and copy of the binary and the plugin; it returns the workspace's root (on
-// the host) and what the model was sent. A script that writes "skip: why"
+// and copy of the binary and the plugin (and of copilotLsp, a checkout of
+// copilot-lsp.nvim, when given); it returns the workspace's root (on the
+// host) and what the model was sent. A script that writes "skip: why"
 // skips the test.
-func runScript(t *testing.T, nv neovim, bin, script string) (string, []map[string]any) {
+func runScript(t *testing.T, nv neovim, bin, script string, copilotLsp ...string) (string, []map[string]any) {
 	dir := t.TempDir()
 	if nv.base != "" {
 		var err error
@@ -108,8 +121,11 @@ func runScript(t *testing.T, nv neovim, bin, script string) (string, []map[strin
 		}
 	}
 	copyFile(t, bin, filepath.Join(dir, "agent-lsp"), 0o755)
-	for _, f := range []string{"lua/agent_lsp/init.lua", "lua/agent_lsp/health.lua", "lsp/agent_lsp.lua", "test/" + script} {
+	for _, f := range []string{"lua/agent_lsp/init.lua", "lua/agent_lsp/health.lua", "lua/agent_lsp/next_edit.lua", "lsp/agent_lsp.lua", "test/" + script} {
 		copyFile(t, f, filepath.Join(dir, "plugin", f), 0o644)
+	}
+	for _, from := range copilotLsp {
+		copyTree(t, from, filepath.Join(dir, "copilot-lsp"))
 	}
 	root := filepath.Join(dir, "root")
 	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte(helloPy), 0o644); err != nil {
@@ -118,12 +134,14 @@ func runScript(t *testing.T, nv neovim, bin, script string) (string, []map[strin
 	srv := llmtest.NewOpenAIResponder(t, scriptedModel(t))
 	result := filepath.Join(dir, "result")
 	plugin := inside(filepath.Join(dir, "plugin"))
+	// The script quits itself, maybe later from the main loop (where typed
+	// keys fire TextChanged); one that fails to load or run quits with 3.
+	run := fmt.Sprintf("lua local ok, err = pcall(dofile, %q) if not ok then io.stderr:write(tostring(err)) vim.cmd('cquit 3') end", plugin+"/test/"+script)
 	args := slices.Concat(nv.argv[1:], []string{"--headless", "-u", "NONE", "-i", "NONE", "-n",
-		"--cmd", "set rtp^=" + plugin, "-c", "luafile " + plugin + "/test/" + script,
-		"-c", "cquit 3"}) // reached only when the script could not run: it quits itself
+		"--cmd", "set rtp^=" + plugin, "-c", run})
 	cmd := exec.Command(nv.argv[0], args...)
 	cmd.Env = append(os.Environ(), "AGENT_LSP_BIN="+inside(filepath.Join(dir, "agent-lsp")), "WORKSPACE="+inside(root), "RESULT="+inside(result),
-		"AGENT_LSP_MODEL=gpt-test", "AGENT_LSP_COMPLETION_MODEL=coder-1b", "OPENAI_BASE_URL="+srv.URL+"/v1", "TMPDIR="+inside(filepath.Join(dir, "tmp")),
+		"AGENT_LSP_MODEL=gpt-test", "AGENT_LSP_COMPLETION_MODEL=coder-1b", "OPENAI_BASE_URL="+srv.URL+"/v1", "TMPDIR="+inside(filepath.Join(dir, "tmp")), "COPILOT_LSP_RTP="+inside(filepath.Join(dir, "copilot-lsp")),
 		"XDG_CONFIG_HOME="+inside(filepath.Join(dir, "config")), "XDG_CACHE_HOME="+inside(filepath.Join(dir, "cache")),
 		"XDG_STATE_HOME="+inside(filepath.Join(dir, "state")), "XDG_DATA_HOME="+inside(filepath.Join(dir, "data")))
 	done := make(chan error, 1)
@@ -181,6 +199,17 @@ func scriptedModel(t *testing.T) func(map[string]any) llmtest.Turn {
 		{"unwaited question", []llmtest.Turn{{Text: "Unwaited answer."}}},
 	}
 	return func(body map[string]any) llmtest.Turn {
+		if region, ok := nextEditRegion(body); ok {
+			// The rename of welcome's parameter is finished at its use;
+			// anything else is left as it is (no edit).
+			if strings.Contains(region, "def welcome(guest):") {
+				region = strings.ReplaceAll(region, "+ name", "+ guest")
+			}
+			if !strings.HasSuffix(region, "\n") {
+				region += "\n"
+			}
+			return llmtest.Turn{Text: "```python\n" + region + "```\n"}
+		}
 		if _, fim := body["prompt"]; fim {
 			return llmtest.Turn{Text: "nt(greet())\n"}
 		}
@@ -193,6 +222,31 @@ func scriptedModel(t *testing.T) func(map[string]any) llmtest.Turn {
 		t.Errorf("the model was asked an unscripted step %d of %q", step, task)
 		return llmtest.Turn{Text: "unscripted"}
 	}
+}
+
+// nextEditRegion is the editable region of a next-edit request (its system
+// prompt starts "You predict the next edit"), the cursor marker removed.
+func nextEditRegion(body map[string]any) (string, bool) {
+	msgs, _ := body["messages"].([]any)
+	if len(msgs) < 2 {
+		return "", false
+	}
+	system, _ := msgs[0].(map[string]any)
+	if s, _ := system["content"].(string); system["role"] != "system" || !strings.HasPrefix(s, "You predict the next edit") {
+		return "", false
+	}
+	user, _ := msgs[len(msgs)-1].(map[string]any)
+	text, _ := user["content"].(string)
+	_, after, ok := strings.Cut(text, "Editable region (from line ")
+	if !ok {
+		return "", false
+	}
+	_, after, ok = strings.Cut(after, "```\n")
+	if !ok {
+		return "", false
+	}
+	region, _, ok := strings.Cut(after, "\n```")
+	return strings.ReplaceAll(region, "<|user_cursor_is_here|>", ""), ok
 }
 
 // currentTask is the run's task (the last user message) and how many tool
@@ -215,8 +269,12 @@ func currentTask(body map[string]any) (string, int) {
 
 func checkModelSaw(t *testing.T, requests []map[string]any) {
 	t.Helper()
-	var sawUnsaved, sawFix, sawAsk, sawFIM bool
+	var sawUnsaved, sawFix, sawAsk, sawFIM, sawRename bool
 	for _, body := range requests {
+		if region, ok := nextEditRegion(body); ok {
+			sawRename = sawRename || strings.Contains(region, "def welcome(guest):\n    return \"Welcome, \" + name")
+			continue
+		}
 		if prompt, ok := body["prompt"].(string); ok {
 			sawFIM = sawFIM || (body["model"] == "coder-1b" && strings.HasSuffix(prompt, "Hello, agent!\"\npri"))
 			continue
@@ -240,6 +298,9 @@ func checkModelSaw(t *testing.T, requests []map[string]any) {
 	if !sawFix {
 		t.Error("Fix with agent did not send the other source's diagnostic")
 	}
+	if !sawRename {
+		t.Error("no next-edit request after the parameter's rename")
+	}
 	if !sawFIM {
 		t.Error("no completion request for the line typed")
 	}
@@ -260,6 +321,28 @@ func checkDisk(t *testing.T, root string, want map[string]*string) {
 }
 
 func ptr(s string) *string { return &s }
+
+// copyTree copies the files under from (but .git) to to.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() == ".git" {
+			if err == nil {
+				err = filepath.SkipDir
+			}
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(from, path)
+		copyFile(t, path, filepath.Join(to, rel), 0o644)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	t.Helper()

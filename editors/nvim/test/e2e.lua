@@ -4,7 +4,8 @@
 -- code-action menu (vim.ui.select answered by title), the prompt box — and
 -- judges what the user sees: windows and buffers, messages, the buffers'
 -- text, the bytes written to disk. Writes "ok" or the failure to $RESULT,
--- then quits.
+-- then quits. The next-edit step runs last, in the main loop: keys typed
+-- there fire TextChanged, as a user's do (not so during this script).
 local result = os.getenv('RESULT')
 local root = os.getenv('WORKSPACE')
 local function finish(msg)
@@ -79,12 +80,18 @@ local function menu(choose, open)
   return titles
 end
 
+local agent, server, sent
+
 local ok, err = pcall(function()
-  local agent = require('agent_lsp')
+  agent = require('agent_lsp')
   agent.setup({
     cmd = { os.getenv('AGENT_LSP_BIN') },
-    -- Completion items: Neovim 0.7 has no inline completion.
-    settings = { completion = { items = true, fim = 'suffix', debounceMs = 1 } },
+    -- Completion items: Neovim 0.7 has no inline completion. Next edits
+    -- from the agent's (scripted) model server.
+    settings = {
+      completion = { items = true, fim = 'suffix', debounceMs = 1 },
+      nes = { model = 'nes-chat', debounceMs = 10 },
+    },
   })
   vim.cmd('edit ' .. root .. '/hello.py')
   local buf, win = vim.api.nvim_get_current_buf(), vim.api.nvim_get_current_win()
@@ -92,7 +99,7 @@ local ok, err = pcall(function()
   local client = agent.running()
   -- Every command the plugin sends, as JSON: an empty Lua table {} would go
   -- as [] (a list), which the server took for invalid arguments.
-  local sent = {}
+  sent = {}
   local request = client.request
   client.request = function(a, b, ...)
     local method, params = a, b
@@ -104,7 +111,7 @@ local ok, err = pcall(function()
     end
     return request(a, b, ...)
   end
-  local function server(command, arg)
+  function server(command, arg)
     local answers = vim.lsp.buf_request_sync(buf, 'workspace/executeCommand', { command = command, arguments = arg and { arg } or nil }, 10000)
     local answer = answers and answers[client.id]
     assert(answer and not answer.err, command .. ': ' .. vim.inspect(answer))
@@ -242,11 +249,103 @@ local ok, err = pcall(function()
   -- :checkhealth agent_lsp reports the binary, the server and the model.
   vim.cmd('checkhealth agent_lsp')
   local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
-  for _, want_text in ipairs({ 'agent-lsp (devel)', 'attached to hello.py', 'model gpt-test', 'Neovim 0.' }) do
+  for _, want_text in ipairs({ 'agent-lsp (devel)', 'attached to hello.py', 'model gpt-test', 'next edit suggestions from ', 'nes-chat', 'Neovim 0.' }) do
     assert(report:find(want_text, 1, true), 'checkhealth lacks "' .. want_text .. '":\n' .. report)
   end
   assert(not report:find('ERROR', 1, true) and not report:find('WARN', 1, true), 'checkhealth reports a problem:\n' .. report)
+end)
+if not ok then
+  finish(tostring(err))
+  return
+end
 
+-- In the main loop: sleep and poll yield to it, keys are typed.
+local co = coroutine.running
+local function sleep(ms)
+  local me = co()
+  vim.defer_fn(function() coroutine.resume(me) end, ms)
+  coroutine.yield()
+end
+local function poll(ms, cond, what)
+  local deadline = vim.loop.now() + ms
+  while not cond() do
+    assert(vim.loop.now() < deadline, what)
+    sleep(20)
+  end
+end
+local function type_keys(keys)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 't', false)
+end
+
+-- mapped says the buffer has a mapping of its own for lhs in mode (0.11+
+-- maps Tab in insert mode for snippets everywhere).
+local function mapped(lhs, mode)
+  return vim.fn.maparg(lhs, mode, false, true).buffer == 1
+end
+
+-- Next edit: rename a parameter; the suggestion renames its use.
+local function next_edit()
+  local ne = require('agent_lsp.next_edit')
+  -- A file on disk: text typed into a new one would be one edit with the
+  -- rename, which the server leaves to the user.
+  local f = assert(io.open(root .. '/names.py', 'w'))
+  f:write('def welcome(name):\n    return "Welcome, " + name\n')
+  f:close()
+  vim.cmd('edit ' .. root .. '/names.py')
+  local buf = vim.api.nvim_get_current_buf()
+  poll(10000, function() return agent.running().attached_buffers[buf] end, 'names.py not attached')
+  assert(not ne.shown[buf], 'a suggestion before the rename: ' .. vim.inspect(ne.shown[buf]))
+  assert(not mapped('<Tab>', 'n') and not mapped('<Tab>', 'i'), 'Tab mapped with no suggestion')
+  type_keys('gg0f(lciwguest<Esc>')
+  poll(10000, function() return ne.shown[buf] ~= nil end, 'no suggestion after the rename')
+  local use = '    return "Welcome, " + name'
+  local col = use:find('name', 1, true) - 1
+  local deleted, added
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ne.ns, 0, -1, { details = true })) do
+    local row, c, d = m[2], m[3], m[4]
+    if d.hl_group == 'AgentNextEditDelete' then
+      deleted = { row, c, d.end_row, d.end_col }
+    end
+    for _, chunk in ipairs(d.virt_text or {}) do
+      if chunk[1] == 'guest' then
+        added = { row, c, d.virt_text_pos }
+      end
+    end
+  end
+  assert(vim.deep_equal(deleted, { 1, col, 1, col + 4 }), 'the deleted text marked at ' .. vim.inspect(deleted))
+  local pos = vim.fn.has('nvim-0.10') == 1 and 'inline' or 'eol'
+  assert(vim.deep_equal(added, { 1, col + 4, pos }), 'the new text shown at ' .. vim.inspect(added) .. ', want ' .. pos)
+  assert(mapped('<Tab>', 'n') and mapped('<Tab>', 'i') and mapped('<Esc>', 'n'), 'keys not mapped in the buffer while a suggestion shows')
+
+  -- Dismissed: the marks and the keys go.
+  type_keys('<Esc>')
+  poll(5000, function() return ne.shown[buf] == nil end, 'Esc did not dismiss')
+  assert(#vim.api.nvim_buf_get_extmarks(buf, ne.ns, 0, -1, {}) == 0, 'marks left after the dismissal')
+  assert(not mapped('<Tab>', 'n') and not mapped('<Esc>', 'n') and not mapped('<Tab>', 'i'), 'keys left mapped after the dismissal')
+  assert(vim.api.nvim_buf_get_lines(buf, 1, 2, false)[1] == use, 'the dismissal changed the text')
+
+  -- Asked again: Tab jumps to the edit, Tab accepts it.
+  vim.cmd('AgentNextEdit')
+  poll(10000, function() return ne.shown[buf] ~= nil end, ':AgentNextEdit showed nothing')
+  assert(vim.api.nvim_win_get_cursor(0)[1] == 1, 'the cursor left the renamed line')
+  type_keys('<Tab>')
+  poll(5000, function() return vim.api.nvim_win_get_cursor(0)[1] == 2 end, 'Tab did not jump to the edit')
+  assert(vim.api.nvim_win_get_cursor(0)[2] == col, 'jumped to column ' .. vim.api.nvim_win_get_cursor(0)[2])
+  assert(vim.api.nvim_buf_get_lines(buf, 1, 2, false)[1] == use, 'the jump changed the text')
+  type_keys('<Tab>')
+  local want = { 'def welcome(guest):', '    return "Welcome, " + guest' }
+  poll(5000, function() return vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), want) end,
+    'not accepted: ' .. vim.inspect(vim.api.nvim_buf_get_lines(buf, 0, -1, false)))
+  local status
+  poll(10000, function()
+    status = server('agent.status').nextEdits
+    return status.accepted == 1
+  end, 'the server did not count the acceptance')
+  assert(type(status.model) == 'string' and status.model ~= '' and status.calls >= 1, 'nextEdits ' .. vim.inspect(status))
+  assert(not mapped('<Tab>', 'n') and not mapped('<Tab>', 'i'), 'Tab still mapped after the acceptance')
+end
+
+local function final_checks()
   for _, n in ipairs(notes) do
     assert(n.level < vim.log.levels.ERROR, 'an error was shown: ' .. n.msg)
     assert(not n.msg:lower():find('deprecated', 1, true), 'a deprecation was shown: ' .. n.msg)
@@ -257,5 +356,12 @@ local ok, err = pcall(function()
   assert(#sent > 10, 'commands sent: ' .. vim.inspect(sent))
   assert(#deprecated == 0, 'the plugin used deprecated functions: ' .. table.concat(deprecated, '\n'))
   assert(vim.v.errmsg == '', 'an error message: ' .. vim.v.errmsg)
-end)
-finish(ok and 'ok' or tostring(err))
+end
+
+coroutine.wrap(function()
+  local done, why = pcall(next_edit)
+  if done then
+    done, why = pcall(final_checks)
+  end
+  finish(done and 'ok' or tostring(why))
+end)()

@@ -1,5 +1,6 @@
 -- :checkhealth agent_lsp — the binary and its version, the server running
--- and attached, the model it would use (agent.status), and Neovim's version.
+-- and attached, the model it would use (agent.status) and the next-edit
+-- model, and Neovim's version.
 -- vim.health from Neovim 0.8 (start/ok/… from 0.9, report_* before); the
 -- health#report_* functions on 0.7.
 local M = {}
@@ -102,6 +103,12 @@ function M.check()
     h.warn('no model configured (' .. settings .. ')', { 'setup({ settings = { model = "…" } }), or AGENT_LSP_MODEL' })
   else
     h.ok('model ' .. model .. ' (' .. settings .. ')')
+  end
+  local nes = type(st.nextEdits) == 'table' and st.nextEdits or {}
+  if type(nes.model) == 'string' and nes.model ~= '' then
+    h.ok(string.format('next edit suggestions from %s (%d model calls, %d accepted)', nes.model, nes.calls or 0, nes.accepted or 0))
+  else
+    h.info('next edit suggestions off: setup({ settings = { nes = { model = "…" } } }) turns them on')
   end
   for _, w in ipairs(type(st.configWarnings) == 'table' and st.configWarnings or {}) do
     h.warn('configuration: ' .. w)

@@ -1,7 +1,8 @@
 -- agent-lsp for Neovim 0.7.2 and newer: starts the server, attaches it to
 -- buffers, and gives :AgentAsk, :AgentApply, :AgentDiscard, :AgentPreview,
--- :AgentCancel, :AgentActions and :AgentNewSession. All agent logic stays in
--- the server; this file only asks, previews and answers.
+-- :AgentCancel, :AgentActions and :AgentNewSession, and next edit suggestions
+-- (next_edit.lua). All agent logic stays in the server; this file only
+-- asks, previews and answers.
 --
 -- A proposal is previewed as a unified diff in a scratch buffer before
 -- anything changes: the plugin tells the server it cannot confirm annotated
@@ -34,6 +35,9 @@ local config = {
   -- Neovim 0.11+, with the plugin's lsp/agent_lsp.lua); setup() then only
   -- adds the commands.
   autostart = true,
+  -- Next edit suggestions (next_edit.lua): keys and debounce; the server
+  -- suggests only with a next-edit model (settings.nes.model).
+  next_edit = { enabled = true },
 }
 
 -- options returns the plugin's configuration (for :checkhealth).
@@ -615,6 +619,7 @@ function M.setup(opts)
       M.actions()
     end
   end, { range = true, desc = "The agent's code actions for the line (or the selected lines)" })
+  require('agent_lsp.next_edit').setup(config.next_edit)
   local group = vim.api.nvim_create_augroup('agent_lsp', { clear = true })
   if not config.autostart then
     return
