@@ -21,6 +21,10 @@
 ;;   M-x agent-lsp-cancel   stop the running run and the commands it started
 ;;   M-x agent-lsp-eglot    start agent-lsp with eglot for this buffer's mode
 ;;
+;; `agent-lsp-next-edit-mode' shows the server's next edit suggestions
+;; (textDocument/copilotInlineEdit) as you edit: TAB jumps to one, TAB
+;; again accepts it, C-g dismisses it.
+;;
 ;; Each command sends `workspace/executeCommand' (agent.ask,
 ;; agent.showProposal, agent.applyProposal, agent.discardProposal,
 ;; agent.cancel) to the agent-lsp server of the current buffer: its eglot
@@ -43,6 +47,7 @@
 (require 'subr-x)
 (require 'eglot)
 (require 'jsonrpc)
+(require 'diff-mode) ; the faces next edit suggestions inherit
 
 ;; lsp-mode is optional: used only when a buffer runs it, never loaded here.
 (defvar lsp-mode)
@@ -55,6 +60,10 @@
 (declare-function lsp--workspace-root "ext:lsp-mode" (workspace) t)
 (declare-function lsp--point-to-position "ext:lsp-mode" (point))
 (declare-function lsp-request-async "ext:lsp-mode" (method params callback &rest args))
+(declare-function lsp-cancel-request-by-token "ext:lsp-mode" (cancel-token))
+(declare-function lsp--range-to-region "ext:lsp-mode" (range))
+(declare-function lsp--versioned-text-document-identifier "ext:lsp-mode" ())
+(defvar lsp--cur-version)
 (declare-function lsp-register-client "ext:lsp-mode" (client))
 (declare-function lsp-stdio-connection "ext:lsp-mode" (command &optional test-command))
 (declare-function make-lsp-client "ext:lsp-mode" (&rest args))
@@ -420,6 +429,277 @@ there, it is shut down (after asking) until you start it again with
     ;; installed version.
     (let ((eglot-server-programs `(((,major-mode) . ,agent-lsp-program))))
       (apply #'eglot (eglot--guess-contact)))))
+
+;;; Next edit suggestions
+
+(defgroup agent-lsp-next-edit nil
+  "The server's next edit suggestions, shown as you edit."
+  :group 'agent-lsp
+  :prefix "agent-lsp-next-edit-")
+
+(defcustom agent-lsp-next-edit-delay 0.1
+  "Seconds after the last change before asking for a next edit.
+Short: the server waits its own nes.debounceMs too, and a newer
+request for the document cancels the one before."
+  :type 'number)
+
+(defface agent-lsp-next-edit-deleted
+  '((t :inherit diff-removed :strike-through t))
+  "Text a suggested next edit replaces.")
+
+(defface agent-lsp-next-edit-inserted
+  '((t :inherit diff-added))
+  "Text a suggested next edit inserts.")
+
+(defface agent-lsp-next-edit-hint
+  '((t :inherit shadow))
+  "The hint at point's line naming where the suggested edit is.")
+
+(defvar agent-lsp-next-edit-active-map
+  (let ((map (make-sparse-keymap)))
+    ;; Both TAB and <tab>: a mode binding <tab> would otherwise come first.
+    (define-key map (kbd "TAB") #'agent-lsp-next-edit-accept)
+    (define-key map [tab] #'agent-lsp-next-edit-accept)
+    (define-key map (kbd "C-g") #'agent-lsp-next-edit-dismiss)
+    ;; Not "ESC": in a terminal it prefixes every M- key.
+    (define-key map [escape] #'agent-lsp-next-edit-dismiss)
+    map)
+  "Keys active only while a next edit suggestion shows.")
+
+(defvar-local agent-lsp--next-edit nil
+  "The suggestion shown: a plist of :beg and :end (markers), :text,
+:command and :conn.")
+
+(defvar-local agent-lsp--next-edit-overlays nil
+  "The overlays showing the suggestion, the hint excluded.")
+
+(defvar-local agent-lsp--next-edit-hint nil
+  "The overlay of the hint at point's line, or nil.")
+
+(defvar-local agent-lsp--next-edit-timer nil
+  "The timer that asks after the last change.")
+
+(defvar-local agent-lsp--next-edit-ticket 0
+  "Counts requests: an answer to any but the newest is dropped.")
+
+(defvar agent-lsp-next-edit-mode) ; defined below, read by the timer
+
+(defvar-local agent-lsp--next-edit-token nil
+  "lsp-mode's cancel token of this buffer's next-edit request.")
+
+;; Before every minor mode (a completion UI's TAB included), but only in a
+;; buffer while `agent-lsp--next-edit' is set.
+(defvar agent-lsp--next-edit-map-alist
+  `((agent-lsp--next-edit . ,agent-lsp-next-edit-active-map)))
+(add-to-list 'emulation-mode-map-alists 'agent-lsp--next-edit-map-alist)
+
+(defun agent-lsp--document (conn)
+  "The current buffer as CONN's client last sent it: (:uri U :version V)."
+  (if (agent-lsp--eglot-p conn)
+      (eglot--VersionedTextDocumentIdentifier)
+    (lsp--versioned-text-document-identifier)))
+
+(defun agent-lsp--version (conn)
+  "The current buffer's document version in CONN's client."
+  (if (agent-lsp--eglot-p conn) eglot--versioned-identifier lsp--cur-version))
+
+(defun agent-lsp--region (conn range)
+  "RANGE (an LSP range, in CONN's position encoding) as (BEG . END)."
+  (if (agent-lsp--eglot-p conn)
+      (eglot--range-region range)
+    (lsp--range-to-region range)))
+
+(defun agent-lsp--next-edit-clear ()
+  "Remove the shown suggestion, if any."
+  (mapc #'delete-overlay agent-lsp--next-edit-overlays)
+  (when agent-lsp--next-edit-hint
+    (delete-overlay agent-lsp--next-edit-hint))
+  (setq agent-lsp--next-edit-overlays nil
+        agent-lsp--next-edit-hint nil
+        agent-lsp--next-edit nil))
+
+(defun agent-lsp--next-edit-lines ()
+  "The first and last line of the shown suggestion's range, as a cons."
+  (cons (line-number-at-pos (plist-get agent-lsp--next-edit :beg))
+        (line-number-at-pos (plist-get agent-lsp--next-edit :end))))
+
+(defun agent-lsp--next-edit-away-p ()
+  "Non-nil when point is on none of the suggestion's lines."
+  (let ((lines (agent-lsp--next-edit-lines))
+        (here (line-number-at-pos)))
+    (or (< here (car lines)) (> here (cdr lines)))))
+
+(defun agent-lsp--next-edit-place-hint ()
+  "Show the hint at the end of point's line while point is away from the edit."
+  (when agent-lsp--next-edit-hint
+    (delete-overlay agent-lsp--next-edit-hint)
+    (setq agent-lsp--next-edit-hint nil))
+  (when (and agent-lsp--next-edit (agent-lsp--next-edit-away-p))
+    (let ((ov (make-overlay (line-end-position) (line-end-position)))
+          (text (propertize (format "  next edit at line %d · TAB"
+                                    (car (agent-lsp--next-edit-lines)))
+                            'face 'agent-lsp-next-edit-hint)))
+      ;; The cursor stays before the hint, at the line's real end.
+      (put-text-property 0 1 'cursor t text)
+      (overlay-put ov 'after-string text)
+      (overlay-put ov 'agent-lsp-next-edit 'hint)
+      (setq agent-lsp--next-edit-hint ov))))
+
+(defun agent-lsp--next-edit-show (conn result version)
+  "Show the edit of RESULT, a copilotInlineEdit answer for VERSION, from CONN.
+Nothing shows when the buffer moved on from VERSION meanwhile."
+  (agent-lsp--next-edit-clear)
+  (let* ((edits (agent-lsp--get result :edits))
+         (edit (and (> (length edits) 0) (elt edits 0))))
+    (when (and edit
+               (eql version (agent-lsp--version conn))
+               (eql version (agent-lsp--get (agent-lsp--get edit :textDocument) :version)))
+      (let* ((region (agent-lsp--region conn (agent-lsp--get edit :range)))
+             (text (or (agent-lsp--get edit :text) ""))
+             (ov (make-overlay (car region) (cdr region))))
+        (overlay-put ov 'agent-lsp-next-edit 'edit)
+        (overlay-put ov 'priority 100)
+        (when (< (car region) (cdr region))
+          (overlay-put ov 'face 'agent-lsp-next-edit-deleted))
+        ;; After the struck-out text, so old and new read in order; a
+        ;; multi-line text shows as the lines it makes.
+        (unless (string-empty-p text)
+          (overlay-put ov 'after-string (propertize text 'face 'agent-lsp-next-edit-inserted)))
+        (setq agent-lsp--next-edit-overlays (list ov)
+              agent-lsp--next-edit (list :beg (copy-marker (car region))
+                                         :end (copy-marker (cdr region) t)
+                                         :text text
+                                         :command (agent-lsp--get edit :command)
+                                         :conn conn))
+        (agent-lsp--next-edit-place-hint)
+        t))))
+
+(defun agent-lsp--next-edit-request (conn &optional verbose)
+  "Ask CONN for the next edit at point; show it when it comes.
+With VERBOSE, say so when there is none."
+  (agent-lsp--flush-changes conn)
+  (let* ((buf (current-buffer))
+         (doc (agent-lsp--document conn))
+         (version (agent-lsp--get doc :version))
+         (ticket (cl-incf agent-lsp--next-edit-ticket))
+         (params (list :textDocument doc :position (agent-lsp--position conn (point))))
+         (done (lambda (result)
+                 (when (buffer-live-p buf)
+                   (with-current-buffer buf
+                     (when (and (eql ticket agent-lsp--next-edit-ticket)
+                                (not (agent-lsp--next-edit-show conn result version))
+                                verbose)
+                       (message "agent-lsp: no next edit"))))))
+         (failed (lambda (err)
+                   ;; -32800: superseded or cancelled, nothing to say.
+                   (unless (eql (agent-lsp--get err :code) -32800)
+                     (message "agent-lsp: next edit failed: %s"
+                              (or (agent-lsp--get err :message) err))))))
+    (if (agent-lsp--eglot-p conn)
+        ;; jsonrpc gives no id to cancel with: the server cancels a request
+        ;; when a newer one for the document comes, and the ticket drops
+        ;; the older answer.
+        (jsonrpc-async-request conn :textDocument/copilotInlineEdit params
+                               :success-fn done :error-fn failed
+                               :timeout-fn #'ignore)
+      (unless agent-lsp--next-edit-token
+        (setq agent-lsp--next-edit-token (make-symbol "agent-lsp-next-edit")))
+      (lsp-cancel-request-by-token agent-lsp--next-edit-token)
+      (let ((lsp--cur-workspace conn))
+        (lsp-request-async "textDocument/copilotInlineEdit" params done
+                           :mode 'alive :error-handler failed
+                           :cancel-token agent-lsp--next-edit-token)))))
+
+(defun agent-lsp--next-edit-fire (buf)
+  "Ask for the next edit in BUF, where the mode still runs and agent-lsp serves."
+  (when (buffer-live-p buf)
+    (with-current-buffer buf
+      (setq agent-lsp--next-edit-timer nil)
+      (when-let ((conn (and agent-lsp-next-edit-mode (agent-lsp--buffer-connection))))
+        (agent-lsp--next-edit-request conn)))))
+
+(defun agent-lsp--next-edit-after-change (&rest _)
+  "Drop the shown suggestion (its place moved) and ask again shortly."
+  (agent-lsp--next-edit-clear)
+  (when (timerp agent-lsp--next-edit-timer)
+    (cancel-timer agent-lsp--next-edit-timer))
+  ;; Not an idle timer: typing without pause still asks, the server
+  ;; debounces, and it fires in batch Emacs too.
+  (setq agent-lsp--next-edit-timer
+        (run-at-time agent-lsp-next-edit-delay nil #'agent-lsp--next-edit-fire (current-buffer))))
+
+(defun agent-lsp--next-edit-post-command ()
+  "Keep the hint on point's line as point moves."
+  (when agent-lsp--next-edit
+    (agent-lsp--next-edit-place-hint)))
+
+(defun agent-lsp--next-edit-status (conn)
+  "Tell the user when CONN's server has no next-edit model."
+  (agent-lsp--execute conn "agent.status" nil
+                      (lambda (status)
+                        (when (string-empty-p (or (agent-lsp--get (agent-lsp--get status :nextEdits) :model) ""))
+                          (message "agent-lsp: next edit suggestions are off: name a model under [nes] (see README.md)")))))
+
+;;;###autoload
+(define-minor-mode agent-lsp-next-edit-mode
+  "Show agent-lsp's next edit suggestions as you edit.
+Shortly after a change, the server is asked for the edit that comes
+next, near point or a few lines away; it shows as the replaced text
+struck out with the new text after it.  While it shows, TAB moves
+to it, TAB there accepts it, and C-g dismisses it; editing drops it.
+The server must have a next-edit model (its nes settings)."
+  :lighter " Next"
+  (agent-lsp--next-edit-clear)
+  (when (timerp agent-lsp--next-edit-timer)
+    (cancel-timer agent-lsp--next-edit-timer)
+    (setq agent-lsp--next-edit-timer nil))
+  (cond (agent-lsp-next-edit-mode
+         (add-hook 'after-change-functions #'agent-lsp--next-edit-after-change nil t)
+         (add-hook 'post-command-hook #'agent-lsp--next-edit-post-command nil t)
+         (when-let ((conn (agent-lsp--buffer-connection)))
+           (agent-lsp--next-edit-status conn)))
+        (t (remove-hook 'after-change-functions #'agent-lsp--next-edit-after-change t)
+           (remove-hook 'post-command-hook #'agent-lsp--next-edit-post-command t))))
+
+;;;###autoload
+(defun agent-lsp-next-edit ()
+  "Ask for the next edit at point now."
+  (interactive)
+  (let ((conn (or (agent-lsp--buffer-connection)
+                  (user-error "agent-lsp: no agent-lsp server for this buffer"))))
+    (agent-lsp--next-edit-request conn t)))
+
+(defun agent-lsp-next-edit-accept ()
+  "Move to the suggested edit, or accept it when point is on its lines.
+Accepting applies it to the buffer, then runs its command, which tells
+the server so: the next suggestion builds on it."
+  (interactive)
+  (let ((edit agent-lsp--next-edit))
+    (unless edit
+      (user-error "agent-lsp: no next edit shows here"))
+    (if (agent-lsp--next-edit-away-p)
+        (progn (goto-char (plist-get edit :beg))
+               (agent-lsp--next-edit-place-hint))
+      (let ((beg (marker-position (plist-get edit :beg)))
+            (end (marker-position (plist-get edit :end)))
+            (conn (plist-get edit :conn))
+            (command (plist-get edit :command)))
+        (agent-lsp--next-edit-clear)
+        (goto-char beg)
+        (delete-region beg end)
+        (insert (plist-get edit :text))
+        ;; The command must reach the server after the edit's didChange.
+        (agent-lsp--flush-changes conn)
+        (when command
+          (let ((args (agent-lsp--get command :arguments)))
+            (agent-lsp--execute conn (agent-lsp--get command :command)
+                                (and (> (length args) 0) (elt args 0))
+                                #'ignore)))))))
+
+(defun agent-lsp-next-edit-dismiss ()
+  "Dismiss the suggested edit."
+  (interactive)
+  (agent-lsp--next-edit-clear))
 
 ;;; eglot: code actions and capabilities
 

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -143,7 +144,6 @@ func TestLspModeCodeActions(t *testing.T) {
 // disk and what the model was sent. With eglot, which can't create files
 // through an edit, the agent also writes a new file: it must open unsaved.
 func askApply(t *testing.T, bin, client, flow string) {
-	server := servertest.Binary(t)
 	root := t.TempDir()
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
 	onDisk := "def greet():\n    return \"🐍 Hello, World!\"\n"
@@ -159,23 +159,9 @@ func askApply(t *testing.T, bin, client, flow string) {
 		llmtest.Turn{Calls: edits},
 		llmtest.Turn{Text: "Changed the greeting."},
 	)
-	out := t.TempDir()
-	plugin, _ := filepath.Abs(".")
 	// stdin: the prompt, then "y" to eglot's "Server wants to edit"
 	// confirmation (lsp-mode applies without asking).
-	log, err := batch(t, bin, "change the greeting\ny\n", []string{
-		"CLIENT=" + client, "FLOW=" + flow, "AGENT_LSP_BIN=" + server, "WORKSPACE=" + root, "OUT=" + out,
-		"AGENT_LSP_MODEL=gpt-test", "OPENAI_BASE_URL=" + model.URL + "/v1",
-		"XDG_CONFIG_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(),
-		"XDG_STATE_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(),
-	}, "-f", "package-activate-all", "-L", plugin, "--eval", "(setq load-prefer-newer t)", "-l", filepath.Join(plugin, "test", "e2e.el"))
-	read := func(name string) string {
-		data, _ := os.ReadFile(filepath.Join(out, name))
-		return string(data)
-	}
-	if err != nil || read("result") != "ok" {
-		t.Fatalf("e2e.el: %q (emacs: %v)\n%s", read("result"), err, log)
-	}
+	read := runE2E(t, bin, "change the greeting\ny\n", client, flow, root, model.URL+"/v1", t.TempDir())
 
 	if client == "eglot" {
 		offered := strings.Split(read("commands"), "\n")
@@ -223,6 +209,130 @@ func askApply(t *testing.T, bin, client, flow string) {
 	if m := reqs[0]["model"]; m != "gpt-emacs" {
 		t.Errorf("model %v, want the editor's gpt-emacs", m)
 	}
+}
+
+// runE2E runs test/e2e.el with client and flow on the workspace root, the
+// model at baseURL and the user's config directory config. It fails the test
+// unless the script says ok, and returns a reader of what it wrote.
+func runE2E(t *testing.T, bin, stdin, client, flow, root, baseURL, config string) func(name string) string {
+	t.Helper()
+	server := servertest.Binary(t)
+	out := t.TempDir()
+	plugin, _ := filepath.Abs(".")
+	log, err := batch(t, bin, stdin, []string{
+		"CLIENT=" + client, "FLOW=" + flow, "AGENT_LSP_BIN=" + server, "WORKSPACE=" + root, "OUT=" + out,
+		"AGENT_LSP_MODEL=gpt-test", "OPENAI_BASE_URL=" + baseURL, "NES_MODEL=" + nesModel, "NES_BASE_URL=" + baseURL,
+		"XDG_CONFIG_HOME=" + config, "XDG_CACHE_HOME=" + t.TempDir(),
+		"XDG_STATE_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(),
+	}, "-f", "package-activate-all", "-L", plugin, "--eval", "(setq load-prefer-newer t)", "-l", filepath.Join(plugin, "test", "e2e.el"))
+	read := func(name string) string {
+		data, _ := os.ReadFile(filepath.Join(out, name))
+		return string(data)
+	}
+	if err != nil || read("result") != "ok" {
+		t.Fatalf("e2e.el: %q (emacs: %v)\n%s", read("result"), err, log)
+	}
+	return read
+}
+
+const nesModel = "nes-emacs"
+
+func TestEglotNextEdit(t *testing.T) {
+	t.Parallel()
+	nextEdit(t, emacs(t), "eglot")
+}
+
+func TestLspModeNextEdit(t *testing.T) {
+	t.Parallel()
+	nextEdit(t, lspMode(t), "lsp-mode")
+}
+
+// nextEdit runs test/e2e.el's next-edit flow: the user renames greet's
+// parameter; the scripted next-edit model renames its use (after a
+// non-ASCII glyph: with eglot an emoji, whose UTF-16 column differs from
+// Emacs's; lsp-mode 8 counts code points, which the server does not speak,
+// so there one within UTF-16's single units); TAB jumps there, TAB accepts, and
+// the server counts the acceptance. A second rename's suggestion is
+// dismissed with C-g. eglot gets the nes settings from config.toml (the
+// server refuses them from eglot, which a repository can fill); lsp-mode
+// from agent-lsp-settings.
+func nextEdit(t *testing.T, bin, client string) {
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
+	glyph := "🐍"
+	if client == "lsp-mode" {
+		glyph = "λ"
+	}
+	onDisk := "def greet(name):\n    return \"" + glyph + " Hello, \" + name\n"
+	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte(onDisk), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	param := regexp.MustCompile(`def greet\((\w+)\)`)
+	uses := regexp.MustCompile(`\b(name|who)\b`)
+	var asked []string
+	model := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
+		if !strings.HasPrefix(systemText(body), "You predict the next edit") || body["model"] != nesModel {
+			return llmtest.Turn{Text: "not a next-edit request"}
+		}
+		// The editable region (the whole small file), renamed throughout.
+		user := llmtest.LastUserText(body)
+		_, rest, _ := strings.Cut(user, "Editable region (from line 1):\n```\n")
+		region := strings.ReplaceAll(rest[:max(strings.LastIndex(rest, "\n```"), 0)], "<|user_cursor_is_here|>", "")
+		asked = append(asked, region)
+		m := param.FindStringSubmatch(region)
+		if m == nil {
+			return llmtest.Turn{Text: "no parameter"}
+		}
+		return llmtest.Turn{Text: "```python\n" + uses.ReplaceAllString(region, m[1]) + "```\n"}
+	})
+	config := t.TempDir()
+	if client == "eglot" {
+		toml := fmt.Sprintf("[nes]\nmodel = %q\nbase_url = %q\ndebounce_ms = 10\n", nesModel, model.URL+"/v1")
+		os.MkdirAll(filepath.Join(config, "agent-lsp"), 0o755)
+		if err := os.WriteFile(filepath.Join(config, "agent-lsp", "config.toml"), []byte(toml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := runE2E(t, bin, "", client, "next-edit", root, model.URL+"/v1", config)
+
+	want := "hint=  next edit at line 2 · TAB\nreplaced=name|inserted=who|face=agent-lsp-next-edit-deleted"
+	if got := read("shown"); got != want {
+		t.Errorf("shown:\n%s\nwant:\n%s", got, want)
+	}
+	// Line 2, at "name": 25 characters in (with eglot 26 UTF-16 units).
+	if got := read("jumped"); got != "2:25|no hint" {
+		t.Errorf("after the first TAB, point at (line:column|hint) %s, want 2:25 and no hint", got)
+	}
+	accepted := "def greet(who):\n    return \"" + glyph + " Hello, \" + who\n"
+	if got := read("accepted"); got != accepted+"|" {
+		t.Errorf("after the second TAB (buffer|overlays):\n%s\nwant:\n%s|", got, accepted)
+	}
+	status := strings.Split(read("status"), "|")
+	if len(status) != 3 || !strings.Contains(status[0], nesModel) || status[1] == "0" || status[2] != "1" {
+		t.Errorf("agent.status nextEdits (model|calls|accepted): %v, want %s with 1 accepted", status, nesModel)
+	}
+	dismissed := strings.Replace(accepted, "(who)", "(person)", 1)
+	if got := read("dismissed"); got != dismissed+"||nil" {
+		t.Errorf("after C-g (buffer|overlays|suggestion):\n%s\nwant:\n%s||nil", got, dismissed)
+	}
+	if len(asked) < 2 || !strings.Contains(asked[0], "def greet(who)") {
+		t.Errorf("the model was asked %d times, first about %q", len(asked), asked)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "hello.py")); string(data) != onDisk {
+		t.Errorf("disk changed: %q", data)
+	}
+}
+
+// systemText is the system message of an OpenAI request body.
+func systemText(body map[string]any) string {
+	msgs, _ := body["messages"].([]any)
+	if len(msgs) > 0 {
+		if m, _ := msgs[0].(map[string]any); m["role"] == "system" {
+			s, _ := m["content"].(string)
+			return s
+		}
+	}
+	return ""
 }
 
 // packageCommands are the agent.* commands agent-lsp.el sends.
