@@ -105,8 +105,10 @@ export class NextEdits implements vscode.Disposable {
   }
 
   private changed(e: vscode.TextDocumentChangeEvent): void {
+    // A save or an undo back to the saved text changes no content: the version stays.
+    if (e.contentChanges.length === 0) return;
     if (this.shown?.editor.document === e.document) this.clear(); // its version is gone
-    if (e.contentChanges.length === 0 || this.applying) return;
+    if (this.applying) return;
     const editor = vscode.window.activeTextEditor;
     if (editor?.document === e.document) void this.request(editor);
   }
