@@ -105,7 +105,7 @@ export class NextEdits implements vscode.Disposable {
   }
 
   private changed(e: vscode.TextDocumentChangeEvent): void {
-    // A save or an undo back to the saved text changes no content: the version stays.
+    // A save changes no content (only the dirty state): the version stays.
     if (e.contentChanges.length === 0) return;
     if (this.shown?.editor.document === e.document) this.clear(); // its version is gone
     if (this.applying) return;
