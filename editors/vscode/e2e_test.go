@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -26,6 +27,51 @@ import (
 func TestMain(m *testing.M) { toolstest.Main(m) }
 
 const greeting = "def greet():\n    return \"Hello, World!\"\n"
+
+// scale.py is where the walk renames parameters by typing: the next edit
+// suggested is the rename of each one's use on the line below.
+const scale = "def scale(value, factor):\n    return value * factor\n\n\ndef shout(text):\n    return text.upper() + \"!\"\n"
+
+// The next-edit model's prompt (server/nes_prompt.go, chat format).
+const (
+	nesSystem   = "You predict the next edit"
+	nesModel    = "nes-scripted"
+	nesAccepted = "(a suggestion the user accepted)"
+)
+
+// nextEdit answers a next-edit request: the editable region, rewritten
+// where a parameter was renamed (its uses follow), else as it was.
+func nextEdit(prompt string) llmtest.Turn {
+	_, region, _ := strings.Cut(prompt, "Editable region (from line ")
+	_, region, _ = strings.Cut(region, "```\n")
+	// Shown as "```\n%s\n```": the line break before the fence is the
+	// prompt's, the region's own (a whole small file) comes before it.
+	region, _, _ = strings.Cut(region, "\n```\n")
+	region = strings.ReplaceAll(region, "<|user_cursor_is_here|>", "")
+	for _, r := range []struct{ renamed, old, new string }{
+		{"def scale(amount,", "value", "amount"},
+		{"def shout(words)", "text", "words"},
+	} {
+		if strings.Contains(region, r.renamed) {
+			region = strings.ReplaceAll(region, r.old, r.new)
+		}
+	}
+	return llmtest.Turn{Text: "```python\n" + region + "```\n"}
+}
+
+// systemText is the system prompt of a request on the OpenAI wire.
+func systemText(body map[string]any) string {
+	messages, _ := body["messages"].([]any)
+	if len(messages) == 0 {
+		return ""
+	}
+	first, _ := messages[0].(map[string]any)
+	if first["role"] != "system" {
+		return ""
+	}
+	text, _ := first["content"].(string)
+	return text
+}
 
 // TestVSCodeWalk asks, watches the progress, reviews and applies from the
 // review's title bar after its notification hid itself (the sensitive
@@ -52,10 +98,14 @@ func TestVSCodeWalk(t *testing.T) {
 	os.Mkdir(filepath.Join(e.workspace, ".git"), 0o755)
 	os.Mkdir(filepath.Join(e.workspace, ".vscode"), 0o755)
 	write(t, filepath.Join(e.workspace, "hello.py"), greeting)
+	write(t, filepath.Join(e.workspace, "scale.py"), scale)
 	write(t, filepath.Join(e.workspace, ".vscode", "settings.json"), "{}\n")
 
 	model := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
 		task := llmtest.LastUserText(body)
+		if strings.HasPrefix(systemText(body), nesSystem) {
+			return nextEdit(task)
+		}
 		// The session keeps earlier runs: a run's first turn is the one
 		// that answers the user's message, not a tool's.
 		messages, _ := body["messages"].([]any)
@@ -91,7 +141,12 @@ func TestVSCodeWalk(t *testing.T) {
 		t.Errorf("unexpected request: %q (first turn: %v)", task, first)
 		return llmtest.Turn{Text: "unexpected"}
 	})
-	e.machineSettings(fmt.Sprintf(`{"agent-lsp.provider": "openai", "agent-lsp.model": "gpt-remote-settings", "agent-lsp.baseUrl": %q}`, model.URL+"/v1"))
+	// Next edit suggestions on their own model, on the same server; the
+	// trace shows the server's answer to the accepted edit's command.
+	e.machineSettings(fmt.Sprintf(`{"agent-lsp.provider": "openai", "agent-lsp.model": "gpt-remote-settings", "agent-lsp.baseUrl": %q, `+
+		`"agent-lsp.nes": {"model": %q, "baseUrl": %q, "debounceMs": 50}}`, model.URL+"/v1", nesModel, model.URL+"/v1"))
+	// VS Code's word suggestions would take the walk's Tab.
+	e.writeSettings("User", `{"agent-lsp.trace.server": "verbose", "editor.quickSuggestions": {"other": "off", "comments": "off", "strings": "off"}}`)
 	e.env = append(e.env, "OPENAI_API_KEY=test")
 	e.start(t)
 	e.walk(t, "main")
@@ -106,10 +161,28 @@ func TestVSCodeWalk(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.workspace, "AGENTS.md")); err == nil {
 		t.Errorf("AGENTS.md was created though left unticked")
 	}
+	// Parameters renamed by typing; the first use followed through the
+	// suggestion (Tab, Tab), the second suggestion dismissed (Esc).
+	if got, want := read(t, filepath.Join(e.workspace, "scale.py")), strings.NewReplacer("(value", "(amount", "value *", "amount *", "(text", "(words").Replace(scale); got != want {
+		t.Errorf("scale.py after the walk: %q, want %q", got, want)
+	}
+	nes, acceptedSeen := 0, false
 	for i, body := range model.Requests() {
-		if body["model"] != "gpt-remote-settings" {
-			t.Errorf("request %d named model %v, not the one in the settings", i, body["model"])
+		want := "gpt-remote-settings"
+		if strings.HasPrefix(systemText(body), nesSystem) {
+			want = nesModel
+			nes++
+			acceptedSeen = acceptedSeen || strings.Contains(llmtest.LastUserText(body), nesAccepted)
 		}
+		if body["model"] != want {
+			t.Errorf("request %d named model %v, not %s, the one in the settings", i, body["model"], want)
+		}
+	}
+	if nes == 0 || !acceptedSeen {
+		t.Errorf("%d next-edit requests; one after the acceptance says so: %v", nes, acceptedSeen)
+	}
+	if n := e.acceptedInlineEdits(t); n != 1 {
+		t.Errorf("the server recorded %d accepted next edits, want 1", n)
 	}
 	if model.Abandoned() != 1 {
 		t.Errorf("the cancelled run's model request was abandoned %d times, want 1", model.Abandoned())
@@ -308,6 +381,34 @@ func (e *editor) walk(t *testing.T, name string) {
 	}
 	os.RemoveAll(shots)
 	os.Remove(filepath.Dir(shots))
+}
+
+// acceptedInlineEdits counts the agent.acceptInlineEdit commands the server
+// answered {"recorded": true} to, in the client's trace (its output
+// channel's log, which VS Code may write a moment late).
+func (e *editor) acceptedInlineEdits(t *testing.T) int {
+	t.Helper()
+	request := regexp.MustCompile(`Sending request 'workspace/executeCommand - \((\d+)\)'.\s*Params: \{\s*"command": "agent\.acceptInlineEdit"`)
+	n := 0
+	for i := 0; i < 50; i++ {
+		logs, _ := filepath.Glob(filepath.Join(e.userData, "logs", "*", "exthost*", "*", "*agent-lsp*"))
+		var trace strings.Builder
+		for _, l := range logs {
+			trace.WriteString(read(t, l))
+		}
+		n = 0
+		for _, m := range request.FindAllStringSubmatch(trace.String(), -1) {
+			recorded := regexp.MustCompile(`Received response 'workspace/executeCommand - \(` + m[1] + `\)'[^\n]*\s*Result: \{\s*"recorded": true`)
+			if recorded.MatchString(trace.String()) {
+				n++
+			}
+		}
+		if n > 0 {
+			return n
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return n
 }
 
 // pathWithoutAgentLSP is PATH without the directories that hold an

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import {
   askArgs, AskArgs, AskResult, feedback, humanError, initializationOptions, serverCommand, serverSettingKeys, summary, withAgentCapabilities,
 } from './args';
+import { NextEdits } from './nextEdit';
 import { ProposedContents, proposedScheme, Reviews } from './review';
 
 let client: LanguageClient | undefined;
@@ -86,6 +87,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const range = sel && { start: { line: sel.start.line, character: sel.start.character }, end: { line: sel.end.line, character: sel.end.character } };
     await run('agent.ask', askArgs(prompt, editor?.document.uri.toString(), range, mode));
   };
+  const nextEdits = new NextEdits(client);
   const say = async (command: string, arg: unknown) => {
     const result = await run(command, arg);
     if (result !== undefined) vscode.window.showInformationMessage(feedback(command, result));
@@ -100,6 +102,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('agent-lsp.cancel', () => say('agent.cancel', {})),
     vscode.commands.registerCommand('agent-lsp.newSession', () => say('agent.newSession', undefined)),
     vscode.commands.registerCommand('agent-lsp.keepNotes', () => say('agent.keepNotes', {})),
+    vscode.commands.registerCommand('agent-lsp.nextEditTab', () => nextEdits.tab()),
+    vscode.commands.registerCommand('agent-lsp.acceptNextEdit', () => nextEdits.accept()),
+    vscode.commands.registerCommand('agent-lsp.dismissNextEdit', () => nextEdits.dismiss()),
   );
 
   const missing = missingProgram(command);
@@ -114,6 +119,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     return;
   }
   client.onRequest(ApplyWorkspaceEditRequest.type, (params) => reviews.edit(params));
+  nextEdits.start(context);
   // The client's own handler, but for a message the review says itself.
   client.onNotification(ShowMessageNotification.type, ({ type, message }) => {
     if (reviews.holds(message)) return;

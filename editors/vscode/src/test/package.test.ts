@@ -32,7 +32,7 @@ test('every declared setting but the path is one the server reads', () => {
 
 test('every declared command is registered, and the review\'s buttons show on the review alone', () => {
   const dir = join(__dirname, '..', '..', 'src');
-  const sources = ['extension.ts', 'review.ts'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+  const sources = ['extension.ts', 'review.ts', 'nextEdit.ts'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
   const declared: string[] = manifest.contributes.commands.map((c: { command: string }) => c.command);
   for (const command of declared) {
     assert.ok(sources.includes(`registerCommand('${command}'`), `${command} is declared but not registered`);
@@ -49,4 +49,16 @@ test('every declared command is registered, and the review\'s buttons show on th
   for (const command of declared.filter((c) => c.startsWith('agent-lsp.review.'))) {
     assert.ok(hidden.some((m) => m.command === command && m.when === 'false'), `${command} is in the palette`);
   }
+});
+
+test('Tab and Esc go to the next edit only while it shows, and yield to VS Code\'s own suggestions', () => {
+  const source = readFileSync(join(__dirname, '..', '..', 'src', 'nextEdit.ts'), 'utf8');
+  const bindings: { command: string; key: string; when: string }[] = manifest.contributes.keybindings;
+  assert.deepEqual(bindings.map((b) => [b.key, b.command]), [['tab', 'agent-lsp.nextEditTab'], ['escape', 'agent-lsp.dismissNextEdit']]);
+  for (const b of bindings) {
+    assert.match(b.when, /\bagentLsp\.nextEditVisible\b/, b.key);
+    assert.match(b.when, /!suggestWidgetVisible\b/, b.key);
+    assert.match(b.when, /!inlineSuggestionVisible\b/, b.key);
+  }
+  assert.ok(source.includes(`'agentLsp.nextEditVisible'`), 'nextEdit.ts never sets the context key the keybindings need');
 });

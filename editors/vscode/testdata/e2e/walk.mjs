@@ -208,6 +208,84 @@ async function mainWalk() {
     await toast(said).waitFor({ timeout: 10_000 });
     await dismissToasts();
   }
+
+  await nextEditSteps();
+}
+
+// Next edit suggestions: renaming a parameter by typing suggests renaming
+// its use on the next line, shown where it applies with a hint at the
+// cursor; Tab jumps to it, Tab accepts it; Esc dismisses another.
+async function nextEditSteps() {
+  await begin('next edit: a rename by typing suggests its use');
+  await quickOpen('scale.py');
+  await page.locator('.monaco-editor .view-lines', { hasText: 'def scale' }).waitFor();
+  await goTo('1:11');
+  await page.keyboard.press('Shift+Control+ArrowRight');
+  await page.keyboard.type('amount', { delay: 30 });
+  await until(async () => (await decorations()).after.includes('Next edit at line 2 · Tab to jump'), 'the hint at the cursor\'s line');
+  let shown = await decorations();
+  if (!shown.after.includes('amount') || shown.struck.join('') !== 'value') throw new Error(`the suggestion is not shown where it applies: ${JSON.stringify(shown)}`);
+  await shot('next-edit-shown');
+
+  await begin('next edit: Tab jumps to it');
+  await page.keyboard.press('Tab');
+  await until(async () => !(await decorations()).after.some((t) => t.startsWith('Next edit at')), 'the hint gone at the edit');
+  shown = await decorations();
+  if (!shown.after.includes('amount') || shown.struck.join('') !== 'value') throw new Error(`the suggestion went with the jump: ${JSON.stringify(shown)}`);
+  if (await lineText(1) !== 'def scale(amount, factor):') throw new Error(`Tab typed into the line: ${await lineText(1)}`);
+
+  await begin('next edit: Tab accepts it');
+  await page.keyboard.press('Tab');
+  await until(async () => (await lineText(2)) === '    return amount * factor', 'the edit applied');
+  await until(async () => isEmpty(await decorations()), 'the suggestion cleared once accepted');
+  await shot('next-edit-accepted');
+
+  await begin('next edit: Esc dismisses one');
+  await goTo('5:11');
+  await page.keyboard.press('Shift+Control+ArrowRight');
+  await page.keyboard.type('words', { delay: 30 });
+  await until(async () => (await decorations()).after.includes('Next edit at line 6 · Tab to jump'), 'the second suggestion');
+  await page.keyboard.press('Escape');
+  await until(async () => isEmpty(await decorations()), 'the suggestion dismissed');
+  if (await lineText(6) !== '    return text.upper() + "!"') throw new Error(`a dismissed suggestion changed its line: ${await lineText(6)}`);
+  await page.keyboard.press('Control+S');
+  await until(() => disk('scale.py').includes('def shout(words)'), 'scale.py saved');
+}
+
+// decorations is what the active editor shows beside its text: the
+// ::after text of decorations (drawn with CSS, out of innerText's reach)
+// and the struck-through text.
+function decorations() {
+  return page.evaluate(() => {
+    const out = { after: [], struck: [] };
+    for (const el of document.querySelectorAll('.editor-group-container.active .monaco-editor .view-line span')) {
+      const content = getComputedStyle(el, '::after').content;
+      if (content.startsWith('"')) out.after.push(content.slice(1, -1).replace(/\\(.)/g, '$1'));
+      if (el.children.length === 0 && getComputedStyle(el).textDecorationLine.includes('line-through')) out.struck.push(el.textContent);
+    }
+    return out;
+  });
+}
+
+function isEmpty(shown) {
+  return shown.after.length === 0 && shown.struck.length === 0;
+}
+
+// lineText is the active editor's line n (from 1) as it shows it.
+async function lineText(n) {
+  const lines = await page.locator('.editor-group-container.active .monaco-editor .view-line').evaluateAll((els) =>
+    els.map((el) => ({ top: parseFloat(el.style.top), text: el.textContent.replace(/\u00a0/g, ' ') })).sort((a, b) => a.top - b.top).map((l) => l.text));
+  return lines[n - 1];
+}
+
+// goTo puts the cursor at line:column through Go to Line.
+async function goTo(where) {
+  await page.keyboard.press('Control+G');
+  const box = page.locator('.quick-input-widget input');
+  await box.waitFor();
+  await box.fill(':' + where);
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
 }
 
 // A .code-workspace with two folders: a run asked from a file of the
