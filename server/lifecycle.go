@@ -118,8 +118,15 @@ type clientCaps struct {
 
 func readCaps(c protocol.ClientCapabilities) clientCaps {
 	var caps clientCaps
-	if c.General != nil && slices.Contains(c.General.PositionEncodings, protocol.PositionEncodingKindUTF8) {
-		caps.encoding = utf8Enc
+	if g := c.General; g != nil {
+		// UTF-8 is cheapest for us; UTF-32 is what a client counting code
+		// points (Emacs) must ask for; UTF-16 is the default.
+		switch {
+		case slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF8):
+			caps.encoding = utf8Enc
+		case slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF32):
+			caps.encoding = utf32
+		}
 	}
 	caps.applyEdit = c.Workspace != nil && c.Workspace.ApplyEdit != nil && *c.Workspace.ApplyEdit
 	if w := c.Workspace; w != nil && w.WorkspaceEdit != nil {

@@ -100,12 +100,19 @@ func (n *nextEditor) afterChange(u uri.URI) {
 	if n.s.opts.NewNES == nil || caps.inlineCompletion || n.showsThemItself() {
 		return
 	}
+	settings := n.s.workspace.settings()
 	doc, end, changed := n.s.docs.lastChange(u)
-	if !changed || !n.s.workspace.settings().NES.On(doc.language) {
+	if !changed || !settings.NES.On(doc.language) {
 		return
 	}
 	pos := caps.encoding.spanRange(doc.text, end, end).Start
-	go n.suggest(n.background, u, doc.version, pos) //nolint:errcheck // no one to tell: the code action shows what it found
+	// The newest now, before the handler returns: a request the client
+	// sends after this change must supersede it, never the other way.
+	ctx, done := n.begin(n.background, u)
+	go func() {
+		defer done()
+		n.find(ctx, u, doc.version, pos, settings) //nolint:errcheck // no one to tell: the code action shows what it found
+	}()
 }
 
 // suggest finds the next edit in document u at version, cursor at pos, or
@@ -113,7 +120,7 @@ func (n *nextEditor) afterChange(u uri.URI) {
 // newer request, ends with none.
 func (n *nextEditor) suggest(ctx context.Context, u uri.URI, version int32, pos protocol.Position) (*inlineEdit, error) {
 	settings := n.s.workspace.settings()
-	doc, edits, open := n.s.docs.recent(u)
+	doc, open := n.s.docs.get(u)
 	if !open {
 		return nil, nil
 	}
@@ -123,23 +130,38 @@ func (n *nextEditor) suggest(ctx context.Context, u uri.URI, version int32, pos 
 	if !settings.NES.On(doc.language) || n.s.opts.NewNES == nil || version != doc.version {
 		return nil, nil
 	}
+	ctx, done := n.begin(ctx, u)
+	defer done()
+	return n.find(ctx, u, version, pos, settings)
+}
+
+// begin makes a request the newest for document u, cancelling the one
+// before; done ends it.
+func (n *nextEditor) begin(ctx context.Context, u uri.URI) (_ context.Context, done func()) {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	call := &completionCall{cancel: cancel}
 	n.mu.Lock()
 	if prev := n.newest[u]; prev != nil {
 		prev.cancel()
 	}
 	n.newest[u] = call
-	cached, hit := n.cache[u]
 	n.mu.Unlock()
-	defer func() {
+	return ctx, func() {
+		cancel()
 		n.mu.Lock()
 		if n.newest[u] == call {
 			delete(n.newest, u)
 		}
 		n.mu.Unlock()
-	}()
+	}
+}
+
+// find is suggest's work once the request is the newest: the cache, the
+// debounce, the model.
+func (n *nextEditor) find(ctx context.Context, u uri.URI, version int32, pos protocol.Position, settings config.Settings) (*inlineEdit, error) {
+	n.mu.Lock()
+	cached, hit := n.cache[u]
+	n.mu.Unlock()
 	if hit && cached.version == version && cached.pos == pos {
 		return cached.edit, nil
 	}
@@ -152,9 +174,10 @@ func (n *nextEditor) suggest(ctx context.Context, u uri.URI, version int32, pos 
 	case <-ctx.Done():
 		return nil, nil
 	}
-	// What the user did during the wait (an accepted suggestion, say) is
-	// in the prompt.
-	if doc, edits, open = n.s.docs.recent(u); !open || doc.version != version {
+	// The document as it is after the wait: what the user did meanwhile
+	// (an accepted suggestion, say) is in the prompt.
+	doc, edits, open := n.s.docs.recent(u)
+	if !open || doc.version != version {
 		return nil, nil // typed on during the wait
 	}
 	client, err := n.model(ctx, settings)

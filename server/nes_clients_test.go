@@ -197,3 +197,59 @@ func TestNextEditIgnoresTheLineBreaksAtTheRegionsEnd(t *testing.T) {
 		}
 	}
 }
+
+// Emacs counts columns in code points: a client offering UTF-32 gets it,
+// and an edit after an emoji lands where it counts.
+func TestAClientCountingCodePointsGetsUTF32(t *testing.T) {
+	text := strings.Replace(greet, `"hi "`, `"hi 😀 "`, 1)
+	renamed := strings.Replace(text, "(name", "(fullName", 1)
+	all := strings.ReplaceAll(text, "name", "fullName")
+	srv := llmtest.NewOpenAIServer(t, fenced(all))
+	f := nesClient(t, srv, servertest.Caps{UserSettings: true, ShowsInlineEdits: true, UTF32: true}, nil)
+	var status map[string]any
+	if err := f.editor.Command(server.CommandStatus, nil, &status); err != nil || status["positionEncoding"] != "utf-32" {
+		t.Fatalf("%v %v", status["positionEncoding"], err)
+	}
+	u := f.uri("main.go")
+	f.editor.Open(u, text)
+	f.editor.Type(u, renamed)
+	res, err := inlineEditAt(f, u, 2, 2, 19)
+	// \treturn "hi 😀 " + name: "name" is at code points 18 to 22 (19 to 23 in UTF-16).
+	if err != nil || len(res.Edits) != 1 || res.Edits[0].Range != span(3, 18, 3, 22) {
+		t.Fatalf("%v %+v", err, res)
+	}
+	var list []protocol.CodeAction
+	if err := f.editor.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": u},
+		"range": span(3, 0, 3, 0), "context": map[string]any{"diagnostics": []any{}}}, &list); err != nil || len(list) == 0 {
+		t.Fatalf("%v %+v", err, list)
+	}
+	for _, a := range list {
+		if strings.HasPrefix(a.Title, "Apply suggested edit") {
+			if err := f.editor.ApplyEdit(*a.Edit); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if b, _ := f.editor.Buffer(u); b.Text != all {
+		t.Fatalf("buffer %q, want %q", b.Text, all)
+	}
+}
+
+// The suggestion made in the background after a change never supersedes a
+// request the client sent after that change (eglot's first ask).
+func TestARequestAfterAChangeSupersedesTheBackgroundSuggestion(t *testing.T) {
+	renamed := strings.Replace(greet, "(name", "(fullName", 1)
+	for range 20 {
+		srv := llmtest.NewOpenAIResponder(t, func(map[string]any) llmtest.Turn {
+			return fenced(strings.ReplaceAll(greet, "name", "fullName"))
+		})
+		f := nesClient(t, srv, servertest.Caps{UserSettings: true}, nil)
+		u := f.uri("main.go")
+		f.editor.Open(u, greet)
+		f.editor.Type(u, renamed)
+		res, err := inlineEditAt(f, u, 2, 2, 19)
+		if err != nil || len(res.Edits) != 1 {
+			t.Fatalf("the request after the change: %v %+v", err, res)
+		}
+	}
+}

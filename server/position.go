@@ -8,8 +8,9 @@ import (
 )
 
 // Position conversion lives here and nowhere else. LSP positions are (line,
-// character) where character counts UTF-16 code units by default, or bytes when
-// UTF-8 was negotiated. Text is Go strings (UTF-8 bytes).
+// character) where character counts UTF-16 code units by default, bytes when
+// UTF-8 was negotiated, code points when UTF-32 was (Emacs counts columns
+// so). Text is Go strings (UTF-8 bytes).
 
 // encoding is the negotiated position encoding.
 type encoding int
@@ -17,13 +18,25 @@ type encoding int
 const (
 	utf16 encoding = iota
 	utf8Enc
+	utf32
 )
 
 func (e encoding) kind() protocol.PositionEncodingKind {
-	if e == utf8Enc {
+	switch e {
+	case utf8Enc:
 		return protocol.PositionEncodingKindUTF8
+	case utf32:
+		return protocol.PositionEncodingKindUTF32
 	}
 	return protocol.PositionEncodingKindUTF16
+}
+
+// units is how many of the encoding's units code point r takes.
+func (e encoding) units(r rune) uint32 {
+	if e == utf16 && r >= 0x10000 {
+		return 2
+	}
+	return 1
 }
 
 // lineBounds returns the byte offsets of the start of line and of its end
@@ -66,10 +79,7 @@ func (e encoding) columnToByte(line string, col uint32) int {
 	}
 	units := uint32(0)
 	for i, r := range line {
-		w := uint32(1)
-		if r >= 0x10000 {
-			w = 2
-		}
+		w := e.units(r)
 		if units+w > col {
 			return i
 		}
@@ -93,11 +103,7 @@ func (e encoding) width(s string) uint32 {
 	}
 	n := uint32(0)
 	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
+		n += e.units(r)
 	}
 	return n
 }

@@ -25,6 +25,9 @@ func TestPositionConversion(t *testing.T) {
 		{utf8Enc, protocol.Position{Line: 0, Character: 5}, 5},
 		{utf8Enc, protocol.Position{Line: 0, Character: 3}, 1}, // inside the emoji's bytes: its start
 		{utf8Enc, protocol.Position{Line: 0, Character: 50}, 6},
+		{utf32, protocol.Position{Line: 0, Character: 2}, 5}, // the emoji is one code point
+		{utf32, protocol.Position{Line: 0, Character: 3}, 6},
+		{utf32, protocol.Position{Line: 1, Character: 6}, 14},
 	}
 	for _, c := range cases {
 		if got := c.enc.offset(text, c.pos); got != c.want {
@@ -32,7 +35,7 @@ func TestPositionConversion(t *testing.T) {
 		}
 	}
 	for _, off := range []int{0, 1, 5, 6, 8, 14, len(text)} {
-		for _, enc := range []encoding{utf16, utf8Enc} {
+		for _, enc := range []encoding{utf16, utf8Enc, utf32} {
 			if back := enc.offset(text, enc.position(text, off)); back != off {
 				t.Errorf("enc %d: offset %d → %v → %d", enc, off, enc.position(text, off), back)
 			}
@@ -43,5 +46,8 @@ func TestPositionConversion(t *testing.T) {
 	}
 	if p := utf8Enc.position(text, 5); p.Character != 5 {
 		t.Errorf("utf8 position after emoji = %v", p)
+	}
+	if p := utf32.position(text, 5); p.Character != 2 {
+		t.Errorf("utf32 position after emoji = %v", p)
 	}
 }

@@ -709,7 +709,9 @@ promptInput: the client reads agent.ask's prompt itself, so the
 \"Ask agent…\" code actions carry the command instead of inserting an
 AGENT: comment template.  eglot does not say userSettings: its
 `eglot-workspace-configuration' is a safe file-local variable, so a
-repository's .dir-locals.el fills its pushes without asking.")
+repository's .dir-locals.el fills its pushes without asking.  Nor
+showsInlineEdits: `agent-lsp-next-edit-mode' is the user's choice, and
+the server stops suggesting as code actions once the mode first asks.")
 
 (defconst agent-lsp--lsp-mode-experimental
   (append agent-lsp--experimental '(:userSettings t))
@@ -774,7 +776,10 @@ of this package go to it.  Call it after lsp-mode is loaded."
                       :priority -2
                       :server-id 'agent-lsp
                       :initialization-options (lambda () (or agent-lsp-settings (make-hash-table)))
-                      :custom-capabilities `((experimental (agentLsp ,@agent-lsp--lsp-mode-experimental)))
+                      ;; lsp-mode 8 counts columns in code points and
+                      ;; does not say so: ask for UTF-32, which is that.
+                      :custom-capabilities `((general (positionEncodings . ["utf-32"]))
+                                             (experimental (agentLsp ,@agent-lsp--lsp-mode-experimental)))
                       :action-handlers handlers))))
 
 (provide 'agent-lsp)

@@ -119,10 +119,13 @@ func TestClientsSayWhoseSettingsTheyAre(t *testing.T) {
 	}
 }
 
-// lsp-mode is optional (Debian's elpa-lsp-mode; CI does not install it).
+// lsp-mode is Debian's elpa-lsp-mode, which .ci/run installs.
 func lspMode(t *testing.T) string {
 	bin := emacs(t)
 	if exec.Command(bin, "--batch", "--eval", `(kill-emacs (if (locate-library "lsp-mode") 0 1))`).Run() != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("lsp-mode missing: .ci/run must install Debian's elpa-lsp-mode")
+		}
 		t.Skip("no lsp-mode (apt-get install -y elpa-lsp-mode)")
 	}
 	return bin
@@ -219,12 +222,18 @@ func runE2E(t *testing.T, bin, stdin, client, flow, root, baseURL, config string
 	server := servertest.Binary(t)
 	out := t.TempDir()
 	plugin, _ := filepath.Abs(".")
-	log, err := batch(t, bin, stdin, []string{
+	env := []string{
 		"CLIENT=" + client, "FLOW=" + flow, "AGENT_LSP_BIN=" + server, "WORKSPACE=" + root, "OUT=" + out,
-		"AGENT_LSP_MODEL=gpt-test", "OPENAI_BASE_URL=" + baseURL, "NES_MODEL=" + nesModel, "NES_BASE_URL=" + baseURL,
+		"AGENT_LSP_MODEL=gpt-test", "OPENAI_BASE_URL=" + baseURL,
 		"XDG_CONFIG_HOME=" + config, "XDG_CACHE_HOME=" + t.TempDir(),
 		"XDG_STATE_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(),
-	}, "-f", "package-activate-all", "-L", plugin, "--eval", "(setq load-prefer-newer t)", "-l", filepath.Join(plugin, "test", "e2e.el"))
+	}
+	if flow == "next-edit" {
+		// Elsewhere next edits stay off: the server would suggest them in
+		// the background, as for any client that does not ask.
+		env = append(env, "NES_MODEL="+nesModel, "NES_BASE_URL="+baseURL)
+	}
+	log, err := batch(t, bin, stdin, env, "-f", "package-activate-all", "-L", plugin, "--eval", "(setq load-prefer-newer t)", "-l", filepath.Join(plugin, "test", "e2e.el"))
 	read := func(name string) string {
 		data, _ := os.ReadFile(filepath.Join(out, name))
 		return string(data)
@@ -248,10 +257,9 @@ func TestLspModeNextEdit(t *testing.T) {
 }
 
 // nextEdit runs test/e2e.el's next-edit flow: the user renames greet's
-// parameter; the scripted next-edit model renames its use (after a
-// non-ASCII glyph: with eglot an emoji, whose UTF-16 column differs from
-// Emacs's; lsp-mode 8 counts code points, which the server does not speak,
-// so there one within UTF-16's single units); TAB jumps there, TAB accepts, and
+// parameter; the scripted next-edit model renames its use (after an
+// emoji, whose UTF-16 column differs from Emacs's: eglot converts, the
+// lsp-mode client asks for UTF-32); TAB jumps there, TAB accepts, and
 // the server counts the acceptance. A second rename's suggestion is
 // dismissed with C-g. eglot gets the nes settings from config.toml (the
 // server refuses them from eglot, which a repository can fill); lsp-mode
@@ -260,9 +268,6 @@ func nextEdit(t *testing.T, bin, client string) {
 	root := t.TempDir()
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
 	glyph := "🐍"
-	if client == "lsp-mode" {
-		glyph = "λ"
-	}
 	onDisk := "def greet(name):\n    return \"" + glyph + " Hello, \" + name\n"
 	if err := os.WriteFile(filepath.Join(root, "hello.py"), []byte(onDisk), 0o644); err != nil {
 		t.Fatal(err)

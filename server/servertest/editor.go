@@ -18,7 +18,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -32,6 +31,7 @@ var Timeout = 20 * time.Second
 // Caps selects what the fake editor advertises.
 type Caps struct {
 	UTF8         bool // offer utf-8 positions
+	UTF32        bool // offer utf-32 positions (and utf-16), as an Emacs client counting code points
 	Annotations  bool // changeAnnotationSupport (VS Code)
 	Progress     bool
 	ShowDocument bool
@@ -86,10 +86,10 @@ type Buffer struct {
 // Editor is the fake client. Its fields are guarded by mu; read them through
 // the accessor methods or inside Wait.
 type Editor struct {
-	t    testing.TB
-	conn jsonrpc2.Conn
-	caps Caps
-	utf8 bool // negotiated
+	t        testing.TB
+	conn     jsonrpc2.Conn
+	caps     Caps
+	encoding protocol.PositionEncodingKind // negotiated
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced on every event
@@ -341,7 +341,7 @@ func (e *Editor) apply(edit protocol.WorkspaceEdit) error {
 					edits = append(edits, te.TextEdit)
 				}
 			}
-			text, err := applyTextEdits(b.Text, edits, e.utf8)
+			text, err := applyTextEdits(b.Text, edits, e.encoding)
 			if err != nil {
 				e.mu.Unlock()
 				return err
@@ -361,7 +361,7 @@ func (e *Editor) apply(edit protocol.WorkspaceEdit) error {
 			e.mu.Unlock()
 			return fmt.Errorf("%s is not open in the fake editor", u)
 		}
-		text, err := applyTextEdits(b.Text, edit.Changes[u], e.utf8)
+		text, err := applyTextEdits(b.Text, edit.Changes[u], e.encoding)
 		if err != nil {
 			e.mu.Unlock()
 			return err
@@ -386,18 +386,18 @@ func (e *Editor) apply(edit protocol.WorkspaceEdit) error {
 }
 
 // applyTextEdits applies edits given against the same text, last first.
-func applyTextEdits(text string, edits []protocol.TextEdit, utf8Pos bool) (string, error) {
+func applyTextEdits(text string, edits []protocol.TextEdit, enc protocol.PositionEncodingKind) (string, error) {
 	type span struct {
 		start, end int
 		text       string
 	}
 	var spans []span
 	for _, te := range edits {
-		s, err := offsetOf(text, te.Range.Start, utf8Pos)
+		s, err := offsetOf(text, te.Range.Start, enc)
 		if err != nil {
 			return "", err
 		}
-		en, err := offsetOf(text, te.Range.End, utf8Pos)
+		en, err := offsetOf(text, te.Range.End, enc)
 		if err != nil {
 			return "", err
 		}
@@ -412,7 +412,7 @@ func applyTextEdits(text string, edits []protocol.TextEdit, utf8Pos bool) (strin
 
 // offsetOf is the fake editor's own position conversion, written apart from
 // the server's so a bug in one is caught by the other.
-func offsetOf(text string, p protocol.Position, utf8Pos bool) (int, error) {
+func offsetOf(text string, p protocol.Position, enc protocol.PositionEncodingKind) (int, error) {
 	lines := strings.SplitAfter(text, "\n")
 	if int(p.Line) > len(lines) || (int(p.Line) == len(lines) && p.Character > 0) {
 		return 0, fmt.Errorf("position %d:%d is past the end", p.Line, p.Character)
@@ -430,13 +430,7 @@ func offsetOf(text string, p protocol.Position, utf8Pos bool) (int, error) {
 		if units == p.Character {
 			return off + i, nil
 		}
-		if utf8Pos {
-			units += uint32(utf8.RuneLen(r))
-		} else if r >= 0x10000 {
-			units += 2
-		} else {
-			units++
-		}
+		units += unitsOf(r, enc)
 		if units > p.Character {
 			return 0, fmt.Errorf("position %d:%d splits a character", p.Line, p.Character)
 		}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -59,6 +60,9 @@ func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[str
 	if caps.UTF8 {
 		c["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}
 	}
+	if caps.UTF32 {
+		c["general"] = map[string]any{"positionEncodings": []string{"utf-32", "utf-16"}}
+	}
 	var wfs []protocol.WorkspaceFolder
 	for _, f := range folders {
 		switch f := f.(type) {
@@ -86,7 +90,7 @@ func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[str
 	if err := e.Call("initialize", params, &result); err != nil {
 		e.t.Fatalf("initialize: %v", err)
 	}
-	e.utf8 = result.Capabilities.PositionEncoding == "utf-8"
+	e.encoding = result.Capabilities.PositionEncoding
 	e.Notify("initialized", map[string]any{})
 	return &result
 }
@@ -145,7 +149,7 @@ func (e *Editor) Type(u uri.URI, text string) {
 	e.mu.Unlock()
 	lines := strings.Count(old, "\n")
 	last := old[strings.LastIndexByte(old, '\n')+1:]
-	end := map[string]any{"line": lines, "character": len(utf16(last, e.utf8))}
+	end := map[string]any{"line": lines, "character": width(last, e.encoding)}
 	e.Notify("textDocument/didChange", map[string]any{
 		"textDocument": map[string]any{"uri": u, "version": v},
 		"contentChanges": []any{map[string]any{
@@ -153,18 +157,25 @@ func (e *Editor) Type(u uri.URI, text string) {
 	})
 }
 
-func utf16(s string, utf8Pos bool) []int {
-	n := 0
+// width is s's length in the position encoding's units.
+func width(s string, enc protocol.PositionEncodingKind) uint32 {
+	n := uint32(0)
 	for _, r := range s {
-		if utf8Pos {
-			n += len(string(r))
-		} else if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
+		n += unitsOf(r, enc)
 	}
-	return make([]int, n)
+	return n
+}
+
+// unitsOf is how many of the encoding's units r takes (UTF-16 where the
+// server named none).
+func unitsOf(r rune, enc protocol.PositionEncodingKind) uint32 {
+	switch {
+	case enc == protocol.PositionEncodingKindUTF8:
+		return uint32(utf8.RuneLen(r))
+	case enc == protocol.PositionEncodingKindUTF32 || r < 0x10000:
+		return 1
+	}
+	return 2
 }
 
 // Command runs workspace/executeCommand with one argument object.

@@ -123,11 +123,12 @@ function firstLine(s: string): string {
  * input box), so its "Ask agent…" actions carry a command, not a comment
  * template; and that its pushed settings are the user's alone (every
  * setting is machine-scoped, so no .vscode/settings.json sets one), so the
- * server takes them as it takes the user's config.
+ * server takes them as it takes the user's config; and that it shows next
+ * edits itself (nextEdit.ts), so the server puts none in inline completion.
  */
 export function withAgentCapabilities(caps: { experimental?: unknown }): void {
   const experimental = (caps.experimental ?? {}) as Record<string, unknown>;
-  caps.experimental = { ...experimental, agentLsp: { ...((experimental.agentLsp ?? {}) as object), promptInput: true, userSettings: true } };
+  caps.experimental = { ...experimental, agentLsp: { ...((experimental.agentLsp ?? {}) as object), promptInput: true, userSettings: true, showsInlineEdits: true } };
 }
 
 /**

@@ -100,9 +100,16 @@ local function capabilities()
   -- so "Ask agent…" code actions carry a command, not a comment template;
   -- we show answers and diffs from the commands' results, so the server
   -- opens no document of them; and our settings are the user's own
-  -- (setup() in their init.lua), so the server takes them whole.
+  -- (setup() in their init.lua), so the server takes them whole; we show
+  -- next edits ourselves (next_edit.lua), so the server does not also put
+  -- them in inline completion (0.12+).
   caps.experimental = vim.tbl_extend('force', caps.experimental or {}, {
-    agentLsp = { promptInput = true, showsAnswers = true, userSettings = true },
+    agentLsp = {
+      promptInput = true,
+      showsAnswers = true,
+      userSettings = true,
+      showsInlineEdits = config.next_edit.enabled ~= false,
+    },
   })
   return caps
 end

@@ -45,10 +45,10 @@ test('summary says how to keep the notes the agent wants to remember', () => {
 test('withAgentCapabilities declares the prompt box and keeps other experimental capabilities', () => {
   const caps: { experimental?: unknown } = { experimental: { other: 1 } };
   withAgentCapabilities(caps);
-  assert.deepEqual(caps.experimental, { other: 1, agentLsp: { promptInput: true, userSettings: true } });
+  assert.deepEqual(caps.experimental, { other: 1, agentLsp: { promptInput: true, userSettings: true, showsInlineEdits: true } });
   const empty: { experimental?: unknown } = {};
   withAgentCapabilities(empty);
-  assert.deepEqual(empty.experimental, { agentLsp: { promptInput: true, userSettings: true } });
+  assert.deepEqual(empty.experimental, { agentLsp: { promptInput: true, userSettings: true, showsInlineEdits: true } });
 });
 
 test('serverCommand prefers the user\'s path, then the bundled binary, then PATH, then go install\'s', () => {
