@@ -391,7 +391,9 @@ func (s *Server) nextEditActions(l *actionList, doc document, rng protocol.Range
 	if t := strings.TrimSpace(edit.Text); t != "" {
 		title += ": " + summarize(t, 60)
 	}
-	l.actions = append(l.actions, &protocol.CodeAction{Title: title, Kind: &kind, Edit: &we, Command: *edit.Command})
+	// No command: the server knows the suggestion taken from the change
+	// that applies it, and ALE runs an action's command instead of its edit.
+	l.actions = append(l.actions, &protocol.CodeAction{Title: title, Kind: &kind, Edit: &we})
 }
 
 // validPosition says whether pos is in text: its line exists (the one after
