@@ -97,20 +97,10 @@ func TestACodeActionOnlyClientGetsTheNextEditWithoutAsking(t *testing.T) {
 	}
 	var title string
 	toolstest.Poll(t, "the suggested edit among line 3's code actions", func() bool {
-		var list []protocol.CodeAction
-		err := f.editor.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": u},
-			"range":   span(3, 0, 3, 0),
-			"context": map[string]any{"diagnostics": []any{}}}, &list)
-		if err != nil {
-			t.Fatal(err)
+		if acts := suggestedEditActions(t, f, u, 3); len(acts) > 0 {
+			title = acts[0].Title
 		}
-		for _, a := range list {
-			if strings.HasPrefix(a.Title, "Apply suggested edit") {
-				title = a.Title
-				return true
-			}
-		}
-		return false
+		return title != ""
 	})
 	if title != "Apply suggested edit: "+target {
 		t.Fatalf("title %q", title)
@@ -142,15 +132,11 @@ func TestAClientThatShowsInlineEditsGetsThemOnlyWhenItAsks(t *testing.T) {
 // say so after its change (ours), or before it (copilot.el): each is one
 // acceptance, and only the suggestion is marked as one in the next prompt.
 func TestAcceptanceIsKnownFromTheChangeWithOrWithoutTheCommand(t *testing.T) {
-	renamed := strings.Replace(greet, "(name", "(fullName", 1)
 	all := strings.ReplaceAll(greet, "name", "fullName")
 	for _, order := range []string{"change", "change, command", "command, change"} {
 		srv := llmtest.NewOpenAIServer(t, fenced(all), fenced(all))
 		f := nesFixture(t, srv, nil)
-		u := f.uri("main.go")
-		f.editor.Open(u, greet)
-		f.editor.Type(u, renamed)
-		res, err := inlineEditAt(f, u, 2, 2, 19)
+		u, res, err := renameParam(f)
 		if err != nil || len(res.Edits) != 1 {
 			t.Fatalf("%s: %v %+v", order, err, res)
 		}
@@ -180,15 +166,11 @@ func TestAcceptanceIsKnownFromTheChangeWithOrWithoutTheCommand(t *testing.T) {
 // Models differ on the line breaks before the closing fence: none of them
 // is an edit.
 func TestNextEditIgnoresTheLineBreaksAtTheRegionsEnd(t *testing.T) {
-	renamed := strings.Replace(greet, "(name", "(fullName", 1)
 	all := strings.ReplaceAll(greet, "name", "fullName")
 	for _, answer := range []string{all, all + "\n", all + "\n\n", strings.TrimSuffix(all, "\n")} {
 		srv := llmtest.NewOpenAIServer(t, fenced(answer))
 		f := nesFixture(t, srv, nil)
-		u := f.uri("main.go")
-		f.editor.Open(u, greet)
-		f.editor.Type(u, renamed)
-		res, err := inlineEditAt(f, u, 2, 2, 19)
+		_, res, err := renameParam(f)
 		if err != nil || len(res.Edits) != 1 || res.Edits[0].Text != "fullName" || res.Edits[0].Range != span(3, 16, 3, 20) {
 			t.Fatalf("answer %q: %v %+v", answer, err, res)
 		}
@@ -218,17 +200,12 @@ func TestAClientCountingCodePointsGetsUTF32(t *testing.T) {
 	if err != nil || len(res.Edits) != 1 || res.Edits[0].Range != span(3, 18, 3, 22) {
 		t.Fatalf("%v %+v", err, res)
 	}
-	var list []protocol.CodeAction
-	if err := f.editor.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": u},
-		"range": span(3, 0, 3, 0), "context": map[string]any{"diagnostics": []any{}}}, &list); err != nil || len(list) == 0 {
-		t.Fatalf("%v %+v", err, list)
+	acts := suggestedEditActions(t, f, u, 3)
+	if len(acts) != 1 {
+		t.Fatalf("actions %+v", acts)
 	}
-	for _, a := range list {
-		if strings.HasPrefix(a.Title, "Apply suggested edit") {
-			if err := f.editor.ApplyEdit(*a.Edit); err != nil {
-				t.Fatal(err)
-			}
-		}
+	if err := f.editor.ApplyEdit(*acts[0].Edit); err != nil {
+		t.Fatal(err)
 	}
 	if b, _ := f.editor.Buffer(u); b.Text != all {
 		t.Fatalf("buffer %q, want %q", b.Text, all)
@@ -238,16 +215,12 @@ func TestAClientCountingCodePointsGetsUTF32(t *testing.T) {
 // The suggestion made in the background after a change never supersedes a
 // request the client sent after that change (eglot's first ask).
 func TestARequestAfterAChangeSupersedesTheBackgroundSuggestion(t *testing.T) {
-	renamed := strings.Replace(greet, "(name", "(fullName", 1)
 	for range 20 {
 		srv := llmtest.NewOpenAIResponder(t, func(map[string]any) llmtest.Turn {
 			return fenced(strings.ReplaceAll(greet, "name", "fullName"))
 		})
 		f := nesClient(t, srv, servertest.Caps{UserSettings: true}, nil)
-		u := f.uri("main.go")
-		f.editor.Open(u, greet)
-		f.editor.Type(u, renamed)
-		res, err := inlineEditAt(f, u, 2, 2, 19)
+		_, res, err := renameParam(f)
 		if err != nil || len(res.Edits) != 1 {
 			t.Fatalf("the request after the change: %v %+v", err, res)
 		}

@@ -59,6 +59,34 @@ func nesClient(t *testing.T, srv *llmtest.Server, caps servertest.Caps, nes map[
 	return f
 }
 
+// renameParam opens greet, renames its parameter to fullName as a user
+// would, and asks for the next edit at the end of the new name.
+func renameParam(f *fixture) (uri.URI, inlineEditReply, error) {
+	u := f.uri("main.go")
+	f.editor.Open(u, greet)
+	f.editor.Type(u, strings.Replace(greet, "(name", "(fullName", 1))
+	res, err := inlineEditAt(f, u, 2, 2, 19)
+	return u, res, err
+}
+
+// suggestedEditActions are the "Apply suggested edit" code actions of line.
+func suggestedEditActions(t *testing.T, f *fixture, u uri.URI, line uint32) []protocol.CodeAction {
+	t.Helper()
+	var list []protocol.CodeAction
+	err := f.editor.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": u},
+		"range": span(line, 0, line, 0), "context": map[string]any{"diagnostics": []any{}}}, &list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []protocol.CodeAction
+	for _, a := range list {
+		if strings.HasPrefix(a.Title, "Apply suggested edit") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // fenced is a chat model's answer: text in a fenced block.
 func fenced(text string) llmtest.Turn {
 	return llmtest.Turn{Text: "Here it is:\n```go\n" + text + "```\n"}
@@ -81,13 +109,9 @@ func nesCalls(t *testing.T, f *fixture) (calls, accepted int) {
 const greet = "package main\n\nfunc greet(name string) string {\n\treturn \"hi \" + name\n}\n"
 
 func TestNextEditAfterARenameRenamesTheNextUse(t *testing.T) {
-	renamed := strings.Replace(greet, "(name", "(fullName", 1)
 	srv := llmtest.NewOpenAIServer(t, fenced(strings.ReplaceAll(greet, "name", "fullName")))
 	f := nesFixture(t, srv, nil)
-	u := f.uri("main.go")
-	f.editor.Open(u, greet)
-	f.editor.Type(u, renamed)
-	res, err := inlineEditAt(f, u, 2, 2, 19)
+	u, res, err := renameParam(f)
 	if err != nil || len(res.Edits) != 1 {
 		t.Fatalf("%v %+v", err, res)
 	}
@@ -161,10 +185,7 @@ func TestNoNextEditForANoOpAMalformedAnswerOrTheTextBeingTyped(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := llmtest.NewOpenAIServer(t, turn)
 			f := nesFixture(t, srv, nil)
-			u := f.uri("main.go")
-			f.editor.Open(u, greet)
-			f.editor.Type(u, renamed)
-			res, err := inlineEditAt(f, u, 2, 2, 19)
+			_, res, err := renameParam(f)
 			if err != nil || len(res.Edits) != 0 || len(srv.Requests()) != 1 {
 				t.Fatalf("%v %+v, %d model calls", err, res, len(srv.Requests()))
 			}
@@ -257,22 +278,7 @@ func TestAcceptedNextEditIsRecordedAndOfferedAsACodeAction(t *testing.T) {
 	u := f.uri("main.go")
 	f.editor.Open(u, greet)
 	f.editor.Type(u, renamed)
-	actions := func(line uint32) []protocol.CodeAction {
-		var list []protocol.CodeAction
-		err := f.editor.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": u},
-			"range":   map[string]any{"start": map[string]any{"line": line, "character": 0}, "end": map[string]any{"line": line, "character": 0}},
-			"context": map[string]any{"diagnostics": []any{}}}, &list)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []protocol.CodeAction
-		for _, a := range list {
-			if strings.HasPrefix(a.Title, "Apply suggested edit") {
-				out = append(out, a)
-			}
-		}
-		return out
-	}
+	actions := func(line uint32) []protocol.CodeAction { return suggestedEditActions(t, f, u, line) }
 	if len(actions(3)) != 0 || len(srv.Requests()) != 0 {
 		t.Fatal("an action before any suggestion, or listing asked the model")
 	}
