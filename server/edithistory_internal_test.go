@@ -106,7 +106,10 @@ func TestWholeDocumentChangeRecordsWhatChanged(t *testing.T) {
 func TestAcceptedEditIsNotContinued(t *testing.T) {
 	ty := newTypist(t, "x := 1\n")
 	ty.keys(0, 6, "0")
-	ty.docs.accepted(ty.u, ty.v)
+	// Told at the version it was suggested for: the change is the last one.
+	if ok, newly := ty.docs.accepted(ty.u, ty.v-1); !ok || !newly {
+		t.Fatalf("accepted: %v %v", ok, newly)
+	}
 	ty.keys(0, 7, "0")
 	got := ty.hunks()
 	if strings.Count(got, "@@ -") != 2 || !strings.HasPrefix(got, "(a suggestion the user accepted)\n@@ -1,1 +1,1 @@\n-x := 1\n+x := 10\n") {

@@ -381,7 +381,15 @@ func (s *Server) nextEditActions(l *actionList, doc document, rng protocol.Range
 	if !l.wanted(kind) {
 		return
 	}
-	te := protocol.TextEdit{Range: edit.Range, NewText: edit.Text}
+	// Whole lines, as a proposal's edits: ALE reads a column as a byte
+	// offset, so an edit within a line after non-ASCII text lands wrong.
+	lineA := strings.LastIndexByte(doc.text[:edit.start], '\n') + 1
+	lineB := len(doc.text)
+	if nl := strings.IndexByte(doc.text[edit.end:], '\n'); nl >= 0 {
+		lineB = edit.end + nl + 1
+	}
+	te := protocol.TextEdit{Range: caps.encoding.spanRange(doc.text, lineA, lineB),
+		NewText: doc.text[lineA:edit.start] + edit.Text + doc.text[edit.end:lineB]}
 	we := protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{doc.uri: {te}}}
 	if caps.documentChanges {
 		version := doc.version

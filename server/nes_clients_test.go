@@ -200,9 +200,15 @@ func TestAClientCountingCodePointsGetsUTF32(t *testing.T) {
 	if err != nil || len(res.Edits) != 1 || res.Edits[0].Range != span(3, 18, 3, 22) {
 		t.Fatalf("%v %+v", err, res)
 	}
+	// The action replaces whole lines: a client reading columns as bytes
+	// (ALE) applies it right after the emoji too.
 	acts := suggestedEditActions(t, f, u, 3)
-	if len(acts) != 1 {
+	if len(acts) != 1 || len(acts[0].Edit.DocumentChanges) != 1 {
 		t.Fatalf("actions %+v", acts)
+	}
+	tde, _ := acts[0].Edit.DocumentChanges[0].(*protocol.TextDocumentEdit)
+	if te, _ := tde.Edits[0].(*protocol.TextEdit); te == nil || te.Range != span(3, 0, 4, 0) || te.NewText != "\treturn \"hi 😀 \" + fullName\n" {
+		t.Fatalf("edit %+v", tde.Edits[0])
 	}
 	if err := f.editor.ApplyEdit(*acts[0].Edit); err != nil {
 		t.Fatal(err)
