@@ -8,6 +8,8 @@ package vim_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,8 +86,9 @@ func run(t *testing.T, scenario string, model *llmtest.Server, files map[string]
 	return runIn(t, t.TempDir(), scenario, model, files)
 }
 
-// runIn is run with the record in dir.
-func runIn(t *testing.T, dir, scenario string, model *llmtest.Server, files map[string]string) session {
+// runIn is run with the record in dir, and env added to Vim's environment
+// (overriding what run sets).
+func runIn(t *testing.T, dir, scenario string, model *llmtest.Server, files map[string]string, env ...string) session {
 	t.Helper()
 	bin := vim(t)
 	server := servertest.Binary(t)
@@ -106,6 +109,7 @@ func runIn(t *testing.T, dir, scenario string, model *llmtest.Server, files map[
 		"AGENT_LSP_MODEL=gpt-test", "OPENAI_BASE_URL="+model.URL+"/v1",
 		"XDG_CONFIG_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(),
 		"XDG_STATE_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
+	cmd.Env = append(cmd.Env, env...) // the last of a name wins
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	s.took = time.Since(start)
@@ -279,6 +283,94 @@ func TestCancel(t *testing.T) {
 	if seen := s.seen(); strings.Contains(seen, "too late") {
 		t.Errorf("the cancelled run's answer was shown:\n%s", seen)
 	}
+}
+
+// TestNextEdit: with a next-edit model in the user's config.toml, the user
+// renames greet's parameter; after ALE sends the change the server asks the
+// scripted model in the background, and :ALECodeAction on the use's line
+// offers "Apply suggested edit: who", which renames the use in the buffer;
+// agent.status counts it accepted. Only here are next edits on: elsewhere
+// the server would ask the model after every change.
+func TestNextEdit(t *testing.T) {
+	t.Parallel()
+	const nesModel = "nes-vim"
+	param := regexp.MustCompile(`def greet\((\w+)\)`)
+	uses := regexp.MustCompile(`\b(name|who)\b`)
+	// region is the editable region of a next-edit request (the whole
+	// small file), or "".
+	region := func(body map[string]any) string {
+		if !strings.HasPrefix(systemText(body), "You predict the next edit") || body["model"] != nesModel {
+			return ""
+		}
+		_, rest, _ := strings.Cut(llmtest.LastUserText(body), "Editable region (from line 1):\n```\n")
+		return strings.ReplaceAll(rest[:max(strings.LastIndex(rest, "\n```"), 0)], "<|user_cursor_is_here|>", "")
+	}
+	model := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
+		region := region(body)
+		if region == "" {
+			return llmtest.Turn{Text: "not a next-edit request"}
+		}
+		// The region, renamed throughout.
+		m := param.FindStringSubmatch(region)
+		if m == nil {
+			return llmtest.Turn{Text: "no parameter"}
+		}
+		return llmtest.Turn{Text: "```python\n" + uses.ReplaceAllString(region, m[1]) + "```\n"}
+	})
+	config := t.TempDir()
+	toml := fmt.Sprintf("[nes]\nmodel = %q\nbase_url = %q\ndebounce_ms = 10\n", nesModel, model.URL+"/v1")
+	os.MkdirAll(filepath.Join(config, "agent-lsp"), 0o755)
+	if err := os.WriteFile(filepath.Join(config, "agent-lsp", "config.toml"), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	onDisk := "def greet(name):\n    return \"Hello, \" + name\n"
+	s := runIn(t, t.TempDir(), "next_edit", model, map[string]string{"hello.py": onDisk}, "XDG_CONFIG_HOME="+config)
+
+	if got, want := s.read("renamed"), "def greet(who):\n    return \"Hello, \" + name\n"; got != want {
+		t.Errorf("buffer after the rename:\n%s\nwant:\n%s", got, want)
+	}
+	if titles := s.read("titles"); !slices.Contains(strings.Split(titles, "\n"), "Apply suggested edit: who") {
+		t.Errorf("line 2's code actions lack \"Apply suggested edit: who\":\n%s", titles)
+	}
+	if got, want := s.read("applied"), "def greet(who):\n    return \"Hello, \" + who\n"; got != want {
+		t.Errorf("buffer after the pick:\n%s\nwant:\n%s", got, want)
+	}
+	var status struct {
+		Model    string `json:"model"`
+		Calls    int    `json:"calls"`
+		Accepted int    `json:"accepted"`
+	}
+	if err := json.Unmarshal([]byte(s.read("status")), &status); err != nil {
+		t.Fatalf("agent.status nextEdits %q: %v", s.read("status"), err)
+	}
+	if !strings.Contains(status.Model, nesModel) || status.Calls == 0 || status.Accepted != 1 {
+		t.Errorf("agent.status nextEdits %+v, want %s with 1 accepted", status, nesModel)
+	}
+	// Each model request a next-edit one, the first after the rename.
+	reqs := model.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no model request")
+	}
+	for i, r := range reqs {
+		if got := region(r); !strings.Contains(got, "def greet(who)") {
+			t.Errorf("model request %d is no next-edit request after the rename: region %q", i+1, got)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(s.root, "hello.py")); string(data) != onDisk {
+		t.Errorf("disk changed: %q", data)
+	}
+}
+
+// systemText is the system message of an OpenAI request body.
+func systemText(body map[string]any) string {
+	msgs, _ := body["messages"].([]any)
+	if len(msgs) > 0 {
+		if m, _ := msgs[0].(map[string]any); m["role"] == "system" {
+			s, _ := m["content"].(string)
+			return s
+		}
+	}
+	return ""
 }
 
 // toolResults joins the tool messages of an OpenAI request body.
