@@ -121,7 +121,7 @@ func runScript(t *testing.T, nv neovim, bin, script string, copilotLsp ...string
 		}
 	}
 	copyFile(t, bin, filepath.Join(dir, "agent-lsp"), 0o755)
-	for _, f := range []string{"lua/agent_lsp/init.lua", "lua/agent_lsp/health.lua", "lua/agent_lsp/next_edit.lua", "lsp/agent_lsp.lua", "test/" + script} {
+	for _, f := range []string{"lua/agent_lsp/init.lua", "lua/agent_lsp/health.lua", "lua/agent_lsp/next_edit.lua", "lsp/agent_lsp.lua", "test/harness.lua", "test/" + script} {
 		copyFile(t, f, filepath.Join(dir, "plugin", f), 0o644)
 	}
 	for _, from := range copilotLsp {

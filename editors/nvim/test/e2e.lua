@@ -6,31 +6,12 @@
 -- text, the bytes written to disk. Writes "ok" or the failure to $RESULT,
 -- then quits. The next-edit step runs last, in the main loop: keys typed
 -- there fire TextChanged, as a user's do (not so during this script).
-local result = os.getenv('RESULT')
-local root = os.getenv('WORKSPACE')
-local function finish(msg)
-  local f = io.open(result, 'w')
-  f:write(msg)
-  f:close()
-  vim.cmd('qall!')
-end
-
+local H = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'harness.lua')
+local root, finish = H.root, H.finish
 -- Every message the user is shown through vim.notify, and every use of a
 -- deprecated function by the plugin.
-local notes, deprecated = {}, {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
-  return notify(msg, level, opts)
-end
-local deprecate = vim.deprecate
-vim.deprecate = function(name, ...)
-  local trace = debug.traceback()
-  if trace:find('agent_lsp', 1, true) then
-    table.insert(deprecated, name .. '\n' .. trace)
-  end
-  return deprecate(name, ...)
-end
+H.record(true)
+local notes, deprecated = H.notes, H.deprecated
 
 local function said(text, level)
   for _, n in ipairs(notes) do

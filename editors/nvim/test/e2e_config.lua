@@ -3,26 +3,16 @@
 -- server with the plugin's lsp/agent_lsp.lua, setup({ autostart = false })
 -- adds the commands. Run by e2e_test.go; writes "ok", "skip: …" (a Neovim
 -- without vim.lsp.config) or the failure to $RESULT, then quits.
-local result = os.getenv('RESULT')
-local root = os.getenv('WORKSPACE')
-local function finish(msg)
-  local f = io.open(result, 'w')
-  f:write(msg)
-  f:close()
-  vim.cmd('qall!')
-end
+local H = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'harness.lua')
+local root, finish = H.root, H.finish
 if not (vim.lsp.config and vim.lsp.enable) then
   local v = vim.version()
   finish(string.format('skip: Neovim %d.%d.%d has no vim.lsp.config', v.major, v.minor, v.patch))
   return
 end
 
-local notes = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
-  return notify(msg, level, opts)
-end
+H.record(true)
+local notes = H.notes
 local function wait(ms, cond, what)
   assert(vim.wait(ms, cond, 20), what)
 end

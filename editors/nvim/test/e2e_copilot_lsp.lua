@@ -5,26 +5,16 @@
 -- README maps Tab to) jump to it and apply it. Run by e2e_test.go from the
 -- main loop, where typed keys fire TextChanged; writes "ok", "skip: …" (a
 -- Neovim before 0.11) or the failure to $RESULT, then quits.
-local result = os.getenv('RESULT')
-local root = os.getenv('WORKSPACE')
-local function finish(msg)
-  local f = io.open(result, 'w')
-  f:write(msg)
-  f:close()
-  vim.cmd('qall!')
-end
+local H = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'harness.lua')
+local root, finish = H.root, H.finish
 if vim.fn.has('nvim-0.11') == 0 then
   local v = vim.version()
   finish(string.format('skip: copilot-lsp.nvim needs Neovim 0.11+, this is %d.%d.%d', v.major, v.minor, v.patch))
   return
 end
 
-local notes = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
-  return notify(msg, level, opts)
-end
+H.record(true)
+local notes = H.notes
 
 local function sleep(ms)
   local me = coroutine.running()
@@ -84,7 +74,9 @@ local function run()
     'not applied: ' .. vim.inspect(vim.api.nvim_buf_get_lines(buf, 0, -1, false)))
 
   local status = client:request_sync('workspace/executeCommand', { command = 'agent.status' }, 10000, buf)
-  assert(status and status.result and status.result.nextEdits.calls >= 1, 'status ' .. vim.inspect(status))
+  -- It runs no accept command: the server counts the change that applied it.
+  assert(status and status.result and status.result.nextEdits.calls >= 1 and status.result.nextEdits.accepted == 1,
+    'status ' .. vim.inspect(status))
   for _, n in ipairs(notes) do
     assert(n.level < vim.log.levels.WARN and not n.msg:find('copilot-lsp', 1, true), 'a message: ' .. n.msg)
   end

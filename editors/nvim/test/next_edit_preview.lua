@@ -3,20 +3,10 @@
 -- marks each kind of edit shows, the keys mapped only while one shows with
 -- the buffer's own mapping put back, and accepting one. Run by
 -- e2e_test.go; writes "ok" or the failure to $RESULT, then quits.
-local result = os.getenv('RESULT')
-local function finish(msg)
-  local f = io.open(result, 'w')
-  f:write(msg)
-  f:close()
-  vim.cmd('qall!')
-end
-
-local deprecated = {}
-local deprecate = vim.deprecate
-vim.deprecate = function(name, ...)
-  table.insert(deprecated, name .. '\n' .. debug.traceback())
-  return deprecate(name, ...)
-end
+local H = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'harness.lua')
+local finish = H.finish
+H.record(false)
+local deprecated = H.deprecated
 
 local ok, err = pcall(function()
   local ne = require('agent_lsp.next_edit')
