@@ -323,16 +323,18 @@ func TestNextEdit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(config, "agent-lsp", "config.toml"), []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	onDisk := "def greet(name):\n    return \"Hello, \" + name\n"
+	// An emoji before the use: ALE reads columns as bytes; the suggestion
+	// replaces whole lines, so it lands right.
+	onDisk := "def greet(name):\n    return \"🐍 Hello, \" + name\n"
 	s := runIn(t, t.TempDir(), "next_edit", model, map[string]string{"hello.py": onDisk}, "XDG_CONFIG_HOME="+config)
 
-	if got, want := s.read("renamed"), "def greet(who):\n    return \"Hello, \" + name\n"; got != want {
+	if got, want := s.read("renamed"), "def greet(who):\n    return \"🐍 Hello, \" + name\n"; got != want {
 		t.Errorf("buffer after the rename:\n%s\nwant:\n%s", got, want)
 	}
 	if titles := s.read("titles"); !slices.Contains(strings.Split(titles, "\n"), "Apply suggested edit: who") {
 		t.Errorf("line 2's code actions lack \"Apply suggested edit: who\":\n%s", titles)
 	}
-	if got, want := s.read("applied"), "def greet(who):\n    return \"Hello, \" + who\n"; got != want {
+	if got, want := s.read("applied"), "def greet(who):\n    return \"🐍 Hello, \" + who\n"; got != want {
 		t.Errorf("buffer after the pick:\n%s\nwant:\n%s", got, want)
 	}
 	var status struct {
