@@ -35,14 +35,14 @@ const (
 
 // completer is the completion engine of a connection.
 type completer struct {
-	s     *Server
-	slots chan struct{}
+	s      *Server
+	slots  chan struct{}
+	latest latestPerDocument // the request going per document
 
 	mu       sync.Mutex // guards everything below
 	infiller llm.Infiller
-	builtFor string                      // the settings infiller was built from
-	newest   map[uri.URI]*completionCall // the latest request per document
-	shown    map[uri.URI]suggestion      // the latest suggestion per document
+	builtFor string                 // the settings infiller was built from
+	shown    map[uri.URI]suggestion // the latest suggestion per document
 	failures int
 	paused   time.Time // no model calls before this, after repeated failures
 	calls    int       // model calls made, for status and tests
@@ -50,11 +50,8 @@ type completer struct {
 
 func newCompleter(s *Server) *completer {
 	return &completer{s: s, slots: make(chan struct{}, completionSlots),
-		newest: map[uri.URI]*completionCall{}, shown: map[uri.URI]suggestion{}}
+		shown: map[uri.URI]suggestion{}}
 }
-
-// completionCall is one request; a newer one for its document cancels it.
-type completionCall struct{ cancel context.CancelFunc }
 
 // suggestion is what was last suggested in a document: on line, after
 // lineBefore (the line's text up to the cursor then), text.
@@ -90,23 +87,11 @@ func (c *completer) suggest(ctx context.Context, u uri.URI, pos protocol.Positio
 	lineBefore := doc.text[lineStart:offset]
 	at := completionAt{pos: pos, word: wordBefore(lineBefore)}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	call := &completionCall{cancel: cancel}
+	ctx, done := c.latest.begin(ctx, u)
+	defer done()
 	c.mu.Lock()
-	if prev := c.newest[u]; prev != nil {
-		prev.cancel()
-	}
-	c.newest[u] = call
 	cached, hit := c.typedThrough(u, pos.Line, lineBefore)
 	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		if c.newest[u] == call {
-			delete(c.newest, u)
-		}
-		c.mu.Unlock()
-	}()
 	if hit {
 		at.text = cached
 		return at, nil

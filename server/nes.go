@@ -24,7 +24,7 @@ import (
 // (made in the background after their changes, since they never ask). The model sees the document's recent edits (edithistory.go) and
 // rewrites the region around the cursor; the server turns the rewrite into
 // the smallest edit. Like completion it has its own model client and lock,
-// and each document's newest request cancels the ones before it.
+// and each document's latest request cancels the ones before it.
 
 const (
 	methodInlineEdit   = "textDocument/copilotInlineEdit"
@@ -60,15 +60,15 @@ type nextEditor struct {
 	stop       context.CancelFunc
 	// asked: the client has asked textDocument/copilotInlineEdit, so it
 	// shows next edits itself.
-	asked atomic.Bool
+	asked  atomic.Bool
+	latest latestPerDocument // the request going per document
 
 	mu       sync.Mutex // guards everything below
 	client   llm.Provider
-	builtFor string                      // the settings client was built from
-	newest   map[uri.URI]*completionCall // the latest request per document
-	cache    map[uri.URI]nesAnswer       // the latest answer per document
-	calls    int                         // model calls made
-	accepted int                         // suggestions the user accepted
+	builtFor string                // the settings client was built from
+	cache    map[uri.URI]nesAnswer // the latest answer per document
+	calls    int                   // model calls made
+	accepted int                   // suggestions the user accepted
 }
 
 // nesAnswer is the answer for a document at a version and position; edit
@@ -81,7 +81,7 @@ type nesAnswer struct {
 
 func newNextEditor(s *Server) *nextEditor {
 	ctx, stop := context.WithCancel(context.Background())
-	return &nextEditor{s: s, background: ctx, stop: stop, newest: map[uri.URI]*completionCall{}, cache: map[uri.URI]nesAnswer{}}
+	return &nextEditor{s: s, background: ctx, stop: stop, cache: map[uri.URI]nesAnswer{}}
 }
 
 // showsThemItself says whether the client shows copilotInlineEdit's edits
@@ -106,9 +106,9 @@ func (n *nextEditor) afterChange(u uri.URI) {
 		return
 	}
 	pos := caps.encoding.spanRange(doc.text, end, end).Start
-	// The newest now, before the handler returns: a request the client
+	// The latest now, before the handler returns: a request the client
 	// sends after this change must supersede it, never the other way.
-	ctx, done := n.begin(n.background, u)
+	ctx, done := n.latest.begin(n.background, u)
 	go func() {
 		defer done()
 		n.find(ctx, u, doc.version, pos, settings) //nolint:errcheck // no one to tell: the code action shows what it found
@@ -130,33 +130,12 @@ func (n *nextEditor) suggest(ctx context.Context, u uri.URI, version int32, pos 
 	if !settings.NES.On(doc.language) || n.s.opts.NewNES == nil || version != doc.version {
 		return nil, nil
 	}
-	ctx, done := n.begin(ctx, u)
+	ctx, done := n.latest.begin(ctx, u)
 	defer done()
 	return n.find(ctx, u, version, pos, settings)
 }
 
-// begin makes a request the newest for document u, cancelling the one
-// before; done ends it.
-func (n *nextEditor) begin(ctx context.Context, u uri.URI) (_ context.Context, done func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	call := &completionCall{cancel: cancel}
-	n.mu.Lock()
-	if prev := n.newest[u]; prev != nil {
-		prev.cancel()
-	}
-	n.newest[u] = call
-	n.mu.Unlock()
-	return ctx, func() {
-		cancel()
-		n.mu.Lock()
-		if n.newest[u] == call {
-			delete(n.newest, u)
-		}
-		n.mu.Unlock()
-	}
-}
-
-// find is suggest's work once the request is the newest: the cache, the
+// find is suggest's work once the request is the latest: the cache, the
 // debounce, the model.
 func (n *nextEditor) find(ctx context.Context, u uri.URI, version int32, pos protocol.Position, settings config.Settings) (*inlineEdit, error) {
 	n.mu.Lock()

@@ -55,8 +55,8 @@ type Options struct {
 //   - runs: the runs and proposals, and the proposals' states;
 //   - sessions: the conversations and the current one;
 //   - progress: the work-done progress tokens;
-//   - completer: completion's model client, cache and newest requests;
-//   - nextEdits: next edit suggestions' model client, cache and newest requests;
+//   - completer: completion's model client and cache; its latest requests;
+//   - nextEdits: next edit suggestions' model client and cache; its latest requests;
 //   - inflight: the requests $/cancelRequest can cancel.
 //
 // caps, what the client can do, is stored once at initialize and read

@@ -76,6 +76,17 @@ local ok, err = pcall(function()
   assert(tab('n') == ':let g:tabbed = 1<CR>' and tab('i') == nil, 'Tab after: ' .. vim.inspect({ tab('n'), tab('i') }))
   assert(#marks() == 0, 'marks after the dismissal')
 
+  -- While the completion menu shows, insert mode's key does what it did
+  -- before: the user's mapping (a right-hand side, an expression, a
+  -- callback) or the key itself.
+  local tc = function(k) return vim.api.nvim_replace_termcodes(k, true, true, true) end
+  assert(ne._keys_of({}, '<Tab>') == tc('<Tab>'), 'no mapping before')
+  assert(ne._keys_of({ rhs = '<C-n>', expr = 0 }, '<Tab>') == tc('<C-n>'), 'a mapping before')
+  assert(ne._keys_of({ rhs = '"<C-p>"', expr = 1 }, '<Tab>') == tc('<C-p>'), 'an expression mapping before')
+  assert(ne._keys_of({ callback = function() return '<C-y>' end, expr = 1 }, '<Tab>') == tc('<C-y>'), 'an expr callback before')
+  local called = false
+  assert(ne._keys_of({ callback = function() called = true end, expr = 0 }, '<Tab>') == '' and called, 'a callback before')
+
   -- Accept: the first jumps to the edit, the second applies it.
   vim.api.nvim_win_set_cursor(0, { 1, 0 })
   ne.preview(buf, edit(2, 4, 2, 5, '30\n# thirty'))

@@ -92,11 +92,24 @@ local function encoding()
   return c and c.offset_encoding or 'utf-16'
 end
 
+-- _keys_of is what the mapping m (maparg's dict; empty: none) of lhs types:
+-- its callback's or expression's keys, its right-hand side, or lhs itself.
+function M._keys_of(m, lhs)
+  local keys = lhs
+  if type(m) == 'table' and m.callback then
+    local r = m.callback()
+    keys = m.expr == 1 and type(r) == 'string' and r or ''
+  elseif type(m) == 'table' and m.rhs and m.rhs ~= '' then
+    keys = m.expr == 1 and vim.api.nvim_eval(m.rhs) or m.rhs
+  end
+  return vim.api.nvim_replace_termcodes(keys, true, true, true)
+end
+
 -- map_keys maps the accept and dismiss keys in bufnr, keeping the buffer's
 -- own mappings of them to put back.
 local function map_keys(bufnr, state)
   state.saved = {}
-  local function map(mode, lhs, fn, desc)
+  local function map(mode, lhs, fn, desc, expr)
     if not lhs or lhs == '' then
       return
     end
@@ -106,7 +119,7 @@ local function map_keys(bufnr, state)
     if type(old) == 'table' and old.buffer == 1 then
       table.insert(state.saved, { mode = mode, lhs = lhs, map = old })
     end
-    vim.api.nvim_buf_set_keymap(bufnr, mode, lhs, '', { callback = fn, noremap = true, silent = true, nowait = true, desc = desc })
+    vim.api.nvim_buf_set_keymap(bufnr, mode, lhs, '', { callback = fn, noremap = true, silent = true, nowait = true, desc = desc, expr = expr })
     table.insert(state.mapped, { mode = mode, lhs = lhs })
   end
   state.mapped = {}
@@ -114,7 +127,21 @@ local function map_keys(bufnr, state)
     M.accept(bufnr)
   end
   map('n', config.accept, accept, 'agent-lsp: jump to / accept the next edit')
-  map('i', config.accept, accept, 'agent-lsp: jump to / accept the next edit')
+  -- In insert mode the key stays the completion menu's while that shows:
+  -- what it did before (the user's mapping, or itself) runs instead.
+  local accept_i = config.accept
+  if accept_i and accept_i ~= '' then
+    local before = vim.api.nvim_buf_call(bufnr, function()
+      return vim.fn.maparg(accept_i, 'i', false, true)
+    end)
+    map('i', accept_i, function()
+      if vim.fn.pumvisible() == 1 then
+        return M._keys_of(before, accept_i)
+      end
+      vim.schedule(accept) -- an expr mapping may not change the buffer
+      return ''
+    end, 'agent-lsp: jump to / accept the next edit', true)
+  end
   map('n', config.dismiss, function()
     M.dismiss(bufnr)
   end, 'agent-lsp: dismiss the next edit')

@@ -1,0 +1,40 @@
+package server
+
+import (
+	"context"
+	"sync"
+
+	"go.lsp.dev/uri"
+)
+
+// latestPerDocument keeps one request per document going: each new one
+// cancels the one before, as a keystroke makes the last suggestion moot.
+// Completion and next edits each have one; it has its own lock.
+type latestPerDocument struct {
+	mu     sync.Mutex
+	cancel map[uri.URI]*context.CancelFunc
+}
+
+// begin makes a request for document u the latest, cancelling the one
+// before; done ends it.
+func (l *latestPerDocument) begin(ctx context.Context, u uri.URI) (_ context.Context, done func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	mine := &cancel
+	l.mu.Lock()
+	if prev := l.cancel[u]; prev != nil {
+		(*prev)()
+	}
+	if l.cancel == nil {
+		l.cancel = map[uri.URI]*context.CancelFunc{}
+	}
+	l.cancel[u] = mine
+	l.mu.Unlock()
+	return ctx, func() {
+		cancel()
+		l.mu.Lock()
+		if l.cancel[u] == mine {
+			delete(l.cancel, u)
+		}
+		l.mu.Unlock()
+	}
+}
