@@ -32,7 +32,8 @@ import (
 
 const (
 	// seccompChildEnv is "mode:set": mode is filter (the full level's
-	// filter), nounix (below full) or none (the control); set names the
+	// filter), nounix (below full), offline (below full, network off) or
+	// none (the control); set names the
 	// probes (main or foreign).
 	seccompChildEnv = "AGENT_LSP_TEST_SECCOMP_CHILD"
 	// seccompOutEnv is the file the child writes its report to.
@@ -75,6 +76,8 @@ func TestSeccompChild(t *testing.T) {
 			err = installSeccomp(Filter{})
 		case "nounix":
 			err = installSeccomp(Filter{NoUnixSockets: true})
+		case "offline":
+			err = installSeccomp(Filter{NoUnixSockets: true, NoInetSockets: true})
 		case "none":
 		default:
 			err = fmt.Errorf("unknown mode %q", mode)
@@ -222,15 +225,18 @@ func TestSeccompRefusesEachDeniedCall(t *testing.T) {
 }
 
 func TestSeccompAllowsOrdinaryWork(t *testing.T) {
-	for _, mode := range []string{"filter", "nounix"} {
+	for _, mode := range []string{"filter", "nounix", "offline"} {
 		inside := seccompResults(t, mode, "main")
 		for _, p := range seccompProbes("main") {
 			if !strings.HasPrefix(p.name, "allowed:") {
 				continue
 			}
 			want := p.want
-			if mode == "nounix" && p.name == "allowed: socket(AF_UNIX)" {
+			if mode != "filter" && p.name == "allowed: socket(AF_UNIX)" {
 				want = "EPERM"
+			}
+			if mode == "offline" && strings.HasPrefix(p.name, "allowed: socket(AF_INET") {
+				want = "EPERM" // UDP too: what Landlock leaves open
 			}
 			if got := inside[p.name]; got != want && (got != "missing" || !strings.HasPrefix(p.name, "allowed: program")) {
 				t.Errorf("%s: %s under the %s filter, want %s", p.name, got, mode, want)
@@ -501,8 +507,20 @@ func seccompProbes(set string) []seccompProbe {
 		{name: "allowed: socket(AF_UNIX)", want: "ok", call: func() string {
 			return fdResult(unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0))
 		}},
+		// IPv4 and IPv6 are refused only with the network off below full
+		// (offline), where Landlock cuts TCP alone.
 		{name: "allowed: socket(AF_INET)", want: "ok", call: func() string {
 			return fdResult(unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0))
+		}},
+		{name: "allowed: socket(AF_INET, SOCK_DGRAM)", want: "ok", call: func() string {
+			return fdResult(unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0))
+		}},
+		{name: "allowed: socket(AF_INET6, SOCK_DGRAM)", want: "ok", call: func() string {
+			fd, err := unix.Socket(unix.AF_INET6, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+			if errors.Is(err, unix.EAFNOSUPPORT) {
+				return "ok" // no IPv6 in this kernel: nothing to refuse
+			}
+			return fdResult(fd, err)
 		}},
 		{name: "allowed: socket(AF_NETLINK)", want: "ok", call: func() string {
 			return fdResult(unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE))

@@ -102,6 +102,10 @@ func (o Filter) program() ([]unix.SockFilter, error) {
 	if o.NoUnixSockets {
 		a.jumpIf(unix.BPF_JEQ, unix.AF_UNIX, "eperm", "")
 	}
+	if o.NoInetSockets {
+		a.jumpIf(unix.BPF_JEQ, unix.AF_INET, "eperm", "")
+		a.jumpIf(unix.BPF_JEQ, unix.AF_INET6, "eperm", "")
+	}
 	a.ret(retAllow)
 
 	a.label("personality")

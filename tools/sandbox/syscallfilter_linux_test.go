@@ -12,7 +12,7 @@ import (
 // inside it, and it ends in returns only (what the kernel's verifier
 // demands; the hostile corpus checks what it refuses, by effect).
 func TestFilterProgramAssembles(t *testing.T) {
-	for _, o := range []Filter{{}, {NoUnixSockets: true}} {
+	for _, o := range []Filter{{}, {NoUnixSockets: true}, {NoUnixSockets: true, NoInetSockets: true}} {
 		prog, err := o.program()
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -94,6 +95,10 @@ type Filter struct {
 	// hides the host's daemons' sockets and nothing else can tell their
 	// paths from the command's own.
 	NoUnixSockets bool
+	// NoInetSockets refuses IPv4 and IPv6 sockets: the network off below
+	// full, where no network namespace cuts it and Landlock cuts only TCP
+	// (a UDP packet, DNS or QUIC, would leave).
+	NoInetSockets bool
 }
 
 // DiskWatch is what the host adds up every so often while a command runs,
@@ -168,7 +173,7 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 		w.Rlimits = append(w.Rlimits, Rlimit{"NPROC", uint64(limits.Processes)}, Rlimit{"DATA", uint64(limits.Memory)})
 	}
 	if h.seccomp {
-		w.Filter = &Filter{NoUnixSockets: caps.Level != Full}
+		w.Filter = &Filter{NoUnixSockets: caps.Level != Full, NoInetSockets: caps.Level != Full && !spec.Network}
 	}
 	// What the file system does not bound is measured while it runs.
 	disk := &DiskWatch{Limit: limits.Disk, Counted: nonEmpty(spec.Cache)}
@@ -216,8 +221,15 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 		w.Landlock.RO = append(w.Landlock.RO, spec.GitDir)
 	}
 	w.Landlock.NoTCP = !spec.Network
-	if !spec.Network && caps.LandlockABI >= 4 {
-		w.Network.Cut = "Landlock refuses every TCP connect and bind (UDP is not cut)"
+	if !spec.Network {
+		var cut []string
+		if caps.LandlockABI >= 4 {
+			cut = append(cut, "Landlock refuses every TCP connect and bind")
+		}
+		if w.Filter != nil && w.Filter.NoInetSockets {
+			cut = append(cut, "the seccomp filter refuses IPv4 and IPv6 sockets (UDP too)")
+		}
+		w.Network.Cut = strings.Join(cut, "; ")
 	}
 	w.Limits.Files = 0 // no tmpfs of the command's: files are not counted
 	disk.Counted = append(disk.Counted, nonEmpty(scratch)...)

@@ -88,7 +88,11 @@ func (w World) format(line func(string, ...any)) {
 		if f.NoUnixSockets {
 			unix = "denied"
 		}
-		line("filter seccomp: %s; AF_UNIX sockets %s", filterDenies, unix)
+		inet := ""
+		if f.NoInetSockets {
+			inet = "; IPv4 and IPv6 sockets denied"
+		}
+		line("filter seccomp: %s; AF_UNIX sockets %s%s", filterDenies, unix, inet)
 	}
 	if w.Seatbelt != "" {
 		line("seatbelt profile:")
