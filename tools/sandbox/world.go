@@ -217,8 +217,10 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	w.View, w.Dir = View{Root: spec.View.Root, Copy: spec.View.Copy}, spec.View.Copy
 	w.Landlock.RW = nonEmpty(home, tmp, spec.Cache, spec.View.Copy, "/dev/null")
 	if spec.GitDir != "" {
-		w.Env = append(w.Env, "GIT_DIR="+spec.GitDir, "GIT_WORK_TREE="+spec.View.Copy)
-		w.Landlock.RO = append(w.Landlock.RO, spec.GitDir)
+		w.Env = append(w.Env, gitEnv(spec.GitDir, spec.View.Copy)...)
+		if spec.GitDir != noRepository {
+			w.Landlock.RO = append(w.Landlock.RO, spec.GitDir)
+		}
 	}
 	w.Landlock.NoTCP = !spec.Network
 	if !spec.Network {
