@@ -286,7 +286,13 @@ func seconds(d time.Duration) uint64 {
 }
 
 // nonEmpty is paths without the empty ones (what no rule, mount or
-// measure could use).
+// measure could use), each once, in order: PATH often names a directory
+// twice, and a toolchain's directory is also on it.
 func nonEmpty(paths ...string) []string {
-	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return p == "" })
+	seen := map[string]bool{"": true}
+	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
+		dup := seen[p]
+		seen[p] = true
+		return dup
+	})
 }
