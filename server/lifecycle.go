@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -183,8 +184,9 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	}
 	fileSettings := primary.settings
 	var initSettings config.Settings
-	if len(params.InitializationOptions) > 0 {
-		if err := json.Unmarshal(params.InitializationOptions, &initSettings); err != nil {
+	// [] is how a Lua client (Neovim's) encodes an empty table: no settings.
+	if opts := bytes.TrimSpace(params.InitializationOptions); len(opts) > 0 && !bytes.Equal(opts, []byte("[]")) {
+		if err := json.Unmarshal(opts, &initSettings); err != nil {
 			warnings = append(warnings, fmt.Sprintf("initializationOptions: %v", err))
 		}
 	}

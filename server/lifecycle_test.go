@@ -305,3 +305,23 @@ func TestWithoutAWorkspaceFolderRunsAreRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Neovim's Lua encodes an empty table as []: no settings, no warning.
+func TestEmptyListForInitializationOptionsIsNoSettings(t *testing.T) {
+	f := newFixture(t, nil, nil, nil)
+	err := f.editor.Call("initialize", map[string]any{"processId": nil, "rootUri": f.uri(""), "capabilities": map[string]any{},
+		"initializationOptions": []any{}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.editor.Notify("initialized", map[string]any{})
+	var status struct {
+		ConfigWarnings []string `json:"configWarnings"`
+	}
+	if err := f.editor.Command(server.CommandStatus, nil, &status); err != nil || len(status.ConfigWarnings) != 0 {
+		t.Fatalf("%v %q", err, status.ConfigWarnings)
+	}
+	if logs := strings.Join(f.editor.Logs(), "\n"); strings.Contains(logs, "initializationOptions") {
+		t.Fatalf("a warning about []:\n%s", logs)
+	}
+}
