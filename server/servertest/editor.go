@@ -195,114 +195,133 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	params := append([]byte(nil), req.Params()...)
 	switch method {
 	case "window/logMessage", "window/showMessage":
-		var p protocol.LogMessageParams
-		protocol.Unmarshal(params, &p)
-		e.mu.Lock()
-		if method == "window/logMessage" {
-			e.logs = append(e.logs, p.Message)
-		} else {
-			e.messages = append(e.messages, p.Message)
-		}
-		e.notifyLocked()
-		e.mu.Unlock()
-		return nil, nil
+		return e.message(method, params)
 	case "$/progress":
-		var p struct {
-			Token any `json:"token"`
-			Value struct {
-				Kind, Title, Message string
-			} `json:"value"`
-		}
-		json.Unmarshal(params, &p)
-		e.mu.Lock()
-		e.progress = append(e.progress, ProgressEvent{Token: fmt.Sprint(p.Token), Kind: p.Value.Kind, Title: p.Value.Title, Message: p.Value.Message})
-		e.notifyLocked()
-		e.mu.Unlock()
-		return nil, nil
+		return e.progressed(params)
 	case "window/workDoneProgress/create":
 		return nil, nil
 	case "window/showDocument":
-		var p protocol.ShowDocumentParams
-		protocol.Unmarshal(params, &p)
-		e.mu.Lock()
-		e.shown = append(e.shown, p.URI)
-		e.notifyLocked()
-		e.mu.Unlock()
-		return &protocol.ShowDocumentResult{Success: true}, nil
+		return e.showDocument(params)
 	case "window/showMessageRequest":
-		if e.caps.NoMessageRequest {
-			return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found")
-		}
-		var p protocol.ShowMessageRequestParams
-		protocol.Unmarshal(params, &p)
-		e.mu.Lock()
-		e.asked = append(e.asked, p.Message)
-		var titles []string
-		for _, a := range p.Actions {
-			titles = append(titles, a.Title)
-		}
-		e.actions = append(e.actions, titles)
-		answer := e.Approve
-		e.notifyLocked()
-		e.mu.Unlock()
-		if e.caps.NeverAnswer {
-			jsonrpc2.Async(ctx) // the editor goes on reading the server's messages
-			select {
-			case <-ctx.Done():
-			case <-e.conn.Done():
-			}
-			return nil, ctx.Err()
-		}
-		if answer == "" {
-			return jsonrpc2.RawMessage("null"), nil
-		}
-		return &protocol.MessageActionItem{Title: answer}, nil
+		return e.showMessageRequest(ctx, params)
 	case "workspace/applyEdit":
-		jsonrpc2.Async(ctx) // applying sends didChange back to the server
-		if e.caps.EditError {
-			return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "the edit could not be applied: a buffer is read-only")
-		}
-		if e.caps.IgnoreEdits {
-			select {
-			case <-ctx.Done():
-			case <-e.conn.Done():
-			}
-			return nil, ctx.Err()
-		}
-		var p protocol.ApplyWorkspaceEditParams
-		if err := protocol.Unmarshal(params, &p); err != nil {
-			e.t.Errorf("applyEdit params: %v", err)
-			return nil, err
-		}
-		e.mu.Lock()
-		e.edits = append(e.edits, p)
-		reject, before := e.RejectEdits, e.BeforeApply
-		e.notifyLocked()
-		e.mu.Unlock()
-		if before != nil {
-			before()
-		}
-		if reject {
-			reason := "the user declined"
-			return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
-		}
-		if err := e.apply(p.Edit); err != nil {
-			reason := err.Error()
-			return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
-		}
-		if e.caps.NeverAnswer { // ALE applies it, and says nothing
-			select {
-			case <-ctx.Done():
-			case <-e.conn.Done():
-			}
-			return nil, ctx.Err()
-		}
-		return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
+		return e.applyEdit(ctx, params)
 	}
 	if req.IsCall() {
 		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, method)
 	}
 	return nil, nil
+}
+
+func (e *Editor) message(method string, params []byte) (any, error) {
+	var p protocol.LogMessageParams
+	protocol.Unmarshal(params, &p)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if method == "window/logMessage" {
+		e.logs = append(e.logs, p.Message)
+	} else {
+		e.messages = append(e.messages, p.Message)
+	}
+	e.notifyLocked()
+	return nil, nil
+}
+
+func (e *Editor) progressed(params []byte) (any, error) {
+	var p struct {
+		Token any `json:"token"`
+		Value struct {
+			Kind, Title, Message string
+		} `json:"value"`
+	}
+	json.Unmarshal(params, &p)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.progress = append(e.progress, ProgressEvent{Token: fmt.Sprint(p.Token), Kind: p.Value.Kind, Title: p.Value.Title, Message: p.Value.Message})
+	e.notifyLocked()
+	return nil, nil
+}
+
+func (e *Editor) showDocument(params []byte) (any, error) {
+	var p protocol.ShowDocumentParams
+	protocol.Unmarshal(params, &p)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.shown = append(e.shown, p.URI)
+	e.notifyLocked()
+	return &protocol.ShowDocumentResult{Success: true}, nil
+}
+
+func (e *Editor) showMessageRequest(ctx context.Context, params []byte) (any, error) {
+	if e.caps.NoMessageRequest {
+		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found")
+	}
+	var p protocol.ShowMessageRequestParams
+	protocol.Unmarshal(params, &p)
+	e.mu.Lock()
+	e.asked = append(e.asked, p.Message)
+	var titles []string
+	for _, a := range p.Actions {
+		titles = append(titles, a.Title)
+	}
+	e.actions = append(e.actions, titles)
+	answer := e.Approve
+	e.notifyLocked()
+	e.mu.Unlock()
+	if e.caps.NeverAnswer {
+		jsonrpc2.Async(ctx)
+		return e.neverAnswer(ctx)
+	}
+	if answer == "" {
+		return jsonrpc2.RawMessage("null"), nil
+	}
+	return &protocol.MessageActionItem{Title: answer}, nil
+}
+
+func (e *Editor) applyEdit(ctx context.Context, params []byte) (any, error) {
+	jsonrpc2.Async(ctx) // applying sends didChange back to the server
+	if e.caps.EditError {
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "the edit could not be applied: a buffer is read-only")
+	}
+	if e.caps.IgnoreEdits {
+		return e.neverAnswer(ctx)
+	}
+	var p protocol.ApplyWorkspaceEditParams
+	if err := protocol.Unmarshal(params, &p); err != nil {
+		e.t.Errorf("applyEdit params: %v", err)
+		return nil, err
+	}
+	e.mu.Lock()
+	e.edits = append(e.edits, p)
+	reject, before := e.RejectEdits, e.BeforeApply
+	e.notifyLocked()
+	e.mu.Unlock()
+	if before != nil {
+		before()
+	}
+	if reject {
+		reason := "the user declined"
+		return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
+	}
+	if err := e.apply(p.Edit); err != nil {
+		reason := err.Error()
+		return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
+	}
+	if e.caps.NeverAnswer { // ALE applies it, and says nothing
+		return e.neverAnswer(ctx)
+	}
+	return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
+}
+
+// neverAnswer holds a request unanswered until the server cancels it or
+// the connection ends; the handler must have let the editor go on reading
+// the server's messages (jsonrpc2.Async, once).
+func (e *Editor) neverAnswer(ctx context.Context) (any, error) {
+	select {
+	case <-ctx.Done():
+	case <-e.conn.Done():
+	}
+	return nil, ctx.Err()
 }
 
 // apply edits the buffers as an editor does, checking versions, then tells
