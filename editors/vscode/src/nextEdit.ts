@@ -174,7 +174,9 @@ export class NextEdits implements vscode.Disposable {
       range: new vscode.Range(range.end, range.end),
       hoverMessage: hover,
       renderOptions: { after: {
-        contentText: view.inserted,
+        // No-break spaces: a decoration's text collapses runs of spaces,
+        // and an indented line must show its indentation.
+        contentText: view.inserted.replace(/ /g, '\u00a0'),
         color: new vscode.ThemeColor('editorGhostText.foreground'),
         backgroundColor: new vscode.ThemeColor('diffEditor.insertedTextBackground'),
         fontStyle: 'italic',
