@@ -123,6 +123,10 @@ func TestNextEditAfterARenameRenamesTheNextUse(t *testing.T) {
 	if e.Command.Command != server.CommandAcceptInlineEdit || e.Command.Arguments[0]["version"] != float64(2) {
 		t.Fatalf("command %+v", e.Command)
 	}
+	// What the editors' scripted models read of it (servertest).
+	if region, ok := servertest.NextEditRegion(srv.Requests()[0]); !ok || region != strings.Replace(greet, "(name", "(fullName", 1) {
+		t.Errorf("servertest.NextEditRegion: %v %q", ok, region)
+	}
 	prompt := llmtest.LastUserText(srv.Requests()[0])
 	for _, want := range []string{
 		"@@ -3,1 +3,1 @@\n-func greet(name string) string {\n+func greet(fullName string) string {\n",

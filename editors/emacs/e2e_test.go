@@ -276,13 +276,11 @@ func nextEdit(t *testing.T, bin, client string) {
 	uses := regexp.MustCompile(`\b(name|who)\b`)
 	var asked []string
 	model := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
-		if !strings.HasPrefix(systemText(body), "You predict the next edit") || body["model"] != nesModel {
+		// The editable region (the whole small file), renamed throughout.
+		region, ok := servertest.NextEditRegion(body)
+		if !ok || body["model"] != nesModel {
 			return llmtest.Turn{Text: "not a next-edit request"}
 		}
-		// The editable region (the whole small file), renamed throughout.
-		user := llmtest.LastUserText(body)
-		_, rest, _ := strings.Cut(user, "Editable region (from line 1):\n```\n")
-		region := strings.ReplaceAll(rest[:max(strings.LastIndex(rest, "\n```"), 0)], "<|user_cursor_is_here|>", "")
 		asked = append(asked, region)
 		m := param.FindStringSubmatch(region)
 		if m == nil {
@@ -326,18 +324,6 @@ func nextEdit(t *testing.T, bin, client string) {
 	if data, _ := os.ReadFile(filepath.Join(root, "hello.py")); string(data) != onDisk {
 		t.Errorf("disk changed: %q", data)
 	}
-}
-
-// systemText is the system message of an OpenAI request body.
-func systemText(body map[string]any) string {
-	msgs, _ := body["messages"].([]any)
-	if len(msgs) > 0 {
-		if m, _ := msgs[0].(map[string]any); m["role"] == "system" {
-			s, _ := m["content"].(string)
-			return s
-		}
-	}
-	return ""
 }
 
 // packageCommands are the agent.* commands agent-lsp.el sends.

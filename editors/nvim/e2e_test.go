@@ -199,7 +199,7 @@ func scriptedModel(t *testing.T) func(map[string]any) llmtest.Turn {
 		{"unwaited question", []llmtest.Turn{{Text: "Unwaited answer."}}},
 	}
 	return func(body map[string]any) llmtest.Turn {
-		if region, ok := nextEditRegion(body); ok {
+		if region, ok := servertest.NextEditRegion(body); ok {
 			// The rename of welcome's parameter is finished at its use;
 			// anything else is left as it is (no edit).
 			if strings.Contains(region, "def welcome(guest):") {
@@ -224,31 +224,6 @@ func scriptedModel(t *testing.T) func(map[string]any) llmtest.Turn {
 	}
 }
 
-// nextEditRegion is the editable region of a next-edit request (its system
-// prompt starts "You predict the next edit"), the cursor marker removed.
-func nextEditRegion(body map[string]any) (string, bool) {
-	msgs, _ := body["messages"].([]any)
-	if len(msgs) < 2 {
-		return "", false
-	}
-	system, _ := msgs[0].(map[string]any)
-	if s, _ := system["content"].(string); system["role"] != "system" || !strings.HasPrefix(s, "You predict the next edit") {
-		return "", false
-	}
-	user, _ := msgs[len(msgs)-1].(map[string]any)
-	text, _ := user["content"].(string)
-	_, after, ok := strings.Cut(text, "Editable region (from line ")
-	if !ok {
-		return "", false
-	}
-	_, after, ok = strings.Cut(after, "```\n")
-	if !ok {
-		return "", false
-	}
-	region, _, ok := strings.Cut(after, "\n```")
-	return strings.ReplaceAll(region, "<|user_cursor_is_here|>", ""), ok
-}
-
 // currentTask is the run's task (the last user message) and how many tool
 // results came after it.
 func currentTask(body map[string]any) (string, int) {
@@ -271,7 +246,7 @@ func checkModelSaw(t *testing.T, requests []map[string]any) {
 	t.Helper()
 	var sawUnsaved, sawFix, sawAsk, sawFIM, sawRename bool
 	for _, body := range requests {
-		if region, ok := nextEditRegion(body); ok {
+		if region, ok := servertest.NextEditRegion(body); ok {
 			sawRename = sawRename || strings.Contains(region, "def welcome(guest):\n    return \"Welcome, \" + name")
 			continue
 		}

@@ -299,11 +299,10 @@ func TestNextEdit(t *testing.T) {
 	// region is the editable region of a next-edit request (the whole
 	// small file), or "".
 	region := func(body map[string]any) string {
-		if !strings.HasPrefix(systemText(body), "You predict the next edit") || body["model"] != nesModel {
-			return ""
+		if region, ok := servertest.NextEditRegion(body); ok && body["model"] == nesModel {
+			return region
 		}
-		_, rest, _ := strings.Cut(llmtest.LastUserText(body), "Editable region (from line 1):\n```\n")
-		return strings.ReplaceAll(rest[:max(strings.LastIndex(rest, "\n```"), 0)], "<|user_cursor_is_here|>", "")
+		return ""
 	}
 	model := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
 		region := region(body)
@@ -361,18 +360,6 @@ func TestNextEdit(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(s.root, "hello.py")); string(data) != onDisk {
 		t.Errorf("disk changed: %q", data)
 	}
-}
-
-// systemText is the system message of an OpenAI request body.
-func systemText(body map[string]any) string {
-	msgs, _ := body["messages"].([]any)
-	if len(msgs) > 0 {
-		if m, _ := msgs[0].(map[string]any); m["role"] == "system" {
-			s, _ := m["content"].(string)
-			return s
-		}
-	}
-	return ""
 }
 
 // toolResults joins the tool messages of an OpenAI request body.

@@ -32,22 +32,16 @@ const greeting = "def greet():\n    return \"Hello, World!\"\n"
 // suggested is the rename of each one's use on the line below.
 const scale = "def scale(value, factor):\n    return value * factor\n\n\ndef shout(text):\n    return text.upper() + \"!\"\n"
 
-// The next-edit model's prompt (server/nes_prompt.go, chat format).
+// The next-edit model, and how its prompt marks an accepted suggestion
+// (server/nes_prompt.go).
 const (
-	nesSystem   = "You predict the next edit"
 	nesModel    = "nes-scripted"
 	nesAccepted = "(a suggestion the user accepted)"
 )
 
 // nextEdit answers a next-edit request: the editable region, rewritten
 // where a parameter was renamed (its uses follow), else as it was.
-func nextEdit(prompt string) llmtest.Turn {
-	_, region, _ := strings.Cut(prompt, "Editable region (from line ")
-	_, region, _ = strings.Cut(region, "```\n")
-	// Shown as "```\n%s\n```": the line break before the fence is the
-	// prompt's, the region's own (a whole small file) comes before it.
-	region, _, _ = strings.Cut(region, "\n```\n")
-	region = strings.ReplaceAll(region, "<|user_cursor_is_here|>", "")
+func nextEdit(region string) llmtest.Turn {
 	for _, r := range []struct{ renamed, old, new string }{
 		{"def scale(amount,", "value", "amount"},
 		{"def shout(words)", "text", "words"},
@@ -57,20 +51,6 @@ func nextEdit(prompt string) llmtest.Turn {
 		}
 	}
 	return llmtest.Turn{Text: "```python\n" + region + "```\n"}
-}
-
-// systemText is the system prompt of a request on the OpenAI wire.
-func systemText(body map[string]any) string {
-	messages, _ := body["messages"].([]any)
-	if len(messages) == 0 {
-		return ""
-	}
-	first, _ := messages[0].(map[string]any)
-	if first["role"] != "system" {
-		return ""
-	}
-	text, _ := first["content"].(string)
-	return text
 }
 
 // TestVSCodeWalk asks, watches the progress, reviews and applies from the
@@ -102,10 +82,10 @@ func TestVSCodeWalk(t *testing.T) {
 	write(t, filepath.Join(e.workspace, ".vscode", "settings.json"), "{}\n")
 
 	model := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
-		task := llmtest.LastUserText(body)
-		if strings.HasPrefix(systemText(body), nesSystem) {
-			return nextEdit(task)
+		if region, ok := servertest.NextEditRegion(body); ok {
+			return nextEdit(region)
 		}
+		task := llmtest.LastUserText(body)
 		// The session keeps earlier runs: a run's first turn is the one
 		// that answers the user's message, not a tool's.
 		messages, _ := body["messages"].([]any)
@@ -169,7 +149,7 @@ func TestVSCodeWalk(t *testing.T) {
 	nes, acceptedSeen := 0, false
 	for i, body := range model.Requests() {
 		want := "gpt-remote-settings"
-		if strings.HasPrefix(systemText(body), nesSystem) {
+		if _, ok := servertest.NextEditRegion(body); ok {
 			want = nesModel
 			nes++
 			acceptedSeen = acceptedSeen || strings.Contains(llmtest.LastUserText(body), nesAccepted)

@@ -17,8 +17,20 @@ func NewGeminiServer(t testing.TB, turns ...Turn) *Server {
 	return newGemini(t, turns, nil, nil)
 }
 
-// SystemText returns the system instruction of a Gemini request body.
+// SystemText returns the system text of a request body on either wire:
+// Gemini's system instruction, or the system message opening OpenAI's
+// messages.
 func SystemText(body map[string]any) string {
+	if msgs, ok := body["messages"].([]any); ok {
+		if len(msgs) == 0 {
+			return ""
+		}
+		first, _ := msgs[0].(map[string]any)
+		if s, _ := first["content"].(string); first["role"] == "system" {
+			return s
+		}
+		return ""
+	}
 	sys, _ := body["systemInstruction"].(map[string]any)
 	var b strings.Builder
 	for _, p := range asList(sys["parts"]) {
