@@ -236,20 +236,22 @@ func (d *documents) recent(u uri.URI) (document, []histEdit, bool) {
 	return doc.snapshot(), doc.history.clone(), true
 }
 
-// lastChange is the open document at u and the offset where its latest
-// change ended.
-func (d *documents) lastChange(u uri.URI) (document, int, bool) {
+// changeEnd is where the latest change to the open document at u ended,
+// at its version: the cursor, as far as the server can tell. It copies
+// nothing: it runs after every keystroke.
+func (d *documents) changeEnd(u uri.URI, enc encoding) (language string, version int32, pos protocol.Position, ok bool) {
 	p, err := pathOf(u)
 	if err != nil {
-		return document{}, 0, false
+		return "", 0, pos, false
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	doc, ok := d.byPath[p]
-	if !ok || len(doc.history.edits) == 0 {
-		return document{}, 0, false
+	doc, open := d.byPath[p]
+	if !open || len(doc.history.edits) == 0 {
+		return "", 0, pos, false
 	}
-	return doc.snapshot(), doc.history.changedAt, true
+	view := unsafe.String(unsafe.SliceData(doc.buf), len(doc.buf))
+	return doc.language, doc.version, enc.position(view, doc.history.changedAt), true
 }
 
 // suggested notes that text was suggested for the document at u at

@@ -21,9 +21,10 @@ import (
 // copilot-language-server serves it (copilot-lsp.nvim and copilot.el call
 // it); the same suggestion as an LSP 3.18 inline completion item for
 // clients with only that, and as a code action for clients with only those
-// (made in the background after their changes, since they never ask). The model sees the document's recent edits (edithistory.go) and
-// rewrites the region around the cursor; the server turns the rewrite into
-// the smallest edit. Like completion it has its own model client and lock,
+// (made in the background after their changes, since they never ask). The
+// model sees the document's recent edits (edithistory.go) and rewrites the
+// region around the cursor; the server turns the rewrite into the smallest
+// edit. Like completion it has its own model client and lock,
 // and each document's latest request cancels the ones before it.
 
 const (
@@ -101,17 +102,16 @@ func (n *nextEditor) afterChange(u uri.URI) {
 		return
 	}
 	settings := n.s.workspace.settings()
-	doc, end, changed := n.s.docs.lastChange(u)
-	if !changed || !settings.NES.On(doc.language) {
+	language, version, pos, changed := n.s.docs.changeEnd(u, caps.encoding)
+	if !changed || !settings.NES.On(language) {
 		return
 	}
-	pos := caps.encoding.spanRange(doc.text, end, end).Start
 	// The latest now, before the handler returns: a request the client
 	// sends after this change must supersede it, never the other way.
 	ctx, done := n.latest.begin(n.background, u)
 	go func() {
 		defer done()
-		n.find(ctx, u, doc.version, pos, settings) //nolint:errcheck // no one to tell: the code action shows what it found
+		n.find(ctx, u, version, pos, settings) //nolint:errcheck // no one to tell: the code action shows what it found
 	}()
 }
 
@@ -293,7 +293,7 @@ func (s *Server) nextEditItem(ctx context.Context, u uri.URI, pos protocol.Posit
 	if s.nextEdits.showsThemItself() {
 		return nil
 	}
-	doc, _, open := s.docs.recent(u)
+	doc, open := s.docs.get(u)
 	if !open {
 		return nil
 	}
