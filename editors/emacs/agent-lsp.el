@@ -685,9 +685,12 @@ the server so: the next suggestion builds on it."
             (conn (plist-get edit :conn))
             (command (plist-get edit :command)))
         (agent-lsp--next-edit-clear)
+        ;; One change, the suggestion itself (not a deletion then an
+        ;; insertion): the server knows its suggestion taken from it.
         (goto-char beg)
-        (delete-region beg end)
-        (insert (plist-get edit :text))
+        (save-match-data
+          (looking-at (regexp-quote (buffer-substring-no-properties beg end)))
+          (replace-match (plist-get edit :text) t t))
         ;; The command must reach the server after the edit's didChange.
         (agent-lsp--flush-changes conn)
         (when command
