@@ -195,15 +195,24 @@ func TestCancelledCompletionStopsTheModelRequest(t *testing.T) {
 	f := completionFixture(t, srv, servertest.Caps{InlineCompletion: true}, nil)
 	u := f.uri("main.go")
 	f.editor.Open(u, "package main\n")
+	cancelAbandonsModelCall(t, f, srv, "textDocument/inlineCompletion", map[string]any{
+		"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 0, "character": 7}, "context": map[string]any{"triggerKind": 1}})
+}
+
+// cancelAbandonsModelCall sends the request, cancels it with
+// $/cancelRequest as editors do (its id is 2: initialize was 1) once the
+// model is called, and checks the model's HTTP request is abandoned and
+// the request answered as cancelled.
+func cancelAbandonsModelCall(t *testing.T, f *fixture, srv *llmtest.Server, method string, params map[string]any) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := f.editor.CallCtx(ctx, "textDocument/inlineCompletion", map[string]any{
-			"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 0, "character": 7}, "context": map[string]any{"triggerKind": 1}}, nil)
+		_, err := f.editor.CallCtx(ctx, method, params, nil)
 		done <- err
 	}()
 	toolstest.Poll(t, "the model call", func() bool { return len(srv.Requests()) == 1 })
-	// Editors send $/cancelRequest with the request's id: initialize was 1.
 	f.editor.Notify("$/cancelRequest", map[string]any{"id": 2})
 	toolstest.Poll(t, "the model request to be abandoned", func() bool { return srv.Abandoned() == 1 })
 	cancel()

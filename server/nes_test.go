@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
-	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 type inlineEditReply struct {
@@ -255,20 +253,8 @@ func TestCancelRequestStopsTheNextEditModelCall(t *testing.T) {
 	f := nesFixture(t, srv, nil)
 	u := f.uri("main.go")
 	f.editor.Open(u, greet)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := f.editor.CallCtx(ctx, "textDocument/copilotInlineEdit", map[string]any{
-			"textDocument": map[string]any{"uri": u, "version": 1}, "position": map[string]any{"line": 2, "character": 5}}, nil)
-		done <- err
-	}()
-	toolstest.Poll(t, "the model call", func() bool { return len(srv.Requests()) == 1 })
-	f.editor.Notify("$/cancelRequest", map[string]any{"id": 2})
-	toolstest.Poll(t, "the model request to be abandoned", func() bool { return srv.Abandoned() == 1 })
-	cancel()
-	if err := <-done; err == nil {
-		t.Fatal("the cancelled request answered as if it had not been")
-	}
+	cancelAbandonsModelCall(t, f, srv, "textDocument/copilotInlineEdit", map[string]any{
+		"textDocument": map[string]any{"uri": u, "version": 1}, "position": map[string]any{"line": 2, "character": 5}})
 }
 
 func TestAcceptedNextEditIsRecordedAndOfferedAsACodeAction(t *testing.T) {
