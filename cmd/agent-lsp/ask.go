@@ -71,14 +71,24 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		View: ws, Policy: agentrun.Policy(settings), Approver: newTerminalApprover(stdin, stderr), Notes: memory, MCP: servers,
 		OnEvent: agent.TraceWriter(stderr, provider.Name()),
 	})
-	if err != nil {
+	switch out.Ending {
+	case agentrun.Cancelled, agentrun.Failed:
 		reason := err.Error()
-		if errors.Is(err, context.Canceled) {
+		if out.Ending == agentrun.Cancelled {
 			reason = "cancelled"
 		}
 		fmt.Fprintf(stderr, "agent-lsp ask: %s\n", reason)
 		if hint := providerHint(err, settings); hint != "" {
 			fmt.Fprintf(stderr, "agent-lsp ask: %s\n", hint)
+		}
+		return exitFailed
+	case agentrun.Stopped:
+		// Shown as every wire offers it, but never applied unasked: --apply
+		// was said before the run, for a run that finishes.
+		finishAsk(out, memory, false, false, stdout, stderr)
+		fmt.Fprintln(stderr, out.StopNote)
+		if *apply || *applySensitive {
+			fmt.Fprintln(stderr, "agent-lsp ask: not applied: the run stopped before the model finished")
 		}
 		return exitFailed
 	}

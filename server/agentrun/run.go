@@ -2,7 +2,6 @@ package agentrun
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -53,17 +52,14 @@ type Outcome struct {
 	agent.Outcome
 	Mode     Mode
 	Strategy agent.Strategy
+	// Ending is how it ended; every wire shows and offers by it (Offers).
+	Ending Ending
+	// StopNote, when the run Stopped, says why and how to go on; the wire
+	// shows it after the answer.
+	StopNote string
 	// Proposal is what the run staged, whatever its end: a wire offers it
-	// when the run ended (Ended) and drops it otherwise.
+	// when Offers and drops it otherwise.
 	Proposal tools.Proposal
-}
-
-// Ended reports whether a run that returned err still ended with an answer
-// the user should see with its proposal: no error, or a stop of the loop's
-// own (the iteration cap, a loop, the model's broken answers), where what
-// was staged so far is worth offering. A cancel or a failure is not.
-func Ended(err error) bool {
-	return err == nil || errors.Is(err, agent.ErrIterationLimit) || errors.Is(err, agent.ErrLoop) || errors.Is(err, agent.ErrTooManyMistakes)
 }
 
 // Do runs r to its end. A cancel (ctx) and a failure leave the history
@@ -88,12 +84,15 @@ func Do(ctx context.Context, r Request) (Outcome, error) {
 		out.Outcome, err = a.Do(ctx, task)
 	}
 	out.Proposal = r.View.Proposal()
-	switch {
-	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+	out.Ending = endingOf(ctx, err)
+	switch out.Ending {
+	case Cancelled:
 		r.History.AnswerPending(cancelledToolCalls)
 		r.History.SetAside(asideCancelled)
-	case !Ended(err):
+	case Failed:
 		r.History.SetAside(fmt.Sprintf(asideFailed, err))
+	case Stopped:
+		out.StopNote = stopNote(err, r.Settings.MaxIterations)
 	}
 	return out, err
 }
