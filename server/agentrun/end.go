@@ -1,7 +1,6 @@
 package agentrun
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,7 +50,7 @@ func (o Outcome) Offers() bool { return o.Ending == Answered || o.Ending == Stop
 func stopNote(err error, maxIterations int) string {
 	if errors.Is(err, agent.ErrIterationLimit) {
 		return fmt.Sprintf("agent-lsp: stopped at the iteration cap (%d model calls) before the model finished; what it staged so far is offered. Raise max_iterations for a longer run.",
-			cmp.Or(maxIterations, agent.DefaultMaxIterations))
+			maxIterations)
 	}
 	return "agent-lsp: stopped: " + err.Error()
 }

@@ -92,7 +92,7 @@ func Do(ctx context.Context, r Request) (Outcome, error) {
 	case Failed:
 		r.History.SetAside(fmt.Sprintf(asideFailed, err))
 	case Stopped:
-		out.StopNote = stopNote(err, r.Settings.MaxIterations)
+		out.StopNote = stopNote(err, r.Settings.Iterations())
 	}
 	return out, err
 }
@@ -117,7 +117,7 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, error) {
 	}
 	task := agent.Task{
 		Strategy: strategy, History: r.History, Workspace: r.View,
-		Checks: s.Checks, MaxTrials: s.MaxTrials, MaxReplans: s.MaxReplans,
+		Checks: s.Checks, MaxTrials: s.Trials(), MaxReplans: s.Replans(),
 	}
 	if !r.Continue {
 		task.Prompt = taskText(mode, r.History.TakeAside(), r.Prompt)
@@ -138,9 +138,7 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, error) {
 // AGENTS.md was left out or cut goes to OnEvent as a notice.
 func build(r Request, notes *agent.Memory) (*agent.Agent, error) {
 	s := r.Settings
-	// The user's command_timeout_s is also the most a model may ask for.
-	timeout := time.Duration(s.CommandTimeoutS) * time.Second
-	limits := tools.CommandLimits{Timeout: timeout, MaxTimeout: timeout, MaxOutput: s.MaxOutput}
+	limits := commandLimits(s)
 	ts := tools.NewDefaultRegistry(r.View, r.Policy, r.Approver, limits).Tools()
 	system, notice := agent.WorkspacePrompt(r.View)
 	if notice != "" && r.OnEvent != nil {
@@ -162,12 +160,18 @@ func build(r Request, notes *agent.Memory) (*agent.Agent, error) {
 	}
 	cfg, err := agent.WithSubAgents(agent.Config{
 		Provider: r.Provider, Tools: registry, Source: source, System: system,
-		MaxIterations: s.MaxIterations, ContextWindow: s.ContextWindow, Stream: r.Stream, OnEvent: r.OnEvent,
+		MaxIterations: s.Iterations(), ContextWindow: s.ContextWindow, Stream: r.Stream, OnEvent: r.OnEvent,
 	})
 	if err != nil {
 		return nil, err
 	}
 	return agent.New(cfg), nil
+}
+
+// commandLimits are a run's command bounds: the user's command_timeout_s
+// (set, or its default) is also the most a model may ask for.
+func commandLimits(s config.Settings) tools.CommandLimits {
+	return tools.CommandLimits{Timeout: s.CommandTimeout(), MaxTimeout: s.CommandTimeout(), MaxOutput: s.OutputLimit()}
 }
 
 // mcpPrompt tells the model whose words an MCP tool's are.
