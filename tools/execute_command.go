@@ -62,6 +62,11 @@ type CommandOutcome struct {
 	Unsaved []string
 }
 
+func init() {
+	Present("execute_command", Presentation{Kind: KindExecute,
+		Title: func(c Call) string { return "Run " + c.Code("command") }})
+}
+
 // NewExecuteCommand runs commands in the workspace root under policy. approver
 // may be nil, in which case anything off the allowlist is denied. With
 // several roots it takes cwd, a directory in one of them (by default the
