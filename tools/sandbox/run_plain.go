@@ -38,7 +38,7 @@ func runPlain(ctx context.Context, w World, stdout, stderr io.Writer) (Result, e
 	case errors.As(err, &exitErr):
 		res.ExitCode = exitErr.ExitCode()
 	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
-		return res, fmt.Errorf("execute_command: %w", err)
+		return res, fmt.Errorf("sandbox: running the command: %w", err)
 	}
 	return res, nil
 }

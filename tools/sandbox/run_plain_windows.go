@@ -46,12 +46,12 @@ func runPlain(ctx context.Context, w World, stdout, stderr io.Writer) (Result, e
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return Result{}, fmt.Errorf("execute_command: %w", err)
+		return Result{}, fmt.Errorf("sandbox: the command did not start: %w", err)
 	}
 	if err := joinAndResume(job, uint32(cmd.Process.Pid)); err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
-		return Result{}, fmt.Errorf("execute_command: %w", err)
+		return Result{}, fmt.Errorf("sandbox: the command did not start: %w", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -69,7 +69,7 @@ func runPlain(ctx context.Context, w World, stdout, stderr io.Writer) (Result, e
 	case errors.As(err, &exitErr):
 		res.ExitCode = exitErr.ExitCode()
 	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
-		return res, fmt.Errorf("execute_command: %w", err)
+		return res, fmt.Errorf("sandbox: running the command: %w", err)
 	}
 	return res, nil
 }
