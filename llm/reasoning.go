@@ -245,7 +245,10 @@ func (s *ThinkSplitter) Close(truncated bool) Split {
 	case inThought:
 		if s.guessed && !truncated {
 			all := s.reasoning.String() + s.pending
-			if s.onText != nil && all != "" {
+			if all == "" {
+				return Split{} // no content (a call alone): no sign either way
+			}
+			if s.onText != nil {
 				s.onText(all)
 			}
 			return Split{Text: all, WrongGuess: true}

@@ -99,6 +99,7 @@ func TestThinkSplitterOpenedInPrompt(t *testing.T) {
 		{"closed", "Okay, two files.\n</think>\n\nDone.", false, "Okay, two files.", "Done.", false},
 		{"no close", "Done.", false, "", "Done.", true},
 		{"cut off", "Okay, I need to", true, "Okay, I need to", "", false},
+		{"no content (a call alone)", "", false, "", "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, pieces := range cuts(c.content) {
