@@ -201,6 +201,9 @@ func (s *ThinkSplitter) answer(delta string) {
 	text := s.text.String()
 	from := max(0, s.orphan-tagWindow)
 	s.orphan = len(text)
+	if strings.IndexByte(text[from:], '/') < 0 {
+		return // every closing tag has one
+	}
 	at := -1
 	var tag string
 	for _, c := range orphanCloses {
@@ -263,6 +266,15 @@ func (s *ThinkSplitter) Close(truncated bool) Split {
 		out.OpenedInPrompt = true
 	}
 	return out
+}
+
+// JoinReasoning is a response's reasoning from the fields a provider
+// reports it in and from its content.
+func JoinReasoning(reported, fromContent string) string {
+	if reported != "" && fromContent != "" {
+		return reported + "\n\n" + fromContent
+	}
+	return reported + fromContent
 }
 
 // partialSuffix is the length of buf's longest suffix that is a proper

@@ -120,14 +120,27 @@ func TestThinkSplitterOpenedInPrompt(t *testing.T) {
 	}
 }
 
+// BenchmarkThinkSplitter: the cost the splitter adds to each streamed
+// chunk, for a plain answer (every model's case: the search for a closing
+// tag alone runs) and for a thought then an answer.
 func BenchmarkThinkSplitter(b *testing.B) {
-	pieces := strings.Fields(strings.Repeat("<think> The user wants the files listed, so I will call list_files. </think> Here are the files you asked for, with a short note on each. ", 4))
-	b.ReportAllocs()
-	for b.Loop() {
-		s := llm.NewThinkSplitter(func(string) {}, func(string) {}, false)
-		for _, p := range pieces {
-			s.Write(p + " ")
-		}
-		s.Close(false)
+	answer := strings.Repeat("Here are the files you asked for, with a short note on each of them. ", 40)
+	for name, content := range map[string]string{
+		"answer":  answer,
+		"code":    strings.Repeat("x := a / b // the ratio, see https://go.dev/ref/spec\n", 40),
+		"thought": "<think>\n" + strings.Repeat("The user wants the files listed, so I will call list_files. ", 20) + "\n</think>\n\n" + answer,
+	} {
+		pieces := strings.SplitAfter(content, " ")
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s := llm.NewThinkSplitter(func(string) {}, func(string) {}, false)
+				for _, p := range pieces {
+					s.Write(p)
+				}
+				s.Close(false)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pieces)), "ns/chunk")
+		})
 	}
 }

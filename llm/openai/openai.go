@@ -97,7 +97,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	splitter.Write(choice.Message.Content)
 	resp := responseFrom(p.split(splitter, choice.FinishReason), choice.Message.ToolCalls, choice.FinishReason)
 	resp.Usage, _ = reportedUsage(completion.Usage, completion.JSON.Usage, completion.JSON.ExtraFields)
-	resp.Reasoning = joinReasoning(reasoningOf(choice.Message.JSON.ExtraFields), resp.Reasoning)
+	resp.Reasoning = llm.JoinReasoning(reasoningOf(choice.Message.JSON.ExtraFields), resp.Reasoning)
 	if req.OnReasoning != nil && resp.Reasoning != "" {
 		req.OnReasoning(resp.Reasoning)
 	}
@@ -122,13 +122,6 @@ func (p *Provider) split(s *llm.ThinkSplitter, finish string) llm.Split {
 		p.opensThought.Store(false)
 	}
 	return split
-}
-
-func joinReasoning(fields, content string) string {
-	if fields != "" && content != "" {
-		return fields + "\n\n" + content
-	}
-	return fields + content
 }
 
 // reasoningOf reads the reasoning a compatible server reports beside the
@@ -197,7 +190,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 	choice := acc.Choices[0]
 	resp := responseFrom(p.split(content, choice.FinishReason), choice.Message.ToolCalls, choice.FinishReason)
 	resp.Usage = usage.usage
-	resp.Reasoning = joinReasoning(reasoning.String(), resp.Reasoning)
+	resp.Reasoning = llm.JoinReasoning(reasoning.String(), resp.Reasoning)
 	return resp, nil
 }
 
