@@ -20,8 +20,8 @@ var thinkTags = []struct{ open, close string }{
 	{"<|start|>assistant<|channel|>analysis<|message|>", "<|end|>"},
 }
 
-// harmonyFinal is what opens gpt-oss's answer after its analysis: skipped
-// like the whitespace after a closing tag.
+// harmonyFinal is what opens gpt-oss's answer, after its analysis or
+// alone: skipped like the whitespace after a closing tag.
 var harmonyFinal = []string{"<|start|>assistant<|channel|>final<|message|>", "<|channel|>final<|message|>"}
 
 // orphanCloses are the closing tags that may come without their opening
@@ -114,33 +114,35 @@ func (s *ThinkSplitter) Write(delta string) {
 // thought opens; it returns what the next state is to read.
 func (s *ThinkSplitter) start(buf string) string {
 	s.pending = ""
-	head := s.head(buf)
+	head, header := s.head(buf)
 	for _, t := range thinkTags {
 		if rest, ok := strings.CutPrefix(head, t.open); ok {
 			s.state, s.close, s.orphan = inThought, t.close, -1
 			return rest
 		}
 	}
-	if head == "" || isPrefixOfAny(head, openTags) || s.afterClose && isPrefixOfAny(head, harmonyFinal) {
+	if head == "" || isPrefixOfAny(head, openTags) || isPrefixOfAny(head, harmonyFinal) {
 		s.pending = buf
 		return ""
 	}
 	s.state = inAnswer
-	if s.afterClose {
+	if s.afterClose || header {
 		return head
 	}
 	return buf
 }
 
-// head is buf without its leading whitespace and, after a thought,
-// harmony's answer header.
-func (s *ThinkSplitter) head(buf string) string {
-	head := strings.TrimLeft(buf, " \t\r\n")
-	for cut := s.afterClose; cut; {
+// head is buf without its leading whitespace and harmony's answer header
+// (which opens the answer, after a thought or without one); header says
+// one was cut.
+func (s *ThinkSplitter) head(buf string) (head string, header bool) {
+	head = strings.TrimLeft(buf, " \t\r\n")
+	for cut := true; cut; {
 		head, cut = cutAnyPrefix(head, harmonyFinal)
+		header = header || cut
 		head = strings.TrimLeft(head, " \t\r\n")
 	}
-	return head
+	return head, header
 }
 
 // thought reads reasoning up to the closing tag; it returns what follows it.
@@ -236,8 +238,8 @@ func (s *ThinkSplitter) Close(truncated bool) Split {
 		// What was held is text: whitespace, or the start of a tag that
 		// never came (after a thought, only what is not whitespace).
 		rest := s.pending
-		if s.afterClose {
-			rest = s.head(rest)
+		if head, header := s.head(rest); s.afterClose || header {
+			rest = head
 		}
 		if rest != "" {
 			s.text.WriteString(rest)

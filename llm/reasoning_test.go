@@ -35,6 +35,8 @@ var thinkCases = []struct {
 	{"harmony", "<|channel|>analysis<|message|>Need the sum.<|end|><|start|>assistant<|channel|>final<|message|>4",
 		"Need the sum.", "4", false, ""},
 	{"harmony with start", "<|start|>assistant<|channel|>analysis<|message|>Sum.<|end|>\n<|channel|>final<|message|>4", "Sum.", "4", false, ""},
+	{"harmony without analysis", "<|start|>assistant<|channel|>final<|message|>4", "", "4", false, ""},
+	{"harmony header cut short", "<|channel|>fin", "", "<|channel|>fin", false, ""},
 	{"orphan close", "Okay, the user wants X.\n</think>\n\nHere it is.", "Okay, the user wants X.", "Here it is.", true,
 		"Okay, the user wants X.\n</think>\n\nHere it is."},
 	{"orphan close quoted", "Write `</think>` to close it.", "", "Write `</think>` to close it.", false, ""},
