@@ -88,6 +88,26 @@ func OpenAIStream() Turn {
 	})}
 }
 
+// DeepSeekReasonerStream is deepseek-reasoner: the thought in
+// reasoning_content, the usage with DeepSeek's cache counts
+// (RecordedCached hit) on a usage-only last chunk.
+func DeepSeekReasonerStream() Turn {
+	model := "deepseek-reasoner"
+	events := []string{chunk(model, `{"role":"assistant","content":null,"reasoning_content":""}`, "null", "")}
+	for _, p := range strings.SplitAfter(RecordedThought, " ") {
+		events = append(events, chunk(model, `{"content":null,"reasoning_content":`+jsonString(p)+`}`, "null", ""))
+	}
+	events = append(events, chunk(model, `{"content":`+jsonString(RecordedAnswer)+`,"reasoning_content":null}`, "null", ""),
+		chunk(model, `{"content":"","reasoning_content":null}`, `"stop"`, ""),
+		usageOnly(model, fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":0},`+
+			`"completion_tokens_details":{"reasoning_tokens":20},"prompt_cache_hit_tokens":%d,"prompt_cache_miss_tokens":%d}`,
+			RecordedInput, RecordedOutput, RecordedInput+RecordedOutput, RecordedCached, RecordedInput-RecordedCached), ""))
+	return Turn{SSE: sse(events)}
+}
+
+// RecordedCached is the cached input DeepSeekReasonerStream reports.
+const RecordedCached = 64
+
 // LlamaCppQwen3Stream is llama.cpp serving Qwen3 without a reasoning
 // parser (--reasoning-format none): the thought in the content, the usage
 // and timings on the finish chunk.

@@ -30,6 +30,7 @@ func TestRecordedUsageIsEachCallsOwn(t *testing.T) {
 		"Groq: x_groq.usage alone":                          llmtest.GroqXUsageStream(),
 		"xAI: the running total on every chunk":             llmtest.XAIStream(),
 		"llama.cpp: on the finish chunk":                    llmtest.LlamaCppQwen3Stream(),
+		"DeepSeek: a usage-only last chunk":                 llmtest.DeepSeekReasonerStream(),
 		"Ollama: a usage-only last chunk":                   llmtest.OllamaQwQOrphanStream(),
 		"OpenRouter: after keep-alive comments, with costs": llmtest.OpenRouterStream(),
 		"Groq, not streamed":                                llmtest.GroqR1Completion(),
@@ -55,6 +56,19 @@ func TestRecordedUsageIsEachCallsOwn(t *testing.T) {
 	}
 }
 
+// TestDeepSeekCacheHits: DeepSeek names its cached input its own way.
+func TestDeepSeekCacheHits(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t, llmtest.DeepSeekReasonerStream())
+	var s streamed
+	resp, err := newProvider(t, srv).Chat(context.Background(), s.request("2 + 2?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Usage.CachedTokens != llmtest.RecordedCached || resp.Usage.ReasoningTokens != 20 {
+		t.Fatalf("usage %+v", resp.Usage)
+	}
+}
+
 // TestRecordedThoughtInContent: a thought written into the content (tags
 // cut across chunks) is reasoning: streamed as reasoning, never as text,
 // and not sent back in the history.
@@ -64,6 +78,7 @@ func TestRecordedThoughtInContent(t *testing.T) {
 		"llama.cpp Qwen3":             llmtest.LlamaCppQwen3Stream(),
 		"Groq R1 distill, whole":      llmtest.GroqR1Completion(),
 		"OpenRouter, reasoning apart": llmtest.OpenRouterStream(),
+		"DeepSeek, reasoning_content": llmtest.DeepSeekReasonerStream(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv := llmtest.NewOpenAIServer(t, turn, llmtest.Turn{Text: "ok"})

@@ -43,6 +43,11 @@ func reportedUsage(u sdk.CompletionUsage, field respjson.Field, extra map[string
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
 		return llm.Usage{}, false
 	}
+	cached := u.PromptTokensDetails.CachedTokens
+	if hit, ok := u.JSON.ExtraFields["prompt_cache_hit_tokens"]; ok && cached == 0 {
+		// DeepSeek's own name for them.
+		json.Unmarshal([]byte(hit.Raw()), &cached)
+	}
 	return llm.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens),
-		CachedTokens: int(u.PromptTokensDetails.CachedTokens), ReasoningTokens: int(u.CompletionTokensDetails.ReasoningTokens)}, true
+		CachedTokens: int(cached), ReasoningTokens: int(u.CompletionTokensDetails.ReasoningTokens)}, true
 }
