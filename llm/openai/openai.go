@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -43,10 +42,7 @@ type Provider struct {
 	fim      string
 	client   sdk.Client
 	model    string
-	// opensThought: the model's answers came with a closing think tag
-	// alone (its template opens the thought in the prompt), so the next
-	// stream is read as reasoning until that tag.
-	opensThought atomic.Bool
+	server   string // base URL and model: the key of what is learned of them
 }
 
 // New builds a provider. The SDK's own retries are disabled: retrying is decided
@@ -70,7 +66,8 @@ func New(cfg Config) (*Provider, error) {
 		httpClient = llm.SharedHTTPClient()
 	}
 	opts = append(opts, option.WithHTTPClient(httpClient))
-	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, thinking: cfg.Thinking, fim: cfg.FIM}, nil
+	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, thinking: cfg.Thinking, fim: cfg.FIM,
+		server: cfg.BaseURL + " " + cfg.Model}, nil
 }
 
 // Name implements llm.Provider.
@@ -108,7 +105,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 // llm.ThinkSplitter), starting inside a thought for a model seen to open
 // it in the prompt.
 func (p *Provider) splitter(onText, onReasoning func(string)) *llm.ThinkSplitter {
-	return llm.NewThinkSplitter(onText, onReasoning, p.opensThought.Load())
+	return llm.NewThinkSplitter(onText, onReasoning, opensThought.is(p.server))
 }
 
 // split ends the content and learns whether the model opens its thought in
@@ -117,9 +114,9 @@ func (p *Provider) split(s *llm.ThinkSplitter, finish string) llm.Split {
 	split := s.Close(finish == "length")
 	switch {
 	case split.OpenedInPrompt:
-		p.opensThought.Store(true)
+		opensThought.set(p.server, true)
 	case split.WrongGuess:
-		p.opensThought.Store(false)
+		opensThought.set(p.server, false)
 	}
 	return split
 }

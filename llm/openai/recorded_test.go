@@ -117,21 +117,22 @@ func TestRecordedThoughtInContent(t *testing.T) {
 // TestRecordedThoughtOpenedInPrompt: a model whose template opens the
 // thought sends only its end. The first answer's thought is known only at
 // that end (shown as reasoning then, kept out of the answer); from then on
-// the provider reads such a model's stream as reasoning until the tag, and
-// an answer without one turns it back.
+// such a model's stream is read as reasoning until the tag, in later runs
+// too, and an answer without one turns it back.
 func TestRecordedThoughtOpenedInPrompt(t *testing.T) {
 	srv := llmtest.NewOpenAIServer(t, llmtest.OllamaQwQOrphanStream(), llmtest.OllamaQwQOrphanStream(),
 		llmtest.OpenAIStream(), llmtest.OpenAIStream())
-	p, err := openai.New(openai.Config{Model: "qwq:32b", BaseURL: srv.URL + "/v1"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for i, wantStreamed := range []string{
 		llmtest.RecordedThought + "\n</think>\n\n" + llmtest.RecordedAnswer, // known at the tag only
 		llmtest.RecordedAnswer,
 		llmtest.RecordedAnswer, // no tag: an answer after all, given at the end
 		llmtest.RecordedAnswer,
 	} {
+		// Each run builds its provider: what is learned outlives it.
+		p, err := openai.New(openai.Config{Model: "qwq:32b", BaseURL: srv.URL + "/v1"})
+		if err != nil {
+			t.Fatal(err)
+		}
 		var s streamed
 		resp, err := p.Chat(context.Background(), s.request("what is 2 + 2?"))
 		if err != nil {
