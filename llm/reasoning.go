@@ -48,8 +48,8 @@ type Split struct {
 type thinkState int
 
 const (
-	// atStart: only whitespace (and after a closing tag, harmony's answer
-	// header) so far; an opening tag may come.
+	// atStart: only whitespace (and harmony's answer header) so far; an
+	// opening tag may come.
 	atStart thinkState = iota
 	inThought
 	inAnswer
@@ -66,9 +66,12 @@ type ThinkSplitter struct {
 	pending    string // held back: leading whitespace or a possible tag's start
 	close      string // the closing tag awaited in inThought; "" for any
 	afterClose bool   // atStart follows a thought: whitespace is dropped
-	guessed    bool   // started inside a thought without seeing it open
-	reasoning  strings.Builder
-	text       strings.Builder
+	guessed    bool   // a thought is taken as opened in the prompt
+	fresh      bool   // no reasoning of the current thought written yet
+	// openedInPrompt: a closing tag came without its opening one.
+	openedInPrompt bool
+	reasoning      strings.Builder
+	text           strings.Builder
 	// orphan is where the search for a closing tag without an opening one
 	// resumes in the text; -1 once there can be none.
 	orphan int
@@ -83,7 +86,7 @@ type ThinkSplitter struct {
 func NewThinkSplitter(onText, onReasoning func(string), openedInPrompt bool) *ThinkSplitter {
 	s := &ThinkSplitter{onText: onText, onReasoning: onReasoning}
 	if openedInPrompt {
-		s.state, s.guessed, s.orphan = inThought, true, -1
+		s.guessed, s.orphan = true, -1
 	}
 	return s
 }
@@ -117,19 +120,41 @@ func (s *ThinkSplitter) start(buf string) string {
 	head, header := s.head(buf)
 	for _, t := range thinkTags {
 		if rest, ok := strings.CutPrefix(head, t.open); ok {
-			s.state, s.close, s.orphan = inThought, t.close, -1
+			s.guessed = false
+			s.open(t.close)
 			return rest
 		}
 	}
-	if head == "" || isPrefixOfAny(head, openTags) || isPrefixOfAny(head, harmonyFinal) {
+	if !s.afterClose {
+		if rest, ok := cutAnyPrefix(head, orphanCloses); ok {
+			// The thought opened in the prompt, and was empty.
+			s.openedInPrompt = true
+			s.closed()
+			return rest
+		}
+	}
+	if head == "" || isPrefixOfAny(head, openTags) || isPrefixOfAny(head, harmonyFinal) ||
+		!s.afterClose && isPrefixOfAny(head, orphanCloses) {
 		s.pending = buf
 		return ""
 	}
-	s.state = inAnswer
 	if s.afterClose || header {
-		return head
+		buf = head
 	}
+	if s.guessed {
+		s.open("") // whichever closing tag comes
+		return buf
+	}
+	s.state = inAnswer
 	return buf
+}
+
+func (s *ThinkSplitter) open(close string) {
+	s.state, s.close, s.orphan, s.fresh = inThought, close, -1, true
+}
+
+func (s *ThinkSplitter) closed() {
+	s.state, s.afterClose, s.guessed, s.orphan = atStart, true, false, -1
 }
 
 // head is buf without its leading whitespace and harmony's answer header
@@ -156,7 +181,7 @@ func (s *ThinkSplitter) thought(buf string) string {
 		return ""
 	}
 	s.emitReasoning(buf[:at])
-	s.state, s.afterClose, s.guessed = atStart, true, false
+	s.closed()
 	return buf[at+tagLen:]
 }
 
@@ -178,8 +203,14 @@ func (s *ThinkSplitter) findClose(buf string) (at, length int) {
 }
 
 func (s *ThinkSplitter) emitReasoning(r string) {
-	if s.reasoning.Len() == 0 {
-		r = strings.TrimLeft(r, " \t\r\n")
+	if s.fresh {
+		if r = strings.TrimLeft(r, " \t\r\n"); r == "" {
+			return
+		}
+		if s.reasoning.Len() > 0 {
+			r = "\n\n" + r // a second thought
+		}
+		s.fresh = false
 	}
 	if r == "" {
 		return
@@ -221,7 +252,7 @@ func (s *ThinkSplitter) answer(delta string) {
 	if strings.HasSuffix(before, "`") || strings.Count(before, "```")%2 == 1 || containsOpenTag(before) {
 		return // a tag quoted in code or in the answer's own words
 	}
-	s.orphanEnd, s.orphanSplit = at, at+len(tag)
+	s.orphanEnd, s.orphanSplit, s.openedInPrompt = at, at+len(tag), true
 	// Late, but the thought is shown as one.
 	if r := strings.TrimSpace(before); r != "" && s.onReasoning != nil {
 		s.onReasoning(r)
@@ -261,11 +292,10 @@ func (s *ThinkSplitter) Close(truncated bool) Split {
 		s.emitReasoning(s.pending)
 	}
 	s.pending = ""
-	out := Split{Reasoning: strings.TrimRight(s.reasoning.String(), " \t\r\n"), Text: s.text.String()}
+	out := Split{Reasoning: strings.TrimRight(s.reasoning.String(), " \t\r\n"), Text: s.text.String(), OpenedInPrompt: s.openedInPrompt}
 	if s.orphanSplit > 0 {
 		out.Reasoning = strings.TrimSpace(out.Text[:s.orphanEnd])
 		out.Text = strings.TrimLeft(out.Text[s.orphanSplit:], " \t\r\n")
-		out.OpenedInPrompt = true
 	}
 	return out
 }

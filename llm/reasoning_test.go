@@ -39,6 +39,9 @@ var thinkCases = []struct {
 	{"harmony header cut short", "<|channel|>fin", "", "<|channel|>fin", false, ""},
 	{"orphan close", "Okay, the user wants X.\n</think>\n\nHere it is.", "Okay, the user wants X.", "Here it is.", true,
 		"Okay, the user wants X.\n</think>\n\nHere it is."},
+	{"an empty thought opened in the prompt", "</think>\n\nHi", "", "Hi", true, ""},
+	{"two thoughts", "<think>a</think>\n<think>b</think>c", "a\n\nb", "c", false, ""},
+	{"a closing tag of HTML", "</div>", "", "</div>", false, ""},
 	{"orphan close quoted", "Write `</think>` to close it.", "", "Write `</think>` to close it.", false, ""},
 	{"orphan close in a fence", "```\n</think>\n```", "", "```\n</think>\n```", false, ""},
 	{"close after an open tag in the answer", "The tags <think> and </think> wrap it.", "", "The tags <think> and </think> wrap it.", false, ""},
@@ -102,6 +105,7 @@ func TestThinkSplitterOpenedInPrompt(t *testing.T) {
 		{"no close", "Done.", false, "", "Done.", true},
 		{"cut off", "Okay, I need to", true, "Okay, I need to", "", false},
 		{"no content (a call alone)", "", false, "", "", false},
+		{"opened again in the content", "<think>\nOkay.</think>Done.", false, "Okay.", "Done.", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, pieces := range cuts(c.content) {
