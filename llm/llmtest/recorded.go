@@ -173,6 +173,12 @@ func OpenRouterUpstreamJSONError() Turn {
 		`,"provider_name":"DeepSeek"}}}`}
 }
 
+// OpenRouterErrorIn200 is OpenRouter's upstream failure in a 200 body,
+// not streamed: an error object where the choices would be.
+func OpenRouterErrorIn200() Turn {
+	return Turn{RawBody: `{"error":{"message":"Provider returned error","code":503,"metadata":{"raw":"no healthy upstream","provider_name":"Novita"}},"user_id":"user_2recorded"}`}
+}
+
 // OpenRouterStreamError is OpenRouter's failure after the stream started:
 // an error event inside the 200 stream.
 func OpenRouterStreamError() Turn {

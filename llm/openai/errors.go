@@ -47,9 +47,18 @@ func (p *Provider) wrapError(ctx context.Context, err error) error {
 }
 
 // streamError is an error event inside a 200 stream (OpenRouter sends the
-// upstream's failure so once the stream has started): classified by the
-// code it carries, as the same error before the stream would be.
+// upstream's failure so once the stream has started).
 func (p *Provider) streamError(ctx context.Context, streamErr *ssestream.StreamError) error {
+	if err := p.bodyError(streamErr.Event.Data, streamErr); err != nil {
+		return err
+	}
+	return llm.TransportError(ctx, p.Name(), streamErr)
+}
+
+// bodyError is the error object of a 200 body or event, classified by the
+// code it carries as the same error with that status would be; nil when
+// there is none.
+func (p *Provider) bodyError(body []byte, cause error) error {
 	var event struct {
 		Error struct {
 			Message  string          `json:"message"`
@@ -57,8 +66,8 @@ func (p *Provider) streamError(ctx context.Context, streamErr *ssestream.StreamE
 			Metadata json.RawMessage `json:"metadata"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(streamErr.Event.Data, &event) != nil || event.Error.Message == "" {
-		return llm.TransportError(ctx, p.Name(), streamErr)
+	if json.Unmarshal(body, &event) != nil || event.Error.Message == "" {
+		return nil
 	}
 	msg := withUpstream(event.Error.Message, event.Error.Metadata)
 	status, _ := strconv.Atoi(string(event.Error.Code))
@@ -69,7 +78,7 @@ func (p *Provider) streamError(ctx context.Context, streamErr *ssestream.StreamE
 			msg = code + ": " + msg
 		}
 	}
-	return &llm.Error{Kind: kind, Provider: p.Name(), Status: status, Message: msg, Err: streamErr}
+	return &llm.Error{Kind: kind, Provider: p.Name(), Status: status, Message: msg, Err: cause}
 }
 
 // withUpstream adds to msg what a router's error metadata says: the

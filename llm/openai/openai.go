@@ -87,6 +87,9 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		return llm.Response{}, p.wrapError(ctx, err)
 	}
 	if len(completion.Choices) == 0 {
+		if err := p.bodyError([]byte(completion.RawJSON()), nil); err != nil {
+			return llm.Response{}, err // a router's failure in a 200
+		}
 		return llm.Response{}, &llm.Error{Kind: llm.KindUnavailable, Provider: p.Name(), Message: "response has no choices"}
 	}
 	choice := completion.Choices[0]

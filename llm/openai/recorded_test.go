@@ -164,6 +164,8 @@ func TestRecordedErrorsInTheProvidersWords(t *testing.T) {
 			[]string{"Provider returned error", "Chutes", "deepseek/deepseek-r1:free is temporarily rate-limited upstream"}},
 		{"OpenRouter 400 with the upstream's JSON", llmtest.OpenRouterUpstreamJSONError(), false, llm.ErrContextTooLong,
 			[]string{"DeepSeek: This model's maximum context length is 65536 tokens"}},
+		{"OpenRouter error in a 200 body", llmtest.OpenRouterErrorIn200(), false, llm.ErrUnavailable,
+			[]string{"Provider returned error", "Novita: no healthy upstream"}},
 		{"OpenRouter error event in a 200 stream", llmtest.OpenRouterStreamError(), true, llm.ErrUnavailable,
 			[]string{"Provider returned error", "Chutes: upstream connect error"}},
 	} {
