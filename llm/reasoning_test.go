@@ -150,3 +150,31 @@ func BenchmarkThinkSplitter(b *testing.B) {
 		})
 	}
 }
+
+// FuzzThinkSplitter: however the content is cut, streaming splits it as a
+// whole content is split, and what streams as text is the answer (or, for
+// a closing tag known only when it comes, the content after any held
+// whitespace).
+func FuzzThinkSplitter(f *testing.F) {
+	for _, c := range thinkCases {
+		f.Add(c.content, uint64(0x9e3779b97f4a7c15))
+	}
+	f.Fuzz(func(t *testing.T, content string, cutsAt uint64) {
+		whole := llm.SplitThinking(content)
+		var text strings.Builder
+		s := llm.NewThinkSplitter(func(d string) { text.WriteString(d) }, nil, false)
+		rest := content
+		for bits := cutsAt; rest != ""; bits >>= 3 {
+			n := min(len(rest), int(bits&7)+1)
+			s.Write(rest[:n])
+			rest = rest[n:]
+		}
+		got := s.Close(false)
+		if got != whole {
+			t.Fatalf("streamed %+v, whole %+v", got, whole)
+		}
+		if !got.OpenedInPrompt && text.String() != got.Text {
+			t.Fatalf("streamed text %q, answer %q", text.String(), got.Text)
+		}
+	})
+}
