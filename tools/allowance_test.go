@@ -321,3 +321,18 @@ func spellLiteral(rng *rand.Rand, s string) string {
 	}
 	return b.String()
 }
+
+// A command whose name is computed is never allowed for good, with a
+// redirection or without.
+func TestComputedCommandNameIsNeverRemembered(t *testing.T) {
+	p := NewPolicy(nil)
+	for _, command := range []string{"$CMD x", "$CMD x >out", "{rm,x} 2>err"} {
+		reasons, unapproved, err := p.Check(command)
+		if err != nil || len(reasons) == 0 || len(unapproved) != 0 {
+			t.Errorf("Check(%q) = %q, %q, %v; want reasons and nothing to remember", command, reasons, unapproved, err)
+		}
+	}
+	if note := AllowanceNote(nil); !strings.Contains(note, "asks again") {
+		t.Errorf("the note for nothing to remember: %q", note)
+	}
+}

@@ -334,10 +334,16 @@ func (c *checker) stmt(s *syntax.Stmt, depth int) {
 		return
 	}
 	simple := allowance(call, s.Redirs)
-	if simple != "" && c.p.always[simple] {
+	switch {
+	case len(call.Args) > 0 && !isLiteral(call.Args[0]):
+		// Nothing of it can be allowed for good: what runs is decided later.
+		c.flag("", fmt.Sprintf("the command name %s is computed at run time", printWord(call.Args[0])))
+		simple = ""
+	case c.p.always[simple]:
 		return
+	default:
+		c.call(simple, call, depth)
 	}
-	c.call(simple, call, depth)
 	for _, r := range s.Redirs {
 		c.redirect(simple, r)
 	}
@@ -345,10 +351,6 @@ func (c *checker) stmt(s *syntax.Stmt, depth int) {
 
 // call checks one simple command, whose allowance is simple.
 func (c *checker) call(simple string, call *syntax.CallExpr, depth int) {
-	if len(call.Args) > 0 && !isLiteral(call.Args[0]) {
-		c.flag("", fmt.Sprintf("the command name %s is computed at run time", printWord(call.Args[0])))
-		return
-	}
 	args := make([]string, 0, len(call.Args))
 	allLiteral := true
 	for _, w := range call.Args {
