@@ -239,7 +239,7 @@ func providerHint(err error, s config.Settings) string {
 	}
 	where := "the provider"
 	if s.BaseURL != "" {
-		where = s.BaseURL
+		where = llm.RedactURL(s.BaseURL)
 	}
 	hint := where + " kept failing after retries"
 	if len(s.Backups()) == 0 {
