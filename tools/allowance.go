@@ -15,19 +15,31 @@ import (
 // `touch a b`. Different spellings of one argv (`ls` and `'ls'`) are two
 // as well: an approval too many is cheap, one too few is not. The user is
 // shown this text, so what they allow is what is matched.
-func allowance(call *syntax.CallExpr, redirs []*syntax.Redirect) string {
-	var b strings.Builder
-	stmt := &syntax.Stmt{Cmd: &syntax.CallExpr{Assigns: call.Assigns, Args: call.Args}, Redirs: redirs}
-	// Errors come from the writer only, and a Builder returns none.
-	_ = syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, stmt)
-	return b.String()
+//
+// It is printed when first needed: most commands run without asking, and
+// printing would double the cost of checking them.
+type allowance struct {
+	call   *syntax.CallExpr
+	redirs []*syntax.Redirect
+	text   string // "" until printed
 }
 
-// AllowanceNote says what "Always allow" would let run without asking
+func (a *allowance) String() string {
+	if a.text == "" {
+		var b strings.Builder
+		stmt := &syntax.Stmt{Cmd: &syntax.CallExpr{Assigns: a.call.Assigns, Args: a.call.Args}, Redirs: a.redirs}
+		// Errors come from the writer only, and a Builder returns none.
+		_ = syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, stmt)
+		a.text = b.String()
+	}
+	return a.text
+}
+
+// allowanceNote says what "Always allow" would let run without asking
 // from then on: exactly the allowances given (Check's unapproved), one a
 // line, escaped for display. With none it says that the same command
 // will ask again.
-func AllowanceNote(allowances []string) string {
+func allowanceNote(allowances []string) string {
 	if len(allowances) == 0 {
 		return "Always allowing it remembers nothing: the same command asks again."
 	}

@@ -332,7 +332,7 @@ func TestComputedCommandNameIsNeverRemembered(t *testing.T) {
 			t.Errorf("Check(%q) = %q, %q, %v; want reasons and nothing to remember", command, reasons, unapproved, err)
 		}
 	}
-	if note := AllowanceNote(nil); !strings.Contains(note, "asks again") {
+	if note := allowanceNote(nil); !strings.Contains(note, "asks again") {
 		t.Errorf("the note for nothing to remember: %q", note)
 	}
 }

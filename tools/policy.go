@@ -187,7 +187,7 @@ type ApprovalRequest struct {
 	Command string
 	Reasons []string
 	// Always says what "Always allow" lets run without asking from then on,
-	// escaped for display (AllowanceNote); approvers show it as it is. ""
+	// escaped for display (allowanceNote); approvers show it as it is. ""
 	// says nothing.
 	Always string
 }
@@ -298,10 +298,12 @@ type checker struct {
 	unapproved []string
 }
 
-func (c *checker) flag(simple, reason string) {
+// flag records why approval is needed; simple is the allowance that would
+// cover it, nil where none can.
+func (c *checker) flag(simple *allowance, reason string) {
 	c.reasons = append(c.reasons, reason)
-	if simple != "" && !slices.Contains(c.unapproved, simple) {
-		c.unapproved = append(c.unapproved, simple)
+	if simple != nil && !slices.Contains(c.unapproved, simple.String()) {
+		c.unapproved = append(c.unapproved, simple.String())
 	}
 }
 
@@ -313,11 +315,11 @@ func (c *checker) node(n syntax.Node, depth int) {
 		case *syntax.Stmt:
 			c.stmt(n, depth)
 		case *syntax.FuncDecl:
-			c.flag("", "defines a shell function")
+			c.flag(nil, "defines a shell function")
 		case *syntax.DeclClause:
-			c.flag("", "runs the shell builtin "+n.Variant.Value)
+			c.flag(nil, "runs the shell builtin "+n.Variant.Value)
 		case *syntax.CoprocClause:
-			c.flag("", "starts a coprocess")
+			c.flag(nil, "starts a coprocess")
 		}
 		return true
 	})
@@ -329,17 +331,17 @@ func (c *checker) stmt(s *syntax.Stmt, depth int) {
 	call, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok {
 		for _, r := range s.Redirs {
-			c.redirect("", r)
+			c.redirect(nil, r)
 		}
 		return
 	}
-	simple := allowance(call, s.Redirs)
+	simple := &allowance{call: call, redirs: s.Redirs}
 	switch {
 	case len(call.Args) > 0 && !isLiteral(call.Args[0]):
 		// Nothing of it can be allowed for good: what runs is decided later.
-		c.flag("", fmt.Sprintf("the command name %s is computed at run time", printWord(call.Args[0])))
-		simple = ""
-	case c.p.always[simple]:
+		c.flag(nil, fmt.Sprintf("the command name %s is computed at run time", printWord(call.Args[0])))
+		simple = nil
+	case len(c.p.always) > 0 && c.p.always[simple.String()]:
 		return
 	default:
 		c.call(simple, call, depth)
@@ -350,7 +352,7 @@ func (c *checker) stmt(s *syntax.Stmt, depth int) {
 }
 
 // call checks one simple command, whose allowance is simple.
-func (c *checker) call(simple string, call *syntax.CallExpr, depth int) {
+func (c *checker) call(simple *allowance, call *syntax.CallExpr, depth int) {
 	args := make([]string, 0, len(call.Args))
 	allLiteral := true
 	for _, w := range call.Args {
@@ -363,7 +365,7 @@ func (c *checker) call(simple string, call *syntax.CallExpr, depth int) {
 	}
 	if len(call.Args) == 0 {
 		if reason := bareAssignReason(call.Assigns); reason != "" {
-			c.flag(simple, simple+" "+reason)
+			c.flag(simple, simple.String()+" "+reason)
 		}
 		return
 	}
@@ -378,11 +380,11 @@ func (c *checker) call(simple string, call *syntax.CallExpr, depth int) {
 		return
 	}
 	if !c.allowlisted(args) {
-		c.flag(simple, simple+" is not on the allowlist")
+		c.flag(simple, simple.String()+" is not on the allowlist")
 		return
 	}
 	if reason := c.allowedReason(call.Args, args, allLiteral); reason != "" {
-		c.flag(simple, simple+" "+reason)
+		c.flag(simple, simple.String()+" "+reason)
 	}
 }
 
@@ -447,9 +449,9 @@ func hasSubstitution(w *syntax.Word) bool {
 }
 
 // shell checks `bash -c 'script'` by checking the script.
-func (c *checker) shell(args []string, allLiteral bool, simple string, depth int) {
+func (c *checker) shell(args []string, allLiteral bool, simple *allowance, depth int) {
 	if !allLiteral || len(args) < 3 || args[1] != "-c" || depth >= maxShellNesting {
-		c.flag(simple, simple+" runs a shell whose script cannot be checked")
+		c.flag(simple, simple.String()+" runs a shell whose script cannot be checked")
 		return
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(args[2]), "")
@@ -479,8 +481,8 @@ func equalWords(a, b []string) bool {
 }
 
 // redirect checks a redirection of the statement whose allowance is simple
-// ("" for one that cannot be allowed for good).
-func (c *checker) redirect(simple string, r *syntax.Redirect) {
+// (nil for one that cannot be allowed for good).
+func (c *checker) redirect(simple *allowance, r *syntax.Redirect) {
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob,
 		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:

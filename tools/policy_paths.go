@@ -45,7 +45,7 @@ func (c *checker) outsideArg(args []string) int {
 }
 
 // inputRedirect checks what `cmd < file` reads.
-func (c *checker) inputRedirect(simple string, w *syntax.Word) {
+func (c *checker) inputRedirect(simple *allowance, w *syntax.Word) {
 	if c.dir == "" {
 		return
 	}
