@@ -106,7 +106,7 @@ func runCommandTool(ctx context.Context, w *Workspace, policy *Policy, approver 
 	if len(reasons) > 0 {
 		decision := Deny
 		if approver != nil {
-			decision, err = approver.Approve(ctx, ApprovalRequest{Command: p.Command, Reasons: reasons})
+			decision, err = approver.Approve(ctx, ApprovalRequest{Command: p.Command, Reasons: reasons, Always: allowanceNote(unapproved)})
 			if ctx.Err() != nil {
 				return Result{}, ctx.Err()
 			}

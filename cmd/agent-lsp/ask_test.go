@@ -202,7 +202,7 @@ func TestAskDeniesUnlistedCommandsWithoutATerminal(t *testing.T) {
 		llmtest.Turn{Text: "I could not run it."},
 	)
 	r := runCLI(t, map[string]string{"AGENT_LSP_MODEL": "m", "OPENAI_BASE_URL": srv.URL + "/v1"}, "ask", "--workspace", ws, "touch a file")
-	if r.code != 0 || !strings.Contains(r.stderr, `denied "touch pwned"`) {
+	if r.code != 0 || !strings.Contains(r.stderr, "denied touch pwned: touch pwned is not on the allowlist") {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {

@@ -116,7 +116,7 @@ func (c check) String() string {
 	if c.fixHint != "" {
 		s += "\n       " + c.fixHint
 	}
-	return s
+	return llm.RedactURLs(s) // a base URL's or an MCP server's credentials
 }
 
 // doctor is `agent-lsp doctor`: the configuration checked end to end, as a

@@ -61,6 +61,36 @@ func TestDoctor(t *testing.T) {
 	}
 }
 
+// Credentials in a base URL (and a fallback's) never show: doctor names the
+// server with its userinfo and secret query values as ***, and a provider
+// that cannot be reached is named the same way in ask's error.
+func TestDoctorAndAskRedactBaseURLCredentials(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t)
+	srv.SetModels([]string{"qwen-coder"}, "")
+	host := strings.TrimPrefix(srv.URL, "http://")
+	env := map[string]string{"AGENT_LSP_MODEL": "qwen-coder", "OPENAI_API_KEY": "k",
+		"OPENAI_BASE_URL":    "http://TOKENUSER:PASSWORD@" + host + "/v1?api_key=QUERYKEY",
+		"AGENT_LSP_FALLBACK": "openai:other@http://FBUSER:FBPASS@" + host + "/v1"}
+	r := runCLI(t, env, "doctor", "--workspace", newWorkspace(t, nil))
+	if want := "[ok  ] model: openai:qwen-coder at http://***@" + host + "/v1?api_key=***"; !strings.Contains(r.stdout, want) {
+		t.Errorf("doctor lacks %q:\n%s%s", want, r.stdout, r.stderr)
+	}
+	dead := newWorkspace(t, map[string]string{"hello.py": "print(1)\n"})
+	env["OPENAI_BASE_URL"], env["AGENT_LSP_FALLBACK"] = "http://TOKENUSER:PASSWORD@127.0.0.1:1/v1?api_key=QUERYKEY", ""
+	env["XDG_CONFIG_HOME"] = userConfig(t, "retry_attempts = 1\nretry_base_ms = 1\n")
+	a := runCLI(t, env, "ask", "--workspace", dead, "explain hello.py")
+	if a.code == 0 || !strings.Contains(a.stderr, "Post \"http://***@127.0.0.1:1/v1/chat/completions\": dial tcp") {
+		t.Errorf("ask against a dead server: exit %d, stderr:\n%s", a.code, a.stderr)
+	}
+	for _, out := range []string{r.stdout, r.stderr, a.stdout, a.stderr} {
+		for _, secret := range []string{"TOKENUSER", "PASSWORD", "QUERYKEY", "FBUSER", "FBPASS"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s shows in:\n%s", secret, out)
+			}
+		}
+	}
+}
+
 // doctor --sandbox prints the world a command of the workspace gets: the
 // view at the workspace's path, none of the caller's secrets, and the
 // network only with the user's opt-in.

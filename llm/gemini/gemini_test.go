@@ -150,3 +150,22 @@ func TestThoughtInTextIsReasoning(t *testing.T) {
 		})
 	}
 }
+
+// A server that cannot be reached is named in the error without the
+// credentials of its base URL.
+func TestUnreachableServerErrorHidesCredentials(t *testing.T) {
+	p, err := gemini.New(context.Background(), gemini.Config{Model: "gemini-test", APIKey: "test-key",
+		BaseURL: "http://TOKENUSER:PASSWORD@127.0.0.1:1/?key=QUERYKEY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}})
+	if err == nil || !strings.Contains(err.Error(), "***@127.0.0.1:1") {
+		t.Fatalf("error %v does not name the server, redacted", err)
+	}
+	for _, secret := range []string{"TOKENUSER", "PASSWORD", "QUERYKEY"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("%s shows in %q", secret, err)
+		}
+	}
+}

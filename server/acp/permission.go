@@ -64,6 +64,9 @@ func (t *turn) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.De
 		defer t.send(sdk.UpdateToolCall(c.id, sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted)))
 	}
 	why := "Needs your approval because: " + tools.Printable(strings.Join(req.Reasons, "; "))
+	if req.Always != "" {
+		why += "\n" + req.Always // escaped already
+	}
 	if c.kind == sdk.ToolKindExecute {
 		why = "Runs in the sandbox (level " + tools.SandboxLevel().String() + ") once you allow it. " + why
 	}
