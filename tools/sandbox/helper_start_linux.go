@@ -34,7 +34,11 @@ type helperProc struct {
 	reportR        *os.File
 	layer          layerSocket
 	stdout, stderr relay
-	done           chan error // cmd.Wait's result
+	// server, when set, are a server's stdin and stdout, the helper's own
+	// (which the server inherits); else its stdin is /dev/null and its
+	// stdout the relay.
+	server *serverPipes
+	done   chan error // cmd.Wait's result
 }
 
 // relay forwards the helper's output to the command's writer, known only
@@ -85,7 +89,7 @@ func takeHelper(flags uintptr) (*helperProc, error) {
 			go h.cg.remove()
 		}
 	}
-	return spawnHelper(flags)
+	return spawnHelper(flags, nil)
 }
 
 // prepare has the spare helper of the level's usual namespaces started
@@ -111,7 +115,7 @@ func startSpare(flags uintptr) {
 	}
 	warmStarting[flags] = true
 	warmMu.Unlock()
-	next, err := spawnHelper(flags)
+	next, err := spawnHelper(flags, nil)
 	warmMu.Lock()
 	defer warmMu.Unlock()
 	warmStarting[flags] = false
@@ -120,12 +124,13 @@ func startSpare(flags uintptr) {
 	}
 }
 
-// spawnHelper starts a helper in new namespaces (flags; 0: none). The
+// spawnHelper starts a helper in new namespaces (flags; 0: none), with a
+// server's pipes as its stdin and stdout (nil: a command's). The
 // goroutine that starts it keeps its thread until the helper is done:
 // Pdeathsig fires when that thread ends, not when the process does.
-func spawnHelper(flags uintptr) (*helperProc, error) {
+func spawnHelper(flags uintptr, server *serverPipes) (*helperProc, error) {
 	started := make(chan error, 1)
-	h := &helperProc{flags: flags, done: make(chan error, 1)}
+	h := &helperProc{flags: flags, server: server, done: make(chan error, 1)}
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
@@ -174,6 +179,9 @@ func (h *helperProc) start() error {
 	cmd.Env = []string{} // never nil (nil inherits ours): the helper's environ shows nothing
 	cmd.ExtraFiles = []*os.File{specR, reportW, layerTheirs}
 	cmd.Stdout, cmd.Stderr = &h.stdout, &h.stderr
+	if h.server != nil {
+		cmd.Stdin, cmd.Stdout = h.server.stdinR, h.server.stdoutW
+	}
 	cmd.WaitDelay = outputWait
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: h.flags == 0}
 	if h.flags != 0 {
