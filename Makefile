@@ -23,8 +23,10 @@ test:
 # MCP server (server-everything) the MCP tests start, and the real VS Code
 # (code-server on Node 24, playwright-core) the extension's end-to-end test
 # drives; that last one is kept between runs and reinstalled when its lock
-# files change.
+# files change. Also the Node language servers (pyright,
+# typescript-language-server) the sandbox's tests start.
 deps:
+	npm ci --no-audit --no-fund --prefix tools/toolstest/testdata/servers
 	npm ci --no-audit --no-fund --prefix server/testdata/nodeclient
 	npm ci --no-audit --no-fund --prefix server/acp/testdata/nodeclient
 	npm ci --no-audit --no-fund --prefix tools/mcp/testdata/everything
