@@ -89,7 +89,7 @@ func takeHelper(flags uintptr) (*helperProc, error) {
 			go h.cg.remove()
 		}
 	}
-	return spawnHelper(flags, nil)
+	return spawnHelper(flags, nil, nil)
 }
 
 // prepare has the spare helper of the level's usual namespaces started
@@ -115,7 +115,7 @@ func startSpare(flags uintptr) {
 	}
 	warmStarting[flags] = true
 	warmMu.Unlock()
-	next, err := spawnHelper(flags, nil)
+	next, err := spawnHelper(flags, nil, nil)
 	warmMu.Lock()
 	defer warmMu.Unlock()
 	warmStarting[flags] = false
@@ -125,10 +125,11 @@ func startSpare(flags uintptr) {
 }
 
 // spawnHelper starts a helper in new namespaces (flags; 0: none), with a
-// server's pipes as its stdin and stdout (nil: a command's). The
-// goroutine that starts it keeps its thread until the helper is done:
+// server's pipes as its stdin and stdout (nil: a command's), its cgroup
+// made under cgroupParents (nil: this process's own, cgroupParents()).
+// The goroutine that starts it keeps its thread until the helper is done:
 // Pdeathsig fires when that thread ends, not when the process does.
-func spawnHelper(flags uintptr, server *serverPipes) (*helperProc, error) {
+func spawnHelper(flags uintptr, server *serverPipes, parents map[string]string) (*helperProc, error) {
 	started := make(chan error, 1)
 	h := &helperProc{flags: flags, server: server, done: make(chan error, 1)}
 	go func() {
@@ -144,7 +145,14 @@ func spawnHelper(flags uintptr, server *serverPipes) (*helperProc, error) {
 		return nil, err
 	}
 	if cgroupsUsable.Load() {
-		if cg, err := newCgroup(Limits{}.withDefaults()); err == nil {
+		var cg *cgroup
+		var err error
+		if parents != nil {
+			cg, err = newCgroupIn(parents, Limits{}.withDefaults(), false)
+		} else {
+			cg, err = newCgroup(Limits{}.withDefaults())
+		}
+		if err == nil {
 			if cg.add(h.cmd.Process.Pid) == nil {
 				h.cg = cg
 			} else {

@@ -103,7 +103,7 @@ func start(ctx context.Context, caps Caps, spec Spec) (*Process, error) {
 	if w.Level == None {
 		return startPlain(w, spec.Stderr, done)
 	}
-	return startServerHelper(ctx, w, spec.Stderr, done)
+	return startServerHelper(ctx, w, spec.Group, spec.Stderr, done)
 }
 
 func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {

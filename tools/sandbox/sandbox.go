@@ -185,6 +185,9 @@ type Spec struct {
 	// Argv is a server's program and arguments: a name is looked up on
 	// the PATH of Env, as the server will see it.
 	Argv []string
+	// Group, when set, bounds the server together with the group's other
+	// servers (their memory and processes in all; see Group).
+	Group *Group
 }
 
 // outputWait bounds how long a finished command's output is waited for: a

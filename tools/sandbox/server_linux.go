@@ -13,8 +13,9 @@ import (
 // stdin and stdout — bounded by its cgroup and measured where w says so.
 // It returns once the helper has started the server (it closes its report
 // then) or said why it could not; done removes the server's scratch dir,
-// once it exited.
-func startServerHelper(ctx context.Context, w World, stderr io.Writer, done func()) (*Process, error) {
+// once it exited. In a group (nil: none), its cgroup is made in the
+// group's.
+func startServerHelper(ctx context.Context, w World, group *Group, stderr io.Writer, done func()) (*Process, error) {
 	flags, err := cloneFlags(w.Namespaces)
 	if err != nil {
 		done()
@@ -25,7 +26,7 @@ func startServerHelper(ctx context.Context, w World, stderr io.Writer, done func
 		done()
 		return nil, err
 	}
-	h, err := spawnHelper(flags, pipes)
+	h, err := spawnHelper(flags, pipes, group.parents())
 	if err != nil {
 		pipes.close()
 		done()

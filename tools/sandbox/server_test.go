@@ -326,3 +326,65 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// Servers in a Group are bounded together: each one's cgroup is in the
+// group's, which holds the group's limits, and a server within its own
+// memory limit but past the group's is killed; Close removes the group.
+func TestServerGroup(t *testing.T) {
+	g, err := NewGroup(Limits{Memory: 96 << 20, Processes: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	want := Probe().Level != None && cgroupsUsable.Load()
+	if g.Bounded() != want {
+		t.Fatalf("Bounded %v at level %s with cgroups %v", g.Bounded(), Probe().Level, cgroupsUsable.Load())
+	}
+	if !want {
+		t.Skip("no cgroups here: a group bounds nothing together")
+	}
+	groupDirs := slices.Clone(g.cg.dirs)
+	ws := toolstest.WriteTree(t, map[string]string{"main.go": "package main\n"})
+	start := func(argv ...string) *Process {
+		p, err := Start(t.Context(), Spec{Argv: argv, View: serverView(t, ws, nil), Cache: t.TempDir(), Env: os.Environ(), Group: g,
+			Limits: Limits{Memory: 1 << 30, Processes: 256}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Kill(); p.Wait() })
+		return p
+	}
+	a, b := start("cat"), start("cat")
+	for _, p := range []*Process{a, b} {
+		if p.World().Group == nil || p.World().Group.Memory != 96<<20 {
+			t.Errorf("its world says no group: %+v", p.World().Group)
+		}
+		cgs := cgroupsOf(p.Pid())
+		if len(cgs) == 0 {
+			t.Errorf("server %d is in no cgroup of ours", p.Pid())
+		}
+		for _, cg := range cgs {
+			if !slices.ContainsFunc(groupDirs, func(d string) bool { return strings.HasPrefix(cg, d+"/") }) {
+				t.Errorf("its cgroup %s is not in the group's %v", cg, groupDirs)
+			}
+		}
+	}
+	for _, p := range []*Process{a, b} {
+		p.Kill()
+		p.Wait()
+	}
+	if data, _ := os.ReadFile("/proc/swaps"); strings.Count(string(data), "\n") <= 1 {
+		// No swap: past the group's memory the kernel kills.
+		hog := start("bash", "-c", `x=$(head -c 200000000 /dev/zero | tr '\0' a); echo survived ${#x}`)
+		out, _ := readAll(hog)
+		if res, _ := hog.Wait(); res.ExitCode == 0 || strings.Contains(out, "survived") {
+			t.Errorf("a server used 200 MB in a group of 96 MiB: exit %d, %q", res.ExitCode, out)
+		}
+	}
+	g.Close()
+	for _, d := range groupDirs {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the group's cgroup %s is left: %v", d, err)
+		}
+	}
+}

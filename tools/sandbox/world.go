@@ -48,7 +48,11 @@ type World struct {
 	// Cgroup: Limits.Processes and Limits.Memory are a cgroup's bounds
 	// (the helper is put in it before it may fork); else the rlimits NPROC
 	// and DATA stand in for them.
-	Cgroup  bool     `json:",omitempty"`
+	Cgroup bool `json:",omitempty"`
+	// Group: a language server's cgroup is in its group's (Spec.Group),
+	// which bounds the group's servers together by these Processes and
+	// Memory.
+	Group   *Limits  `json:",omitempty"`
 	Rlimits []Rlimit `json:",omitempty"`
 	// Disk is what the host measures of what the command writes while it
 	// runs; nil where tmpfs mounts bound all of it (and at level none,
@@ -185,6 +189,9 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	}
 	if limits.CPU > 0 {
 		w.Rlimits = append(w.Rlimits, Rlimit{"CPU", seconds(limits.CPU)})
+	}
+	if spec.Server && spec.Group != nil && h.cgroups {
+		w.Group = &Limits{Processes: spec.Group.limits.Processes, Memory: spec.Group.limits.Memory}
 	}
 	if !h.cgroups {
 		// RLIMIT_NPROC counts the user's processes (and spares root), so it is

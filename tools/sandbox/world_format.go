@@ -185,6 +185,9 @@ func (w World) formatLimits(line func(string, ...any)) {
 	if w.Cgroup && (l.Processes > 0 || l.Memory > 0) {
 		line("cgroup processes %d, memory %s (no swap where cgroup v2); the helper is put in it before it may fork", l.Processes, size(l.Memory))
 	}
+	if g := w.Group; g != nil {
+		line("cgroup in its group's, which bounds the group's language servers together: processes %d, memory %s", g.Processes, size(g.Memory))
+	}
 	for _, r := range w.Rlimits {
 		line("rlimit %s %d", r.Name, r.Value)
 	}

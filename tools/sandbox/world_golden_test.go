@@ -165,7 +165,8 @@ func TestWorldGolden(t *testing.T) {
 		}, "/private/var/folders/xy/T/agent-lsp-scratch-100.200-2"},
 		// Language servers (Start): the same worlds, read-only views, their
 		// own caches and bounds, no timeout, Go kept off the network.
-		{"linux-full-server", goldenHost(linuxHost(), "linux"), linuxCaps(Full), and(func(s *Spec) { s.View = overlay }, goldenServer("/home/u/go/bin/gopls")), ""},
+		{"linux-full-server", goldenHost(linuxHost(), "linux"), linuxCaps(Full), and(func(s *Spec) { s.View = overlay }, goldenServer("/home/u/go/bin/gopls"),
+			func(s *Spec) { s.Group = &Group{limits: Limits{Memory: 4 << 30, Processes: 1024}} }), ""},
 		{"linux-landlock-server", goldenHost(linuxHost(), "linux"), linuxCaps(Landlock),
 			and(func(s *Spec) { s.View = copyView }, goldenServer("/opt/lsp/node_modules/.bin/typescript-language-server", "--stdio")), goldenScratch},
 		{"linux-none-server", goldenHost(linuxHost(), "linux"), Caps{Level: None, modCache: "/home/u/go/pkg/mod"},
