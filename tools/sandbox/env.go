@@ -166,5 +166,12 @@ func plainEnv(spec Spec, home, tmp, modCache, noRepo string, win bool, dir strin
 // serverEnv is what a language server's environment adds to a command's
 // (which has GOTOOLCHAIN=local and GOPROXY=off, and no GOFLAGS): gopls's
 // go commands never ask the checksum database either, so nothing of Go's
-// tries the network.
-var serverEnv = []string{"GOSUMDB=off"}
+// tries the network; and Cargo builds (rust-analyzer's cargo check, build
+// scripts) in the server's cache, its view being read-only. cache is the
+// cache's path as the server sees it, "" for its home's .cache.
+func serverEnv(home, cache string) []string {
+	if cache == "" {
+		cache = filepath.Join(home, ".cache")
+	}
+	return []string{"GOSUMDB=off", "CARGO_TARGET_DIR=" + filepath.Join(cache, "cargo-target")}
+}

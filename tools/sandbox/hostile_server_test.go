@@ -115,19 +115,22 @@ echo pwned > %[1]s/escaped 2>/dev/null && echo ESCAPED: wrote outside the worksp
 echo pwned > "$PWD/planted" 2>/dev/null && echo ESCAPED: wrote into the workspace
 (exec 3<>/dev/tcp/127.0.0.1/%[2]s && echo pwned >&3) 2>/dev/null && echo ESCAPED: connected over TCP
 (echo pwned > /dev/udp/127.0.0.1/%[3]s) 2>/dev/null && echo sent a UDP packet
+mkdir -p "$CARGO_TARGET_DIR" && echo built > "$CARGO_TARGET_DIR/out" && echo built in the cache
 echo done
 `, outside, tcpPort, udpPort)
 }
 
 // runHostileServer starts argv (hostile code, which prints what escaped)
-// as a server of ws, and checks that nothing of it reached the host.
-func runHostileServer(t *testing.T, ws string, env []string, l *escapeListeners, outside string, argv ...string) {
+// as a server of ws, checks that nothing of it reached the host, and
+// returns its output.
+func runHostileServer(t *testing.T, ws string, env []string, l *escapeListeners, outside string, argv ...string) string {
 	t.Helper()
 	if c := Probe(); c.Level == None {
 		if !c.ServerNeedsApproval() {
 			t.Fatal("at level none a server starts without asking")
 		}
 		t.Skip("level none: nothing keeps the server's code in; its start is asked first (ServerNeedsApproval)")
+		return ""
 	}
 	p, err := Start(t.Context(), Spec{Argv: argv, View: serverView(t, ws, nil), Cache: t.TempDir(), Env: env})
 	if err != nil {
@@ -151,6 +154,7 @@ func runHostileServer(t *testing.T, ws string, env []string, l *escapeListeners,
 	if _, err := os.Lstat(filepath.Join(ws, "planted")); err == nil {
 		t.Error("written into the workspace")
 	}
+	return out
 }
 
 func readAll(p *Process) (string, error) {
@@ -183,7 +187,10 @@ func TestHostileServerBuildScript(t *testing.T) {
 	}
 	ws := toolstest.WriteTree(t, map[string]string{"Cargo.toml": "[package]\nname = \"m\"\nversion = \"0.1.0\"\n", "build.rs": "fn main() {}\n", "src/main.rs": "fn main() {}\n"})
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	runHostileServer(t, ws, env, l, outside, "rust-analyzer")
+	// What Cargo builds goes to the server's cache: its view is read-only.
+	if out := runHostileServer(t, ws, env, l, outside, "rust-analyzer"); !strings.Contains(out, "built in the cache") {
+		t.Errorf("the build script could not write its target dir:\n%s", out)
+	}
 }
 
 // A go.mod's toolchain line names a Go to download, and the caller's

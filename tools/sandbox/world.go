@@ -151,7 +151,8 @@ func (h host) plainWorld(caps Caps, spec Spec, scratch string) (World, error) {
 		// made, though nothing at this level keeps it from writing there.
 		w.Command, w.Argv, w.Dir = serverCommand(spec), spec.Argv, serverDir(spec.View)
 		w.View = View{Root: spec.View.Root, Copy: spec.View.Copy}
-		w.Env = append(plainEnv(spec, filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp"), caps.modCache, noRepository, win, w.Dir), serverEnv...)
+		home := filepath.Join(scratch, "home")
+		w.Env = append(plainEnv(spec, home, filepath.Join(scratch, "tmp"), caps.modCache, noRepository, win, w.Dir), serverEnv(home, spec.Cache)...)
 		return w, nil
 	}
 	noRepo := noRepository
@@ -235,7 +236,7 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 		w.Mounts = h.rootPlan(toolchains, v, home, spec.Cache, limits, !spec.Server)
 		w.Landlock.RW = []string{v.Root, "/tmp", home, "/dev/shm", "/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
 		if spec.Server {
-			w.Env = append(w.Env, serverEnv...)
+			w.Env = append(w.Env, serverEnv(home, cache)...)
 			w.Landlock.RO, w.Landlock.RW = append(w.Landlock.RO, v.Root), w.Landlock.RW[1:]
 		}
 		switch {
@@ -259,7 +260,7 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	grown := nonEmpty(spec.View.Copy)
 	if spec.Server {
 		w.Dir, grown = serverDir(spec.View), disk.Grown
-		w.Env = append(w.Env, serverEnv...)
+		w.Env = append(w.Env, serverEnv(home, spec.Cache)...)
 		w.Landlock.RO = append(w.Landlock.RO, w.Dir)
 		w.Landlock.RW = nonEmpty(home, tmp, spec.Cache, "/dev/null")
 	}
@@ -303,7 +304,7 @@ func (h host) seatbeltWorld(caps Caps, spec Spec, scratch string) (World, error)
 	command, dir, view := spec.Command, spec.View.Copy, []string{spec.View.Copy}
 	if spec.Server {
 		command, dir, view = serverCommand(spec), serverDir(spec.View), nil
-		env = append(env, serverEnv...)
+		env = append(env, serverEnv(home, spec.Cache)...)
 		read = append(read, realPathsIn(h.fs, append(serverInstall(h.fs, spec.Argv[0], spec.View), dir))...)
 	}
 	gitVars, repo := seatbeltGitIn(h.fs, spec.GitDir, dir)
