@@ -11,12 +11,15 @@ lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	go vet ./...
 
-# The sandbox's own tests and the hostile corpus run again at the weaker
-# levels a machine without user namespaces or Landlock gets.
+# The sandbox's own tests, the hostile corpus and the language servers in
+# the sandbox run again at the weaker levels a machine without user
+# namespaces or Landlock gets.
 test:
 	go test -race -count=1 ./...
 	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'Hostile|SmallModule|ExecuteCommand|Sandbox' ./tools/
 	AGENT_LSP_SANDBOX=none go test -count=1 -run 'Hostile|SmallModule|ExecuteCommand|Sandbox' ./tools/
+	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'Start|Server' ./tools/sandbox/
+	AGENT_LSP_SANDBOX=none go test -count=1 -run 'Start|Server' ./tools/sandbox/
 
 # Node packages the tests need: the VS Code extension, the LSP wire test,
 # the ACP wire test (the official TypeScript ACP library), the reference
