@@ -28,6 +28,18 @@ import (
 // (nil: discarded; the caller caps it). ctx bounds only the start: the
 // server lives until it exits or Kill. Its program is found on the PATH
 // of spec.Env.
+//
+// spec.View is what it reads: at level full the staged build files over
+// the workspace (View{Root, Lower: Root, Staged: dir}; Upper, Work and
+// Layer are ignored, the overlay has none), or a Copy, bound read-only;
+// below full the Copy, else the workspace itself (View{Root}). It sees
+// the workspace at Process.Dir, which its root URI names. spec.Cache is
+// its own (its home's .cache), kept after it exits for the next start.
+//
+// At level full it is in a pid namespace of its own, where agent-lsp's pid
+// means nothing: initialize must say processId null, or a server that
+// watches its client's pid exits at once (typescript-language-server
+// does).
 func Start(ctx context.Context, spec Spec) (*Process, error) {
 	spec, err := serverSpec(spec)
 	if err != nil {
@@ -79,8 +91,15 @@ func (p *Process) Dir() string { return p.dir }
 func (p *Process) World() World { return p.world }
 
 // Kill kills the server and everything it started. It may be called any
-// number of times, before or after it exited.
-func (p *Process) Kill() { p.killOnce.Do(p.kill) }
+// number of times, before or after it exited (then it does nothing: its
+// pid could be another process's by then).
+func (p *Process) Kill() {
+	select {
+	case <-p.done:
+	default:
+		p.killOnce.Do(p.kill)
+	}
+}
 
 // Wait waits for the server to exit and returns how it ended, once its
 // dirs and cgroup are removed. A non-zero exit (a killed server's is
