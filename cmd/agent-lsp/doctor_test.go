@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -134,5 +135,48 @@ func TestDoctorSandbox(t *testing.T) {
 	}
 	if level.Level == sandbox.Full && !strings.Contains(r.stdout, "\nnamespaces user mount pid ipc uts\n") {
 		t.Errorf("with the opt-in, the command still has a network namespace of its own:\n%s", r.stdout)
+	}
+}
+
+// doctor --sandbox --server prints a language server's world: its program
+// found on PATH, the view read-only, its own cache, no timeout and no
+// network even with the user's opt-in for commands, none of the caller's
+// secrets.
+func TestDoctorSandboxServer(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "canary")
+	ws := newWorkspace(t, map[string]string{"main.go": "package main\n"})
+	root, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat")
+	}
+	level := tools.SandboxLevel()
+	env := map[string]string{"OPENAI_API_KEY": "canary", "HOME": t.TempDir(), "XDG_CONFIG_HOME": userConfig(t, "sandbox_network = true\n")}
+	r := runCLI(t, env, "doctor", "--sandbox", "--server", "cat -u", "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	wants := []string{"\nkind language server: ", "\nargv " + cat + " -u\n", "\nwhere $CACHE is ", "\nenv GOTOOLCHAIN=local\n", "\nenv GOPROXY=off\n", "\nenv GOSUMDB=off\n"}
+	if level.Level == sandbox.Full {
+		wants = append(wants, "\nmount view "+root+" ro\n", "\nnamespaces user mount pid net ipc uts\n", "\nnetwork off: ")
+	}
+	for _, want := range wants {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor --sandbox --server lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, leak := range []string{"canary", "OPENAI_API_KEY", "opted in", "limit timeout"} {
+		if strings.Contains(r.stdout, leak) {
+			t.Errorf("doctor --sandbox --server holds %q:\n%s", leak, r.stdout)
+		}
+	}
+	if r := runCLI(t, env, "doctor", "--sandbox", "--server", "no-such-language-server", "--workspace", ws); r.code == 0 || !strings.Contains(r.stderr, "no-such-language-server") {
+		t.Errorf("a missing server: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, env, "doctor", "--server", "gopls", "--workspace", ws); r.code != exitUsage {
+		t.Errorf("--server without --sandbox: exit %d", r.code)
 	}
 }
