@@ -1,0 +1,85 @@
+package langserver_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
+)
+
+// goModule is a module whose a.Add is called from two other packages, with
+// an error in c from before any run.
+var goModule = map[string]string{
+	"go.mod":   "module example.com/m\n\ngo 1.22\n",
+	"a/a.go":   "package a\n\n// Add adds.\nfunc Add(x, y int) int { return x + y }\n",
+	"b/b.go":   "package b\n\nimport \"example.com/m/a\"\n\nfunc Two() int {\n\treturn a.Add(1, 1)\n}\n",
+	"c/c.go":   "package c\n\nimport \"example.com/m/a\"\n\nfunc Seven() int {\n\treturn a.Add(3, 4)\n}\n",
+	"c/old.go": "package c\n\nvar broken int = \"before the run\"\n",
+}
+
+// goplsManager runs the real gopls as a plain process (tests only).
+func goplsManager(t *testing.T) *langserver.Manager {
+	gopls := langservertest.LookPath(t, "gopls")
+	m := langserver.NewManager(langserver.Options{
+		Start:    langservertest.Exec(langservertest.GoEnv(t)...),
+		LookPath: langservertest.Paths(map[string]string{"gopls": gopls}),
+	})
+	t.Cleanup(m.Close)
+	return m
+}
+
+func TestGoplsSignatureChangeNamesBrokenCallers(t *testing.T) {
+	root := toolstest.WriteTree(t, goModule)
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := goplsManager(t)
+	s := langserver.NewSession(m, ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	defer s.Close()
+
+	abs := filepath.Join(root, "a", "a.go")
+	before := goModule["a/a.go"]
+	if _, err := ws.Stage("a/a.go", strings.Replace(before, "x, y int", "x, y, z int", 1)); err != nil {
+		t.Fatal(err)
+	}
+	r := s.AfterEdit(context.Background(), abs, before)
+	text := r.Text()
+	t.Log(text)
+	for _, want := range []string{"b/b.go:6:", "c/c.go:6:", "2 new error(s) in 2 file(s)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report misses %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "before the run\"") || strings.Contains(text, "old.go") {
+		t.Errorf("an error from before the run was reported:\n%s", text)
+	}
+	if data, _ := os.ReadFile(abs); string(data) != before {
+		t.Fatalf("disk changed: %q", data)
+	}
+
+	// The model fixes the callers: no new errors.
+	for _, f := range []string{"b/b.go", "c/c.go"} {
+		fixed := strings.Replace(goModule[f], "a.Add(1, 1)", "a.Add(1, 1, 0)", 1)
+		fixed = strings.Replace(fixed, "a.Add(3, 4)", "a.Add(3, 4, 0)", 1)
+		if _, err := ws.Stage(f, fixed); err != nil {
+			t.Fatal(err)
+		}
+		r = s.AfterEdit(context.Background(), filepath.Join(root, f), goModule[f])
+	}
+	if len(r.New) != 0 || r.Checked < 3 {
+		t.Fatalf("after the fixes: %s", r.Text())
+	}
+	end := s.Check(context.Background())
+	if len(end.New) != 0 || !strings.Contains(end.Text(), "no new errors") {
+		t.Fatalf("the run-end check: %s", end.Text())
+	}
+	t.Log(end.Text())
+}
