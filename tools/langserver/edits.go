@@ -4,8 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-
-	"go.lsp.dev/protocol"
 )
 
 // AfterEdit reports the new errors after the run staged a change of abs,
@@ -151,20 +149,3 @@ func (s *Session) Check(ctx context.Context) Report {
 	}
 	return r
 }
-
-// wordAt is the identifier around byte offset off of text.
-func wordAt(text string, off int) string {
-	isWord := func(c byte) bool {
-		return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-	}
-	start, end := off, off
-	for start > 0 && isWord(text[start-1]) {
-		start--
-	}
-	for end < len(text) && isWord(text[end]) {
-		end++
-	}
-	return text[start:end]
-}
-
-var _ = protocol.Position{}

@@ -2,6 +2,7 @@ package langserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,4 +83,63 @@ func TestGoplsSignatureChangeNamesBrokenCallers(t *testing.T) {
 		t.Fatalf("the run-end check: %s", end.Text())
 	}
 	t.Log(end.Text())
+}
+
+// call runs one of the session's tools by name.
+func call(t *testing.T, s *langserver.Session, name, args string) tools.Result {
+	t.Helper()
+	for _, tl := range s.Tools() {
+		if tl.Name() == name {
+			res, err := tl.Execute(context.Background(), json.RawMessage(args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return tools.Result{}
+}
+
+func TestGoplsToolsByName(t *testing.T) {
+	root := toolstest.WriteTree(t, goModule)
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s := langserver.NewSession(goplsManager(t), ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	defer s.Close()
+
+	def := call(t, s, "definition", `{"symbol":"Add","path":"b/b.go"}`)
+	if def.IsError || !strings.Contains(def.Text, "a/a.go:4: func Add(x, y int) int") {
+		t.Errorf("definition: %+v", def)
+	}
+	refs := call(t, s, "references", `{"symbol":"Add"}`)
+	if refs.IsError || !strings.Contains(refs.Text, "3 reference(s) to Add in 3 file(s)") || !strings.Contains(refs.Text, "c/c.go\n  6: return a.Add(3, 4)") {
+		t.Errorf("references: %+v", refs)
+	}
+	syms := call(t, s, "symbols", `{"path":"a/a.go"}`)
+	if syms.IsError || !strings.Contains(syms.Text, "function Add (line 4)") {
+		t.Errorf("symbols: %+v", syms)
+	}
+	missing := call(t, s, "definition", `{"symbol":"Nope","path":"b/b.go"}`)
+	if !missing.IsError || !strings.Contains(missing.Text, "Nope does not appear") {
+		t.Errorf("an unknown name: %+v", missing)
+	}
+
+	ren := call(t, s, "rename", `{"symbol":"Add","path":"a/a.go","new_name":"Sum"}`)
+	t.Log(ren.Text)
+	if ren.IsError || !strings.Contains(ren.Text, "in 3 file(s)") || !strings.Contains(ren.Text, "no new errors") {
+		t.Fatalf("rename: %+v", ren)
+	}
+	for _, f := range []string{"a/a.go", "b/b.go", "c/c.go"} {
+		got, _ := ws.Read(f)
+		if !strings.Contains(got.Text, "Sum(") || strings.Contains(got.Text, "Add(") {
+			t.Errorf("%s staged as %q", f, got.Text)
+		}
+		if disk, _ := os.ReadFile(filepath.Join(root, f)); string(disk) != goModule[f] {
+			t.Errorf("%s written to disk", f)
+		}
+	}
 }

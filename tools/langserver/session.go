@@ -121,6 +121,13 @@ func (s *Session) server(ctx context.Context, abs string) (*serverUse, string, e
 			continue
 		}
 		u = &serverUse{c: c, cfg: cfg, release: release, opened: map[string]bool{}, language: map[string]string{}}
+		c.OnApplyEdit(func(e WorkspaceEdit) (bool, string) {
+			// A server's own edit (a command's) is staged like the run's.
+			if _, err := s.stageEdit(u, e); err != nil {
+				return false, err.Error()
+			}
+			return true, ""
+		})
 		s.mu.Lock()
 		if prev, ok := s.used[k]; ok { // acquired twice at once
 			s.mu.Unlock()
