@@ -188,12 +188,30 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	}()
 	select {
 	case err := <-done:
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		var answered *jsonrpc2.Error
+		switch {
+		case err == nil || errors.As(err, &answered):
+			return err
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 			return fmt.Errorf("no answer within %s", c.timeout)
 		}
-		return err
+		return c.broken(err)
 	case <-c.exited:
 		return c.exitError()
+	}
+}
+
+// broken is the error for a failed write or call: the process's end when
+// that is why (it usually is), else err.
+func (c *Client) broken(err error) error {
+	if err == nil {
+		return nil
+	}
+	select {
+	case <-c.exited:
+		return c.exitError()
+	case <-time.After(time.Second):
+		return err
 	}
 }
 
@@ -248,19 +266,34 @@ func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 }
 
 func (c *Client) publish(raw json.RawMessage) {
+	var head struct {
+		URI uri.URI `json:"uri"`
+	}
+	if json.Unmarshal(raw, &head) != nil {
+		return
+	}
+	path := head.URI.FsPath()
+	c.mu.Lock()
+	_, open := c.docs[path]
+	c.mu.Unlock()
+	if !open {
+		return // only open documents have versions to judge by: a flood of others is not even read
+	}
 	var p publishParams
 	if json.Unmarshal(raw, &p) != nil {
 		return
 	}
-	path := p.URI.FsPath()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, open := c.docs[path]; !open {
-		return // only open documents have versions to judge by
+		return
 	}
 	pub := publication{hasVersion: p.Version != nil, at: time.Now()}
 	if p.Version != nil {
 		pub.version = *p.Version
+		if old, ok := c.published[path]; ok && old.hasVersion && old.version > pub.version {
+			return // a late push of an older version
+		}
 	}
 	for i, d := range p.Diagnostics {
 		if i == maxDiagnosticsPerFile {
@@ -351,12 +384,12 @@ func (c *Client) Sync(ctx context.Context, path, language, text string, bump boo
 	v := d.version
 	c.mu.Unlock()
 	if !open {
-		return v, c.conn.Notify(ctx, "textDocument/didOpen", map[string]any{
-			"textDocument": protocol.TextDocumentItem{URI: u, LanguageID: protocol.LanguageKind(language), Version: v, Text: text}})
+		return v, c.broken(c.conn.Notify(ctx, "textDocument/didOpen", map[string]any{
+			"textDocument": protocol.TextDocumentItem{URI: u, LanguageID: protocol.LanguageKind(language), Version: v, Text: text}}))
 	}
-	return v, c.conn.Notify(ctx, "textDocument/didChange", map[string]any{
+	return v, c.broken(c.conn.Notify(ctx, "textDocument/didChange", map[string]any{
 		"textDocument":   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
-		"contentChanges": []map[string]string{{"text": text}}})
+		"contentChanges": []map[string]string{{"text": text}}}))
 }
 
 // Text is what the server has of path, if it is open.

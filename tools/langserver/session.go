@@ -214,9 +214,14 @@ func (s *Session) unavailable(abs string, err error) string {
 	if errors.Is(err, errNoServer) {
 		return ""
 	}
+	cfgs, _ := s.servers.For(abs)
+	var names []string
+	for _, c := range cfgs {
+		names = append(names, c.Name)
+	}
+	key := strings.Join(names, " ")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := err.Error()
 	if s.said[key] {
 		return ""
 	}
