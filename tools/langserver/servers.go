@@ -136,3 +136,16 @@ func (s ServerConfig) ProjectRoot(file, top string) string {
 func (s ServerConfig) IsBuildFile(rel string) bool {
 	return slices.Contains(s.BuildFiles, filepath.Base(rel))
 }
+
+// ExtensionsOf are the extensions the known servers give languages.
+func ExtensionsOf(languages []string) map[string]string {
+	out := map[string]string{}
+	for _, s := range KnownServers() {
+		for ext, lang := range s.Extensions {
+			if slices.Contains(languages, lang) {
+				out[ext] = lang
+			}
+		}
+	}
+	return out
+}
