@@ -12,15 +12,19 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
 )
 
-// LanguageServerStarter starts a language server in the sandbox. It is the
-// one place the manager of every wire gets its starter from: nil until the
-// sandbox can start a long-lived process (sandbox.Start), and then
-// servers are reported unavailable, saying why.
+// LanguageServerStarter starts a language server in the sandbox: the one
+// place every wire's Manager gets its starter from. Nil until the sandbox
+// can start a long-lived process (sandbox.Start, adapted to
+// langserver.Process); until then runs get no language tools.
 var LanguageServerStarter langserver.Starter
 
-// NewLanguageServers is the language servers' manager of a wire's process:
-// one per process, shared by its runs, closed with it.
+// NewLanguageServers is the language servers' Manager of a wire's process:
+// one per process, shared by its runs, closed with it (Close takes nil).
+// Nil when no starter is set.
 func NewLanguageServers() *langserver.Manager {
+	if LanguageServerStarter == nil {
+		return nil
+	}
 	return langserver.NewManager(langserver.Options{Start: LanguageServerStarter})
 }
 

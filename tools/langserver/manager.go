@@ -345,8 +345,12 @@ type Status struct {
 	State string
 }
 
-// Status lists the servers this Manager knows, by server and root.
+// Status lists the servers this Manager knows, by server and root (none
+// for nil).
 func (m *Manager) Status() []Status {
+	if m == nil {
+		return nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Status
@@ -382,8 +386,11 @@ func (m *Manager) Running() int {
 }
 
 // Close stops every server and waits for their processes; later uses are
-// refused.
+// refused. A nil Manager has nothing to close.
 func (m *Manager) Close() {
+	if m == nil {
+		return
+	}
 	m.mu.Lock()
 	m.closed = true
 	servers := m.servers
