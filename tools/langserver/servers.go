@@ -1,6 +1,7 @@
 package langserver
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,6 +147,44 @@ func ExtensionsOf(languages []string) map[string]string {
 				out[ext] = lang
 			}
 		}
+	}
+	return out
+}
+
+// Availability is a server as doctor and agent.status list it.
+type Availability struct {
+	Server string
+	Path   string // where it was found; "" when missing
+	// Missing says it is not installed and how to install it.
+	Missing string
+}
+
+// Available lists the enabled servers the workspace at root looks like it
+// uses (a root marker at its top) and those configured, whether each is
+// installed: nothing is ever downloaded, the line names the install
+// command.
+func (ss Servers) Available(root string, configured []string, lookPath func(string) (string, error)) []Availability {
+	var out []Availability
+	for _, s := range ss {
+		if s.Disabled {
+			continue
+		}
+		used := slices.Contains(configured, s.Name)
+		for _, m := range s.RootMarkers {
+			if fi, err := os.Lstat(filepath.Join(root, m)); err == nil && !fi.IsDir() {
+				used = true
+			}
+		}
+		if !used {
+			continue
+		}
+		a := Availability{Server: s.Name}
+		if p, err := lookPath(s.Command); err == nil {
+			a.Path = p
+		} else {
+			a.Missing = fmt.Sprintf("%s is not installed (not on PATH); install it with: %s", s.Command, s.Install)
+		}
+		out = append(out, a)
 	}
 	return out
 }
