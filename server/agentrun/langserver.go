@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os/exec"
 	"slices"
 
 	"github.com/agent-lsp/agent-lsp/agent"
@@ -97,4 +98,26 @@ func checkProposal(ctx context.Context, r Request, a *agent.Agent, s *langserver
 		}
 		out.Answer += "\n\n" + out.Check
 	}
+}
+
+// LanguageServerStatus is what agent.status says of the language servers:
+// those the Manager ran on root and their state, and each other server the
+// workspace looks like it uses, installed (not started yet, or not
+// startable in this build) or missing with its install command.
+func LanguageServerStatus(m *langserver.Manager, s config.Settings, root string) []langserver.Status {
+	out := m.Status()
+	for _, a := range LanguageServers(s).Available(root, slices.Collect(maps.Keys(s.LSP)), exec.LookPath) {
+		if slices.ContainsFunc(out, func(st langserver.Status) bool { return st.Server == a.Server }) {
+			continue
+		}
+		st := langserver.Status{Server: a.Server, Root: root, State: "not started yet (" + a.Path + ")"}
+		switch {
+		case a.Missing != "":
+			st.State = "unavailable: " + a.Missing
+		case m == nil:
+			st.State = "unavailable: this build cannot start language servers in the sandbox"
+		}
+		out = append(out, st)
+	}
+	return out
 }
