@@ -25,7 +25,11 @@ type ClientOptions struct {
 	InitializationOptions any
 	// Timeout bounds initialize and each request (default DefaultTimeout).
 	Timeout time.Duration
-	Logger  *slog.Logger
+	// TSServerDiagnostics pulls diagnostics from typescript-language-server's
+	// tsserver (typescript.tsserverRequest), which answers after the changes
+	// sent before: its pushes carry no version.
+	TSServerDiagnostics bool
+	Logger              *slog.Logger
 }
 
 // DefaultTimeout bounds a server's answer to one request (initialize
@@ -60,6 +64,7 @@ type Client struct {
 	enc       encoding
 	caps      serverCaps
 	pull      bool                 // textDocument/diagnostic offered (statically or registered)
+	tsserver  bool                 // diagnostics pulled from tsserver (ClientOptions.TSServerDiagnostics)
 	docs      map[string]*document // by file path: servers spell URIs their own way
 	published map[string]publication
 	changed   chan struct{} // closed and replaced on each publication
@@ -101,7 +106,7 @@ func Start(ctx context.Context, proc Process, opts ClientOptions) (*Client, erro
 	c := &Client{
 		name: opts.Name, proc: proc, timeout: opts.Timeout, log: opts.Logger, roots: opts.Roots,
 		exited: make(chan struct{}), docs: map[string]*document{}, published: map[string]publication{},
-		changed: make(chan struct{}), enc: utf16Encoding,
+		changed: make(chan struct{}), enc: utf16Encoding, tsserver: opts.TSServerDiagnostics,
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
@@ -149,7 +154,12 @@ func (c *Client) initialize(ctx context.Context, initOptions any) error {
 		c.enc = utf8Encoding
 	}
 	c.mu.Unlock()
-	return c.conn.Notify(ctx, "initialized", map[string]any{})
+	if err := c.conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
+		return err
+	}
+	// No settings of ours, said: pyright waits for this before it reads
+	// its configuration and answers anything about documents.
+	return c.conn.Notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{}})
 }
 
 // clientCapabilities are what we use: versioned diagnostics, pull
@@ -231,6 +241,9 @@ func (c *Client) Pid() int { return c.proc.Pid() }
 // handle answers the server's requests and takes its notifications.
 // Nothing here waits on the server: it runs on the connection's read loop.
 func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	if c.log.Enabled(ctx, slog.LevelDebug) {
+		c.log.Debug("from the server", "server", c.name, "method", req.Method(), "params", truncate(string(req.Params()), 300))
+	}
 	switch req.Method() {
 	case "textDocument/publishDiagnostics":
 		c.publish(json.RawMessage(req.Params()))
@@ -425,4 +438,11 @@ func (c *Client) CloseDocument(ctx context.Context, path string) error {
 		return nil
 	}
 	return c.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": textDocument{URI: uri.File(path)}})
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }

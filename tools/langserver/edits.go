@@ -2,6 +2,7 @@ package langserver
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -59,7 +60,9 @@ func (s *Session) affected(ctx context.Context, u *serverUse, lang, abs, before 
 	if u.language[abs] == "" {
 		u.language[abs] = lang
 	}
+	u.c.Prepare(ctx, abs)
 	syms, err := u.c.DocumentSymbols(ctx, abs)
+	u.c.log.Debug("declarations of an edited file", "server", u.cfg.Name, "symbols", len(syms), "changed lines", fmt.Sprint(from, "-", to), "error", err)
 	if err != nil {
 		return nil, nil // no outline: the file alone is checked
 	}
@@ -72,6 +75,7 @@ func (s *Session) affected(ctx context.Context, u *serverUse, lang, abs, before 
 		}
 		asked++
 		locs, err := u.c.References(ctx, abs, sym.Selection.Start)
+		u.c.log.Debug("references of a changed declaration", "server", u.cfg.Name, "symbol", sym.Name, "found", len(locs), "error", err)
 		if err != nil {
 			continue
 		}

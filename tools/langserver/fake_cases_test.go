@@ -1,6 +1,7 @@
 package langserver_test
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ func fakeSession(t *testing.T, f *fakeServer, files map[string]string) (*langser
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	m := langserver.NewManager(langserver.Options{Start: f.start, Timeout: 2 * time.Second,
+	m := langserver.NewManager(langserver.Options{Start: f.start, Timeout: cmp.Or(f.timeout, 2*time.Second),
 		LookPath: func(string) (string, error) { return "/fake", nil }})
 	t.Cleanup(m.Close)
 	servers := langserver.WithOverrides(nil, []langserver.ServerConfig{{Name: "fake", Command: "fake", Languages: []string{"fake"}, Extensions: map[string]string{".fake": "fake"}}})
@@ -117,7 +118,7 @@ func TestServerCrashingOnEveryRequestIsUnavailableAfterBackoff(t *testing.T) {
 }
 
 func TestFloodOfDiagnosticsIsBounded(t *testing.T) {
-	s, ws, _ := fakeSession(t, &fakeServer{flood: 5000}, map[string]string{"a.fake": "ok\n"})
+	s, ws, _ := fakeSession(t, &fakeServer{flood: 2000, timeout: 20 * time.Second}, map[string]string{"a.fake": "ok\n"})
 	r := edit(t, s, ws, "a.fake", "BROKEN\n")
 	text := r.Text()
 	if strings.Count(text, "\n  a.fake:") > 20 || !strings.Contains(text, "… and ") {

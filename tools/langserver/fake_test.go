@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"go.lsp.dev/jsonrpc2"
@@ -26,6 +27,7 @@ type fakeServer struct {
 	staleOnly      bool // pushes only for the version before the one sent, and without a version
 	pull           bool // offers pull diagnostics instead of pushing
 	renameTo       string
+	timeout        time.Duration // the client's (default 2s)
 	starts         atomic.Int32
 }
 

@@ -287,7 +287,7 @@ func (m *Manager) start(cfg ServerConfig, root string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", cfg.Name, err)
 	}
-	return Start(ctx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger})
+	return Start(ctx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics})
 }
 
 func (m *Manager) timeout() time.Duration {

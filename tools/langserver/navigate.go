@@ -41,6 +41,7 @@ func (s *Session) locate(ctx context.Context, name, path string, line int) (plac
 	}
 	unlock := u.c.Use()
 	_, err = s.sync(ctx, u, lang, []string{abs}, false)
+	u.c.Prepare(ctx, abs)
 	var syms []Symbol
 	if err == nil && line <= 0 {
 		syms, _ = u.c.DocumentSymbols(ctx, abs)

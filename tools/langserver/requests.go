@@ -1,6 +1,7 @@
 package langserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,10 +22,13 @@ const settle = 150 * time.Millisecond
 // never taken for this one.
 func (c *Client) Diagnostics(ctx context.Context, path string, version int32) ([]Diagnostic, error) {
 	c.mu.Lock()
-	pull := c.pull
+	pull, tsserver := c.pull, c.tsserver
 	c.mu.Unlock()
-	if pull {
+	switch {
+	case pull:
 		return c.pullDiagnostics(ctx, path)
+	case tsserver:
+		return c.tsserverDiagnostics(ctx, path)
 	}
 	return c.pushedDiagnostics(ctx, path, version)
 }
@@ -158,4 +162,71 @@ func (c *Client) kill() {
 	_ = c.proc.Kill()
 	<-c.exited
 	_ = c.conn.Close()
+}
+
+// tsserverDiagnostics asks tsserver, through typescript-language-server,
+// for a file's syntactic and semantic diagnostics: requests queued after
+// the changes sent before, so they are of the version last sent.
+func (c *Client) tsserverDiagnostics(ctx context.Context, path string) ([]Diagnostic, error) {
+	var out []Diagnostic
+	for _, kind := range []string{"syntacticDiagnosticsSync", "semanticDiagnosticsSync"} {
+		var raw json.RawMessage
+		err := c.call(ctx, "workspace/executeCommand", map[string]any{
+			"command": "typescript.tsserverRequest", "arguments": []any{kind, map[string]any{"file": path}}}, &raw)
+		if err != nil {
+			return nil, err
+		}
+		var resp struct {
+			Body []tsDiagnostic `json:"body"`
+		}
+		if json.Unmarshal(raw, &resp) != nil {
+			return nil, ErrNotKnown
+		}
+		for _, d := range resp.Body {
+			if len(out) == maxDiagnosticsPerFile {
+				break
+			}
+			out = append(out, d.plain())
+		}
+	}
+	return out, nil
+}
+
+// tsDiagnostic is tsserver's: 1-based lines and offsets.
+type tsDiagnostic struct {
+	Start, End struct {
+		Line   uint32 `json:"line"`
+		Offset uint32 `json:"offset"`
+	}
+	Text     string          `json:"text"`
+	Code     json.RawMessage `json:"code"`
+	Category string          `json:"category"`
+	Source   string          `json:"source"`
+}
+
+func (d tsDiagnostic) plain() Diagnostic {
+	pos := func(line, offset uint32) protocol.Position {
+		return protocol.Position{Line: max(line, 1) - 1, Character: max(offset, 1) - 1}
+	}
+	sev := SeverityError
+	switch d.Category {
+	case "warning":
+		sev = SeverityWarning
+	case "suggestion", "message":
+		sev = 3
+	}
+	return Diagnostic{Range: protocol.Range{Start: pos(d.Start.Line, d.Start.Offset), End: pos(d.End.Line, d.End.Offset)},
+		Severity: sev, Source: cmp.Or(d.Source, "typescript"), Code: stringOf(d.Code), Message: d.Text}
+}
+
+// Prepare readies the server to answer about path across its project:
+// typescript-language-server answers references from its syntax server,
+// which knows one file, until a request loads the project (projectInfo
+// does). Other servers need nothing.
+func (c *Client) Prepare(ctx context.Context, path string) {
+	if !c.tsserver {
+		return
+	}
+	_ = c.call(ctx, "workspace/executeCommand", map[string]any{
+		"command": "typescript.tsserverRequest", "arguments": []any{"projectInfo", map[string]any{"file": path, "needFileNameList": false}}}, nil)
 }

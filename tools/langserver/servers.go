@@ -29,6 +29,9 @@ type ServerConfig struct {
 	InitializationOptions map[string]any
 	// Install says how to install it, for the "missing" line.
 	Install string
+	// TSServerDiagnostics: typescript-language-server's pushes carry no
+	// version, so its tsserver is asked instead (ClientOptions).
+	TSServerDiagnostics bool
 	// Enabled = false keeps it from starting.
 	Disabled bool
 }
@@ -52,7 +55,7 @@ func KnownServers() []ServerConfig {
 			Languages:   []string{"typescript", "typescriptreact", "javascript", "javascriptreact"},
 			Extensions:  map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"},
 			RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"}, BuildFiles: []string{"package.json", "tsconfig.json", "jsconfig.json"},
-			Install: "npm install -g typescript-language-server typescript"},
+			Install: "npm install -g typescript-language-server typescript", TSServerDiagnostics: true},
 		{Name: "clangd", Command: "clangd", Languages: []string{"c", "cpp"},
 			Extensions:  map[string]string{".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
 			RootMarkers: []string{"compile_commands.json", "compile_flags.txt", ".clangd"}, BuildFiles: []string{"compile_commands.json", "compile_flags.txt", ".clangd"},

@@ -6,6 +6,7 @@ package langservertest
 import (
 	"context"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,4 +100,20 @@ func GoEnv(t testing.TB) []string {
 		}
 	}
 	return env
+}
+
+// Logger logs to the test's log at debug level when AGENT_LSP_TEST_TRACE
+// is set (what the server said), else nothing.
+func Logger(t testing.TB) *slog.Logger {
+	if os.Getenv("AGENT_LSP_TEST_TRACE") == "" {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
 }
