@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,19 +72,38 @@ func (f *fakeServer) start(ctx context.Context, c langserver.Command) (langserve
 	outR, outW := io.Pipe()
 	p := &pipeProcess{stdin: inW, stdout: outR, inR: inR, outW: outW, pid: int(fakePids.Add(1)), done: make(chan struct{})}
 	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(serverPipes{inR, outW}))
-	var initialized atomic.Bool
-	conn.Go(context.Background(), jsonrpc2.AsyncHandler(func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-		return f.handle(ctx, conn, p, &initialized, req.Method(), json.RawMessage(req.Params()), req.IsCall())
-	}))
+	f.serve(conn, p.done, p.exit)
 	go func() { <-p.done; conn.Close() }()
 	return p, nil
 }
 
-func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, p *pipeProcess, initialized *atomic.Bool, method string, params json.RawMessage, isCall bool) (any, error) {
+// serve answers on conn until done; exit ends the process.
+func (f *fakeServer) serve(conn jsonrpc2.Conn, done <-chan struct{}, exit func(error)) {
+	var initialized atomic.Bool
+	conn.Go(context.Background(), jsonrpc2.AsyncHandler(func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		return f.handle(ctx, conn, done, exit, &initialized, req.Method(), json.RawMessage(req.Params()), req.IsCall())
+	}))
+}
+
+// serveStdio is the fake as a real process (TestMain, fakeProcessEnv):
+// it answers on stdin and stdout until stdin ends.
+func serveStdio() {
+	done := make(chan struct{})
+	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(serverPipes{os.Stdin, os.Stdout}))
+	(&fakeServer{pull: true}).serve(conn, done, func(err error) {
+		if err != nil {
+			os.Exit(2)
+		}
+		os.Exit(0)
+	})
+	<-conn.Done()
+}
+
+func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan struct{}, exit func(error), initialized *atomic.Bool, method string, params json.RawMessage, isCall bool) (any, error) {
 	switch {
 	case method == "initialize":
 		if f.hangInit {
-			<-p.done
+			<-done
 			return nil, errors.New("gone")
 		}
 		initialized.Store(true)
@@ -92,8 +112,11 @@ func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, p *pipeProc
 			caps["diagnosticProvider"] = map[string]any{"interFileDependencies": true}
 		}
 		return map[string]any{"capabilities": caps}, nil
+	case method == "exit":
+		exit(nil)
+		return nil, nil
 	case isCall && f.crashOnRequest && initialized.Load():
-		p.exit(errors.New("exit status 2"))
+		exit(errors.New("exit status 2"))
 		return nil, errors.New("crashed")
 	case method == "textDocument/didOpen" || method == "textDocument/didChange":
 		var d struct {

@@ -25,11 +25,13 @@ var goModule = map[string]string{
 }
 
 // goplsManager runs the real gopls as a plain process (tests only).
-func goplsManager(t *testing.T) *langserver.Manager {
+func goplsManager(t *testing.T) *langserver.Manager { return goplsManagerB(t) }
+
+func goplsManagerB(t testing.TB) *langserver.Manager {
 	gopls := langservertest.LookPath(t, "gopls")
 	m := langserver.NewManager(langserver.Options{
 		Start:    langservertest.Exec(langservertest.GoEnv(t)...),
-		LookPath: langservertest.Paths(map[string]string{"gopls": gopls}),
+		LookPath: langservertest.Paths(map[string]string{"gopls": gopls}), Logger: langservertest.Logger(t),
 	})
 	t.Cleanup(m.Close)
 	return m

@@ -44,7 +44,10 @@ func KnownServers() []ServerConfig {
 	return []ServerConfig{
 		{Name: "gopls", Command: "gopls", Languages: []string{"go"}, Extensions: map[string]string{".go": "go"},
 			RootMarkers: []string{"go.work", "go.mod"}, BuildFiles: []string{"go.mod", "go.sum", "go.work"},
-			Install: "go install golang.org/x/tools/gopls@latest"},
+			// Every file's diagnostics at once: by default the packages
+			// that import a changed one are diagnosed a second later.
+			InitializationOptions: map[string]any{"diagnosticsDelay": "0s"},
+			Install:               "go install golang.org/x/tools/gopls@latest"},
 		{Name: "pyright", Command: "pyright-langserver", Args: []string{"--stdio"}, Languages: []string{"python"}, Extensions: python,
 			RootMarkers: pyMarkers, BuildFiles: []string{"pyproject.toml", "pyrightconfig.json", "setup.cfg"},
 			Install: "npm install -g pyright"},
