@@ -28,7 +28,9 @@ var goModule = map[string]string{
 
 // goplsServers runs the real gopls as a plain process (tests only: the
 // product runs it in the sandbox).
-func goplsServers(t *testing.T) *langserver.Manager {
+func goplsServers(t *testing.T) *langserver.Manager { return goplsServersB(t) }
+
+func goplsServersB(t testing.TB) *langserver.Manager {
 	gopls := langservertest.LookPath(t, "gopls")
 	m := langserver.NewManager(langserver.Options{
 		Start:    langservertest.Exec(langservertest.GoEnv(t)...),
