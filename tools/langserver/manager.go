@@ -94,6 +94,7 @@ type managed struct {
 	mu       sync.Mutex // guards the fields below
 	client   *Client
 	starting chan struct{} // closed when the start under way ends
+	stopping chan struct{} // closed when the idle server being stopped ended
 	err      error         // why the last start failed, or how it crashed
 	crashes  int           // in a row
 	retryAt  time.Time
@@ -184,7 +185,7 @@ func (s *managed) acquire(ctx context.Context) (*Client, error) {
 			s.mu.Unlock()
 			return nil, &UnavailableError{s.cfg.Name, fmt.Sprintf("%v; tried again in %s", err, wait.Round(time.Second))}
 		}
-		if ch := s.starting; ch != nil {
+		if ch := cmpOr(s.starting, s.stopping); ch != nil {
 			s.mu.Unlock()
 			select {
 			case <-ch:
@@ -246,10 +247,29 @@ func (s *managed) stopIfIdle() {
 		s.mu.Unlock()
 		return
 	}
-	c := s.client
-	s.client = nil
+	s.retire()
+}
+
+// retire stops the idle server; a use meanwhile waits for its end, so
+// that two of its processes never run at once. s.mu is held, and
+// released.
+func (s *managed) retire() {
+	c, ch := s.client, make(chan struct{})
+	s.client, s.stopping = nil, ch
 	s.mu.Unlock()
 	c.Close()
+	s.mu.Lock()
+	s.stopping = nil
+	s.mu.Unlock()
+	close(ch)
+}
+
+// cmpOr is the first non-nil channel.
+func cmpOr(a, b chan struct{}) chan struct{} {
+	if a != nil {
+		return a
+	}
+	return b
 }
 
 // stop ends the server now.
@@ -331,18 +351,16 @@ func (s *managed) stopIfIdleNow() {
 		s.mu.Unlock()
 		return
 	}
-	c := s.client
-	s.client = nil
-	s.mu.Unlock()
-	c.Close()
+	s.retire()
 }
 
 // Status is one server as doctor and agent.status show it.
 type Status struct {
-	Server, Root string
+	Server string `json:"server"`
+	Root   string `json:"root"`
 	// State is "running (pid N)", "starting", "stopped (idle)" or
 	// "unavailable: why".
-	State string
+	State string `json:"state"`
 }
 
 // Status lists the servers this Manager knows, by server and root (none
