@@ -163,3 +163,34 @@ func TestAskModeGetsTheReadToolsNeverRename(t *testing.T) {
 		t.Errorf("ask mode was checked: %q", out.Check)
 	}
 }
+
+// TestRenameIsStagedAndReviewed: the model's rename becomes staged changes
+// in the proposal the user reviews, checked; disk is untouched.
+func TestRenameIsStagedAndReviewed(t *testing.T) {
+	p := llmtest.NewScripted(
+		llmtest.Turn{Calls: []llmtest.Call{call("rename", `{"symbol":"Add","path":"b/b.go","new_name":"Sum"}`)}},
+		llmtest.Turn{Text: "Renamed Add to Sum."})
+	r := request(t, goModule, p)
+	r.LSP = goplsServers(t)
+	out, err := agentrun.Do(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolResult(p.Requests(), 0); !strings.Contains(got, "Staged: Add renamed to Sum in 3 file(s): a/a.go, b/b.go, c/c.go.") {
+		t.Errorf("rename's result: %q", got)
+	}
+	diff := out.Proposal.Diff()
+	for _, want := range []string{"-func Add(x, y int) int", "+func Sum(x, y int) int", "+\treturn a.Sum(1, 1)", "+\treturn a.Sum(3, 4)"} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("the proposal lacks %q:\n%s", want, diff)
+		}
+	}
+	if !strings.Contains(out.Check, "no new errors") {
+		t.Errorf("check: %q", out.Check)
+	}
+	for f, text := range goModule {
+		if disk, _ := os.ReadFile(filepath.Join(r.View.Root(), f)); string(disk) != text {
+			t.Errorf("%s changed on disk", f)
+		}
+	}
+}
