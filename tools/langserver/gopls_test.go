@@ -145,3 +145,35 @@ func TestGoplsToolsByName(t *testing.T) {
 		}
 	}
 }
+
+// TestAStagedGoModIsSaidAndRestartsTheServer: servers read build files
+// from disk, so the model is told its go.mod change is not seen yet, and
+// gopls is restarted after the run (to read it once applied).
+func TestAStagedGoModIsSaidAndRestartsTheServer(t *testing.T) {
+	root := toolstest.WriteTree(t, goModule)
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := goplsManager(t)
+	s := langserver.NewSession(m, ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	edit := s.CheckingEdits(tools.NewEditFile(ws))
+	res, err := edit.Execute(context.Background(), json.RawMessage(`{"path":"go.mod","old_string":"go 1.22","new_string":"go 1.23"}`))
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if !strings.Contains(res.Text, "gopls reads go.mod from disk: its diagnostics do not reflect this change until the user applies it.") {
+		t.Errorf("the model is not told: %s", res.Text)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(root, "go.mod")); string(disk) != goModule["go.mod"] {
+		t.Errorf("go.mod written")
+	}
+	if st := m.Status(); len(st) != 1 || !strings.HasPrefix(st[0].State, "running") {
+		t.Fatalf("status: %+v", st)
+	}
+	s.Close()
+	if st := m.Status(); len(st) != 0 {
+		t.Errorf("gopls not restarted after the run: %+v", st)
+	}
+}

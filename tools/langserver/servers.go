@@ -121,6 +121,17 @@ func (ss Servers) For(path string) ([]ServerConfig, string) {
 	return out, lang
 }
 
+// ForBuildFile are the enabled servers for which path is a build file.
+func (ss Servers) ForBuildFile(path string) []ServerConfig {
+	var out []ServerConfig
+	for _, s := range ss {
+		if !s.Disabled && s.IsBuildFile(path) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // ProjectRoot is the folder of the nearest root marker above file, not
 // above top; top when there is none.
 func (s ServerConfig) ProjectRoot(file, top string) string {

@@ -103,6 +103,11 @@ func (s *Session) Warm(abs string) {
 // could, each server's reason (the install command of a missing one).
 func (s *Session) server(ctx context.Context, abs string) (*serverUse, string, error) {
 	cfgs, lang := s.servers.For(abs)
+	return s.serverOf(ctx, cfgs, lang, abs)
+}
+
+// serverOf is the first of cfgs that can be had for abs's project.
+func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs string) (*serverUse, string, error) {
 	if len(cfgs) == 0 {
 		return nil, "", errNoServer
 	}

@@ -30,6 +30,16 @@ func (s *Session) CheckingEdits(t tools.Tool) tools.Tool {
 		var p pathArg
 		_ = json.Unmarshal(args, &p)
 		abs, _, err := s.view.Resolve(p.Path)
+		if err == nil && !s.Handles(abs) && len(s.servers.ForBuildFile(abs)) > 0 {
+			res, err := t.Execute(ctx, args)
+			if err != nil || res.IsError {
+				return res, err
+			}
+			if report := s.AfterBuildFileEdit(ctx, abs).Text(); report != "" {
+				res.Text += "\n\n" + report
+			}
+			return res, nil
+		}
 		if err != nil || !s.Handles(abs) {
 			return t.Execute(ctx, args)
 		}
