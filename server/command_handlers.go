@@ -14,6 +14,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
@@ -223,6 +224,9 @@ type statusResult struct {
 	NextEdits        nesStatus        `json:"nextEdits"`
 	// MCP lists the MCP servers a run would use: state, tools, errors.
 	MCP []mcp.Status `json:"mcp"`
+	// LanguageServers lists the language servers: running, stopped,
+	// unavailable (why, a missing one's install command).
+	LanguageServers []langserver.Status `json:"languageServers"`
 }
 
 type runStatus struct {
@@ -266,5 +270,6 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 	st.Root, st.Settings, st.Allowlist, st.PositionEncoding = root, settings.String(), settings.Allowlist, string(s.clientCaps().encoding.kind())
 	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), notes
 	st.MCP = s.mcp.Status(agentrun.MCPServers(settings, root))
+	st.LanguageServers = agentrun.LanguageServerStatus(s.lsp, settings, root)
 	return st, nil
 }

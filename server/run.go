@@ -146,7 +146,7 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (ag
 	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.name() + "] "}, provider.Name())
 	out, err := agentrun.Do(ctx, agentrun.Request{
 		Settings: settings, Provider: provider, Mode: r.mode, Prompt: r.task, History: r.history, Continue: r.continued,
-		View: ws, Policy: policy, Approver: editorApprover{s: s, run: r, timeout: settings.ApprovalTimeout()}, Notes: notes, MCP: s.mcp,
+		View: ws, Policy: policy, Approver: editorApprover{s: s, run: r, timeout: settings.ApprovalTimeout()}, Notes: notes, MCP: s.mcp, LSP: s.lsp,
 		ConfirmPlan: func(ctx context.Context, plan string) (bool, error) { return s.confirmPlan(ctx, r, plan) },
 		Stream:      true,
 		OnEvent: func(e agent.Event) {

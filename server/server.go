@@ -19,6 +19,8 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
@@ -85,6 +87,9 @@ type Server struct {
 	// mcp holds the runs' MCP servers: started on a run's first use of
 	// their tools, ended when Serve returns.
 	mcp *mcp.Pool
+	// lsp holds the runs' language servers (nil: none), stopped when
+	// Serve returns.
+	lsp *langserver.Manager
 	// sandboxOnce readies the sandbox at the first run (reportSandboxLevel).
 	sandboxOnce sync.Once
 }
@@ -108,6 +113,7 @@ func New(opts Options) *Server {
 		opts: opts, log: opts.Logger, lifecycle: newLifecycle(), docs: newDocuments(),
 		progress: newProgressTracker(opts.Logger),
 		mcp:      mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}),
+		lsp:      agentrun.NewLanguageServers(),
 	}
 	s.completer = newCompleter(s)
 	s.nextEdits = newNextEditor(s)
@@ -158,6 +164,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	if err := s.mcp.Close(); err != nil {
 		s.log.Warn("stopping the MCP servers", "error", err)
 	}
+	s.lsp.Close()
 	return s.lifecycle.code()
 }
 

@@ -70,6 +70,7 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 		if !s.TrustProjectConfig {
 			warnings = append(warnings, untrusted(p, s, &project)...)
 		}
+		warnings = append(warnings, projectLSPCommands(p, &project)...)
 		if len(project.SandboxNetwork) > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: sandbox_network ignored: only your own config can give commands the network", p))
 			project.SandboxNetwork = nil

@@ -66,9 +66,13 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// with the command.
 	servers := mcp.NewPool(mcp.Options{Env: env, Version: versionString()})
 	defer servers.Close()
+	// Language servers start when the run first needs one, and end with
+	// the command.
+	languageServers := agentrun.NewLanguageServers()
+	defer languageServers.Close()
 	out, err := agentrun.Do(ctx, agentrun.Request{
 		Settings: settings, Provider: provider, Mode: m, Prompt: prompt, History: &agent.History{}, PlanOnly: *planOnly,
-		View: ws, Policy: agentrun.Policy(settings), Approver: newTerminalApprover(stdin, stderr), Notes: memory, MCP: servers,
+		View: ws, Policy: agentrun.Policy(settings), Approver: newTerminalApprover(stdin, stderr), Notes: memory, MCP: servers, LSP: languageServers,
 		OnEvent: agent.TraceWriter(stderr, provider.Name()),
 	})
 	switch out.Ending {

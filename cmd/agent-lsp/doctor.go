@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,6 +170,7 @@ func doctorChecks(ctx context.Context, workspace string, env func(string) string
 		checks = append(checks, check{ok: true, what: "tool protocol: " + protocol})
 	}
 	checks = append(checks, mcpChecks(ctx, r.settings, r.root, env)...)
+	checks = append(checks, languageServerChecks(r.settings, r.root)...)
 	checks = append(checks, sandboxCheck(), editorsCheck())
 	return checks
 }
@@ -201,6 +203,24 @@ func mcpChecks(ctx context.Context, s config.Settings, root string, env func(str
 		}
 		for _, w := range st.Warnings {
 			out = append(out, check{ok: true, warn: true, what: fmt.Sprintf("MCP server %s: %s", st.Name, w)})
+		}
+	}
+	return out
+}
+
+// languageServerChecks say, for the servers the workspace looks like it
+// uses (and those configured), whether each is installed and how to
+// install it; nothing is downloaded.
+func languageServerChecks(s config.Settings, root string) []check {
+	var out []check
+	for _, a := range agentrun.LanguageServers(s).Available(root, slices.Collect(maps.Keys(s.LSP)), exec.LookPath) {
+		switch {
+		case a.Missing != "":
+			out = append(out, check{ok: true, warn: true, what: "language server " + a.Server + ": " + a.Missing})
+		case agentrun.LanguageServerStarter == nil:
+			out = append(out, check{ok: true, warn: true, what: "language server " + a.Server + ": " + tools.Printable(a.Path) + ", not used: this build cannot start it in the sandbox"})
+		default:
+			out = append(out, check{ok: true, what: "language server " + a.Server + ": " + tools.Printable(a.Path) + " (started in the sandbox when a run needs it)"})
 		}
 	}
 	return out

@@ -106,7 +106,7 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 	}
 	out, runErr := agentrun.Do(ctx, agentrun.Request{
 		Settings: settings, Provider: provider, Mode: mode, Prompt: prompt, History: s.historyRef(),
-		View: t.ws, Policy: s.policy, Approver: t, Notes: notes, MCP: t.a.mcp,
+		View: t.ws, Policy: s.policy, Approver: t, Notes: notes, MCP: t.a.mcp, LSP: t.a.lsp,
 		ConfirmPlan: t.confirmPlan, Stream: true, OnEvent: t.event,
 	})
 	resp.Usage = usageOf(out.Usage)
@@ -124,6 +124,8 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 		// A plan's or reflexion's answer is composed at the end, not
 		// streamed; react's went out as the model gave it.
 		t.message(out.Answer)
+	case out.Check != "":
+		t.message("\n\n" + out.Check) // the end of Answer, which was not streamed
 	}
 	if out.Ending == agentrun.Stopped {
 		if errors.Is(runErr, agent.ErrIterationLimit) {

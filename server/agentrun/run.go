@@ -11,6 +11,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
@@ -39,6 +40,9 @@ type Request struct {
 	Notes *agent.Memory
 	// MCP holds the MCP servers of Settings; nil: the run gets no MCP tools.
 	MCP *mcp.Pool
+	// LSP holds the language servers (NewLanguageServers); nil: the run
+	// gets no language tools and no check.
+	LSP *langserver.Manager
 	// ConfirmPlan is asked before a plan's steps run, unless plan_confirm
 	// is false; nil runs them.
 	ConfirmPlan func(ctx context.Context, plan string) (bool, error)
@@ -60,6 +64,10 @@ type Outcome struct {
 	// Proposal is what the run staged, whatever its end: a wire offers it
 	// when Offers and drops it otherwise.
 	Proposal tools.Proposal
+	// Check is what the language servers found in the proposal at the
+	// run's end ("no new errors", or the list), already at the end of
+	// Answer; "" when nothing was checked.
+	Check string
 }
 
 // Do runs r to its end. A cancel (ctx) and a failure leave the history
@@ -72,9 +80,12 @@ func Do(ctx context.Context, r Request) (Outcome, error) {
 		mode = DefaultMode(r.Settings)
 	}
 	out := Outcome{Mode: mode}
-	a, task, err := prepare(r, mode)
+	a, task, servers, err := prepare(r, mode)
 	if err != nil {
 		return out, err
+	}
+	if servers != nil {
+		defer servers.Close() // the documents go back; the servers stay warm
 	}
 	out.Strategy = task.Strategy
 	if r.Continue {
@@ -83,6 +94,7 @@ func Do(ctx context.Context, r Request) (Outcome, error) {
 	} else {
 		out.Outcome, err = a.Do(ctx, task)
 	}
+	checkProposal(ctx, r, a, servers, &out, &err)
 	out.Proposal = r.View.Proposal()
 	out.Ending = endingOf(ctx, err)
 	switch out.Ending {
@@ -97,20 +109,28 @@ func Do(ctx context.Context, r Request) (Outcome, error) {
 	return out, err
 }
 
-// prepare builds the agent of r's mode and its task.
-func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, error) {
+// prepare builds the agent of r's mode, its task, and its use of the
+// language servers (nil without them).
+func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, *langserver.Session, error) {
 	s := r.Settings
 	strategy, err := strategy(mode, s)
 	if err != nil {
-		return nil, agent.Task{}, err
+		return nil, agent.Task{}, nil, err
 	}
 	notes := r.Notes
 	if mode == ModeAsk {
 		notes = nil
 	}
-	a, err := build(r, notes)
+	var servers *langserver.Session
+	if r.LSP != nil {
+		servers = langserver.NewSession(r.LSP, r.View, LanguageServers(s))
+	}
+	a, err := build(r, notes, servers)
 	if err != nil {
-		return nil, agent.Task{}, err
+		if servers != nil {
+			servers.Close()
+		}
+		return nil, agent.Task{}, nil, err
 	}
 	if mode == ModeAsk {
 		a = a.ReadOnly()
@@ -128,15 +148,16 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, error) {
 	case s.ConfirmsPlans():
 		task.ConfirmPlan = r.ConfirmPlan
 	}
-	return a, task, nil
+	return a, task, servers, nil
 }
 
 // build assembles the agent the same way wherever it runs: the standard
 // tools over the view, remember when there are notes, the MCP servers'
 // tools (started when the run first asks for them), delegate for
-// sub-agents, and the system prompt with AGENTS.md and the notes. Why
-// AGENTS.md was left out or cut goes to OnEvent as a notice.
-func build(r Request, notes *agent.Memory) (*agent.Agent, error) {
+// sub-agents, the language servers' tools and checks (lsp, may be
+// nil), and the system prompt with AGENTS.md and the notes. Why AGENTS.md
+// was left out or cut goes to OnEvent as a notice.
+func build(r Request, notes *agent.Memory, lsp *langserver.Session) (*agent.Agent, error) {
 	s := r.Settings
 	limits := commandLimits(s)
 	ts := tools.NewDefaultRegistry(r.View, r.Policy, r.Approver, limits).Tools()
@@ -148,6 +169,7 @@ func build(r Request, notes *agent.Memory) (*agent.Agent, error) {
 		ts = append(ts, agent.NewRememberTool(notes))
 		system += notes.Prompt()
 	}
+	ts = withLanguageServers(ts, lsp)
 	registry, err := tools.NewRegistry(ts...)
 	if err != nil {
 		return nil, err
