@@ -121,12 +121,14 @@ func TestRecordedThoughtInContent(t *testing.T) {
 // too, and an answer without one turns it back.
 func TestRecordedThoughtOpenedInPrompt(t *testing.T) {
 	srv := llmtest.NewOpenAIServer(t, llmtest.OllamaQwQOrphanStream(), llmtest.OllamaQwQOrphanStream(),
-		llmtest.OpenAIStream(), llmtest.OpenAIStream())
+		llmtest.OpenAIStream(), llmtest.OpenAIStream(), llmtest.OllamaQwQOrphanStream(), llmtest.DeepSeekReasonerStream())
 	for i, wantStreamed := range []string{
 		llmtest.RecordedThought + "\n</think>\n\n" + llmtest.RecordedAnswer, // known at the tag only
 		llmtest.RecordedAnswer,
 		llmtest.RecordedAnswer, // no tag: an answer after all, given at the end
 		llmtest.RecordedAnswer,
+		llmtest.RecordedThought + "\n</think>\n\n" + llmtest.RecordedAnswer, // learned again
+		llmtest.RecordedAnswer, // the server now reports reasoning apart: the content is the answer
 	} {
 		// Each run builds its provider: what is learned outlives it.
 		p, err := openai.New(openai.Config{Model: "qwq:32b", BaseURL: srv.URL + "/v1"})
@@ -141,7 +143,7 @@ func TestRecordedThoughtOpenedInPrompt(t *testing.T) {
 		if resp.Text != llmtest.RecordedAnswer || s.text.String() != wantStreamed {
 			t.Fatalf("call %d: text %q, streamed %q", i+1, resp.Text, s.text.String())
 		}
-		if i < 2 && (resp.Reasoning != llmtest.RecordedThought || strings.TrimSpace(s.reasoning.String()) != llmtest.RecordedThought) {
+		if i != 2 && i != 3 && (resp.Reasoning != llmtest.RecordedThought || strings.TrimSpace(s.reasoning.String()) != llmtest.RecordedThought) {
 			t.Fatalf("call %d: reasoning %q, streamed %q", i+1, resp.Reasoning, s.reasoning.String())
 		}
 		if i == 3 && s.reasoning.String() != "" {
