@@ -57,7 +57,7 @@ func New(cfg Config) (*Provider, error) {
 		// environment on its own; keep configuration in one place.
 		key = "unused"
 	}
-	opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(0)}
+	opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(0), option.WithMiddleware(errorBodies)}
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
