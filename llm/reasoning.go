@@ -40,8 +40,9 @@ type Split struct {
 	// one, so the model's template opens the thought in the prompt.
 	OpenedInPrompt bool
 	// WrongGuess: the splitter started inside a thought (OpenedInPrompt
-	// of an earlier answer) and no closing tag came: the content was an
-	// answer after all, and was given to onText at the end.
+	// of an earlier answer) but the content was an answer after all: no
+	// closing tag came (it was given to onText at the end), or the server
+	// reported the reasoning apart.
 	WrongGuess bool
 }
 
@@ -67,6 +68,7 @@ type ThinkSplitter struct {
 	close      string // the closing tag awaited in inThought; "" for any
 	afterClose bool   // atStart follows a thought: whitespace is dropped
 	guessed    bool   // a thought is taken as opened in the prompt
+	unguessed  bool   // that was given up (the server reports reasoning apart)
 	fresh      bool   // no reasoning of the current thought written yet
 	// openedInPrompt: a closing tag came without its opening one.
 	openedInPrompt bool
@@ -96,6 +98,15 @@ func SplitThinking(content string) Split {
 	s := NewThinkSplitter(nil, nil, false)
 	s.Write(content)
 	return s.Close(false)
+}
+
+// ReasoningApart says the server reports the reasoning in a field of its
+// own (it has a reasoning parser), so the content is the answer: a thought
+// taken as opened in the prompt is not, if no content came yet.
+func (s *ThinkSplitter) ReasoningApart() {
+	if s.guessed && s.state == atStart {
+		s.guessed, s.unguessed, s.orphan = false, true, 0
+	}
 }
 
 // Write takes the next piece of content.
@@ -292,7 +303,8 @@ func (s *ThinkSplitter) Close(truncated bool) Split {
 		s.emitReasoning(s.pending)
 	}
 	s.pending = ""
-	out := Split{Reasoning: strings.TrimRight(s.reasoning.String(), " \t\r\n"), Text: s.text.String(), OpenedInPrompt: s.openedInPrompt}
+	out := Split{Reasoning: strings.TrimRight(s.reasoning.String(), " \t\r\n"), Text: s.text.String(),
+		OpenedInPrompt: s.openedInPrompt, WrongGuess: s.unguessed && !s.openedInPrompt}
 	if s.orphanSplit > 0 {
 		out.Reasoning = strings.TrimSpace(out.Text[:s.orphanEnd])
 		out.Text = strings.TrimLeft(out.Text[s.orphanSplit:], " \t\r\n")

@@ -129,6 +129,23 @@ func TestThinkSplitterOpenedInPrompt(t *testing.T) {
 // BenchmarkThinkSplitter: the cost the splitter adds to each streamed
 // chunk, for a plain answer (every model's case: the search for a closing
 // tag alone runs) and for a thought then an answer.
+// TestThinkSplitterReasoningApart: a server that reports the reasoning in
+// a field of its own gives the answer as the content, even for a model
+// taken to open its thought in the prompt.
+func TestThinkSplitterReasoningApart(t *testing.T) {
+	var text strings.Builder
+	s := llm.NewThinkSplitter(func(d string) { text.WriteString(d) }, nil, true)
+	s.ReasoningApart()
+	s.Write("The ")
+	if text.String() != "The " {
+		t.Fatalf("the answer is held back: %q", text.String())
+	}
+	s.Write("answer.")
+	if got := s.Close(false); got.Text != "The answer." || got.Reasoning != "" || !got.WrongGuess || text.String() != got.Text {
+		t.Fatalf("%+v, streamed %q", got, text.String())
+	}
+}
+
 func BenchmarkThinkSplitter(b *testing.B) {
 	answer := strings.Repeat("Here are the files you asked for, with a short note on each of them. ", 40)
 	for name, content := range map[string]string{

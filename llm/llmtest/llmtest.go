@@ -1,7 +1,8 @@
 // Package llmtest holds test doubles for the llm layer: a scripted in-process
 // Provider, and httptest servers that speak the real OpenAI and Gemini wire
-// formats so the real SDKs can be exercised. Each is scripted per test; none is
-// a product mode.
+// formats so the real SDKs can be exercised, with recorded shapes of real
+// providers' answers for their quirks (recorded.go). Each is scripted per
+// test; none is a product mode.
 package llmtest
 
 import (

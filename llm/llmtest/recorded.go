@@ -173,6 +173,35 @@ func OpenRouterUpstreamJSONError() Turn {
 		`,"provider_name":"DeepSeek"}}}`}
 }
 
+// Error bodies of compatible servers that are not OpenAI's shape, each
+// with the words the user must read.
+
+// TGIValidationError is Text Generation Inference's 422: "error" a string.
+func TGIValidationError() Turn {
+	return Turn{Status: 422, Body: `{"error":"Input validation error: ` + "`inputs`" + ` tokens + ` + "`max_new_tokens`" + ` must be <= 4096. Given: 4000 ` + "`inputs`" + ` tokens and 512 ` + "`max_new_tokens`" + `","error_type":"validation"}`}
+}
+
+// GeminiCompatRateLimited is Gemini's OpenAI compatibility's 429: the
+// error in a list.
+func GeminiCompatRateLimited() Turn {
+	return Turn{Status: 429, Body: `[{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}]`}
+}
+
+// VLLMContextTooLong is vLLM's 400 before it nested its errors.
+func VLLMContextTooLong() Turn {
+	return Turn{Status: 400, Body: `{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4500 in the messages, 500 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}`}
+}
+
+// FastAPIDetail is a FastAPI server's error.
+func FastAPIDetail() Turn {
+	return Turn{Status: 503, Body: `{"detail":"Model is loading, retry in 20 seconds"}`}
+}
+
+// ProxyText is a proxy's plain-text error.
+func ProxyText() Turn {
+	return Turn{Status: 503, Body: "upstream connect error or disconnect/reset before headers. reset reason: connection failure\n"}
+}
+
 // OpenRouterErrorIn200 is OpenRouter's upstream failure in a 200 body,
 // not streamed: an error object where the choices would be.
 func OpenRouterErrorIn200() Turn {

@@ -129,6 +129,11 @@ func rawReason(raw json.RawMessage) string {
 			text = m
 		}
 	}
+	return capReason(text)
+}
+
+// capReason is text on one line, cut at maxReason.
+func capReason(text string) string {
 	text = strings.Join(strings.Fields(text), " ")
 	if len(text) > maxReason {
 		text = strings.ToValidUTF8(text[:maxReason], "") + "…"

@@ -57,7 +57,7 @@ func New(cfg Config) (*Provider, error) {
 		// environment on its own; keep configuration in one place.
 		key = "unused"
 	}
-	opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(0)}
+	opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(0), option.WithMiddleware(errorBodies)}
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
@@ -93,11 +93,15 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		return llm.Response{}, &llm.Error{Kind: llm.KindUnavailable, Provider: p.Name(), Message: "response has no choices"}
 	}
 	choice := completion.Choices[0]
-	splitter := p.splitter(nil, nil)
-	splitter.Write(choice.Message.Content)
-	resp := responseFrom(p.split(splitter, choice.FinishReason), choice.Message.ToolCalls, choice.FinishReason)
+	reasoning := reasoningOf(choice.Message.JSON.ExtraFields)
+	content := p.splitter(nil, nil)
+	if reasoning != "" {
+		content.ReasoningApart()
+	}
+	content.Write(choice.Message.Content)
+	resp := responseFrom(p.split(content, choice.FinishReason), choice.Message.ToolCalls, choice.FinishReason)
 	resp.Usage, _ = reportedUsage(completion.Usage, completion.JSON.Usage, completion.JSON.ExtraFields)
-	resp.Reasoning = llm.JoinReasoning(reasoningOf(choice.Message.JSON.ExtraFields), resp.Reasoning)
+	resp.Reasoning = llm.JoinReasoning(reasoning, resp.Reasoning)
 	if req.OnReasoning != nil && resp.Reasoning != "" {
 		req.OnReasoning(resp.Reasoning)
 	}
@@ -169,6 +173,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 				continue
 			}
 			if r := reasoningOf(c.Delta.JSON.ExtraFields); r != "" {
+				content.ReasoningApart()
 				reasoning.WriteString(r)
 				if onReasoning != nil {
 					onReasoning(r)

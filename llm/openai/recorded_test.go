@@ -121,12 +121,14 @@ func TestRecordedThoughtInContent(t *testing.T) {
 // too, and an answer without one turns it back.
 func TestRecordedThoughtOpenedInPrompt(t *testing.T) {
 	srv := llmtest.NewOpenAIServer(t, llmtest.OllamaQwQOrphanStream(), llmtest.OllamaQwQOrphanStream(),
-		llmtest.OpenAIStream(), llmtest.OpenAIStream())
+		llmtest.OpenAIStream(), llmtest.OpenAIStream(), llmtest.OllamaQwQOrphanStream(), llmtest.DeepSeekReasonerStream())
 	for i, wantStreamed := range []string{
 		llmtest.RecordedThought + "\n</think>\n\n" + llmtest.RecordedAnswer, // known at the tag only
 		llmtest.RecordedAnswer,
 		llmtest.RecordedAnswer, // no tag: an answer after all, given at the end
 		llmtest.RecordedAnswer,
+		llmtest.RecordedThought + "\n</think>\n\n" + llmtest.RecordedAnswer, // learned again
+		llmtest.RecordedAnswer, // the server now reports reasoning apart: the content is the answer
 	} {
 		// Each run builds its provider: what is learned outlives it.
 		p, err := openai.New(openai.Config{Model: "qwq:32b", BaseURL: srv.URL + "/v1"})
@@ -141,7 +143,7 @@ func TestRecordedThoughtOpenedInPrompt(t *testing.T) {
 		if resp.Text != llmtest.RecordedAnswer || s.text.String() != wantStreamed {
 			t.Fatalf("call %d: text %q, streamed %q", i+1, resp.Text, s.text.String())
 		}
-		if i < 2 && (resp.Reasoning != llmtest.RecordedThought || strings.TrimSpace(s.reasoning.String()) != llmtest.RecordedThought) {
+		if i != 2 && i != 3 && (resp.Reasoning != llmtest.RecordedThought || strings.TrimSpace(s.reasoning.String()) != llmtest.RecordedThought) {
 			t.Fatalf("call %d: reasoning %q, streamed %q", i+1, resp.Reasoning, s.reasoning.String())
 		}
 		if i == 3 && s.reasoning.String() != "" {
@@ -150,8 +152,9 @@ func TestRecordedThoughtOpenedInPrompt(t *testing.T) {
 	}
 }
 
-// TestRecordedErrorsInTheProvidersWords: behind a router the user reads
-// the upstream provider and its reason, and the kind follows that reason.
+// TestRecordedErrorsInTheProvidersWords: the user reads the provider's own
+// words whatever shape its error takes, behind a router the upstream
+// provider and its reason too, and the kind follows them.
 func TestRecordedErrorsInTheProvidersWords(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -164,6 +167,11 @@ func TestRecordedErrorsInTheProvidersWords(t *testing.T) {
 			[]string{"Provider returned error", "Chutes", "deepseek/deepseek-r1:free is temporarily rate-limited upstream"}},
 		{"OpenRouter 400 with the upstream's JSON", llmtest.OpenRouterUpstreamJSONError(), false, llm.ErrContextTooLong,
 			[]string{"DeepSeek: This model's maximum context length is 65536 tokens"}},
+		{"TGI: a string", llmtest.TGIValidationError(), false, llm.ErrBadRequest, []string{"HTTP 422", "Input validation error"}},
+		{"Gemini's compatibility: a list", llmtest.GeminiCompatRateLimited(), false, llm.ErrRateLimited, []string{"Resource has been exhausted"}},
+		{"vLLM: not nested", llmtest.VLLMContextTooLong(), false, llm.ErrContextTooLong, []string{"maximum context length is 4096"}},
+		{"FastAPI: detail", llmtest.FastAPIDetail(), false, llm.ErrUnavailable, []string{"Model is loading"}},
+		{"a proxy's text", llmtest.ProxyText(), true, llm.ErrUnavailable, []string{"HTTP 503", "upstream connect error"}},
 		{"OpenRouter error in a 200 body", llmtest.OpenRouterErrorIn200(), false, llm.ErrUnavailable,
 			[]string{"Provider returned error", "Novita: no healthy upstream"}},
 		{"OpenRouter error event in a 200 stream", llmtest.OpenRouterStreamError(), true, llm.ErrUnavailable,
