@@ -3,16 +3,18 @@ package tools
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestAlwaysAllowCoversOnlyTheCommandRead: the user allows `rm -f 'D/*'`
+// TestExecuteCommandAlwaysAllowCoversOnlyTheCommandRead: the user allows `rm -f 'D/*'`
 // (a file named *) for good; `rm -f D/*` (every file in D) asks again,
 // and denied, deletes nothing.
-func TestAlwaysAllowCoversOnlyTheCommandRead(t *testing.T) {
+func TestExecuteCommandAlwaysAllowCoversOnlyTheCommandRead(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"D/a.txt": "a\n", "D/b.txt": "b\n"})
 	a := &scriptedApprover{decision: AllowAlways}
@@ -31,15 +33,20 @@ func TestAlwaysAllowCoversOnlyTheCommandRead(t *testing.T) {
 	if ls := call(t, r, "execute_command", map[string]any{"command": "ls D"}); !strings.Contains(ls.Text, "a.txt\nb.txt\n") {
 		t.Fatalf("D lost its files: %s", ls.Text)
 	}
+	for _, f := range []string{"D/a.txt", "D/b.txt"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Fatalf("the host lost %s: %v", f, err)
+		}
+	}
 	call(t, r, "execute_command", map[string]any{"command": "rm -f 'D/*'"})
 	if len(a.asked) != 2 {
 		t.Fatalf("the command allowed for good asked again: %+v", a.asked[2:])
 	}
 }
 
-// TestAlwaysAllowKeepsWordBoundaries: `touch 'D/a b'` is one argument,
+// TestExecuteCommandAlwaysAllowKeepsWordBoundaries: `touch 'D/a b'` is one argument,
 // `touch D/a b` two.
-func TestAlwaysAllowKeepsWordBoundaries(t *testing.T) {
+func TestExecuteCommandAlwaysAllowKeepsWordBoundaries(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"D/keep.txt": "k\n"})
 	a := &scriptedApprover{decision: AllowAlways}
