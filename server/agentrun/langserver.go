@@ -13,20 +13,20 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
 )
 
-// LanguageServerStarter, when set, replaces the sandbox as the starter of
-// every wire's language servers: tests start them as plain processes.
+// LanguageServerStarter starts a language server in the sandbox: the one
+// place every wire's Manager gets its starter from. Nil until the sandbox
+// can start a long-lived process (sandbox.Start, adapted to
+// langserver.Process); until then runs get no language tools.
 var LanguageServerStarter langserver.Starter
 
 // NewLanguageServers is the language servers' Manager of a wire's process:
-// one per process, shared by its runs, closed with it. Its servers start
-// in the sandbox (SandboxStarter), their caches under sandboxDir ("": the
-// user's cache dir).
-func NewLanguageServers(sandboxDir string) *langserver.Manager {
-	start := LanguageServerStarter
-	if start == nil {
-		start = SandboxStarter(sandboxDir)
+// one per process, shared by its runs, closed with it (Close takes nil).
+// Nil when no starter is set.
+func NewLanguageServers() *langserver.Manager {
+	if LanguageServerStarter == nil {
+		return nil
 	}
-	return langserver.NewManager(langserver.Options{Start: start})
+	return langserver.NewManager(langserver.Options{Start: LanguageServerStarter})
 }
 
 // LanguageServers are the servers a run may use: the known ones found on
@@ -117,8 +117,11 @@ func LanguageServerStatus(m *langserver.Manager, s config.Settings, root string)
 			continue
 		}
 		st := langserver.Status{Server: a.Server, Root: root, State: "not started yet (" + a.Path + ")"}
-		if a.Missing != "" {
+		switch {
+		case a.Missing != "":
 			st.State = "unavailable: " + a.Missing
+		case m == nil:
+			st.State = "unavailable: this build cannot start language servers in the sandbox"
 		}
 		out = append(out, st)
 	}

@@ -124,7 +124,6 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, *langserver.Sessio
 	var servers *langserver.Session
 	if r.LSP != nil {
 		servers = langserver.NewSession(r.LSP, r.View, LanguageServers(s))
-		askBeforeStarting(servers, r.Approver)
 	}
 	a, err := build(r, notes, servers)
 	if err != nil {

@@ -47,12 +47,9 @@ type Manager struct {
 	ctx    context.Context // ends at Close: starts under way give up
 	cancel context.CancelFunc
 
-	mu      sync.Mutex // guards servers, closed and allowedAlways
+	mu      sync.Mutex // guards servers and closed
 	servers map[serverKey]*managed
 	closed  bool
-	// allowedAlways are the servers the user allowed to start for good,
-	// where starting one is asked (Session.AskBeforeStarting).
-	allowedAlways map[serverKey]bool
 }
 
 type serverKey struct{ name, root string }
@@ -74,7 +71,7 @@ func NewManager(opts Options) *Manager {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, servers: map[serverKey]*managed{}, allowedAlways: map[serverKey]bool{}}
+	m := &Manager{opts: opts, servers: map[serverKey]*managed{}}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	return m
 }

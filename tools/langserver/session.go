@@ -26,11 +26,6 @@ type Session struct {
 	baseline map[string]errorCounts // by absolute path
 	tracked  []string               // absolute paths, in the order met
 	said     map[string]bool        // unavailable servers already told to the model
-	// ask, when set, is asked before a server starts (AskBeforeStarting);
-	// askWhy says why; allowedOnce are the servers allowed for this run.
-	ask         Asker
-	askWhy      string
-	allowedOnce map[serverKey]bool
 }
 
 // serverUse is a server the session holds until Close.
@@ -45,7 +40,7 @@ type serverUse struct {
 
 // NewSession starts a run's use of m over view with the servers in force.
 func NewSession(m *Manager, view *tools.Workspace, servers Servers) *Session {
-	return &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}, allowedOnce: map[serverKey]bool{}}
+	return &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}}
 }
 
 // Close gives the documents back (didClose: the server reads disk again)
@@ -97,9 +92,7 @@ func (s *Session) Warm(abs string) {
 	}
 	for _, cfg := range cfgs {
 		if _, err := s.m.opts.LookPath(cfg.Command); err == nil {
-			if root := cfg.ProjectRoot(abs, s.workspaceRoot(abs)); s.mayWarm(serverKey{cfg.Name, root}) {
-				s.m.Warm(cfg, root)
-			}
+			s.m.Warm(cfg, cfg.ProjectRoot(abs, s.workspaceRoot(abs)))
 			return
 		}
 	}
@@ -126,10 +119,6 @@ func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs s
 		s.mu.Unlock()
 		if ok {
 			return u, lang, nil
-		}
-		if err := s.mayStart(ctx, cfg, k); err != nil {
-			whys = append(whys, err.Error())
-			continue
 		}
 		c, release, err := s.m.Client(ctx, cfg, k.root)
 		if err != nil {
