@@ -301,12 +301,14 @@ func (m *Manager) start(cfg ServerConfig, root string) (*Client, error) {
 	if err := m.makeRoom(cfg); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(m.ctx, m.timeout())
-	defer cancel()
-	proc, err := m.opts.Start(ctx, Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), Root: root, Memory: m.opts.Memory})
+	// The process lives until the Manager closes (a starter may tie it to
+	// its context); the timeout bounds initialize only.
+	proc, err := m.opts.Start(m.ctx, Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), Root: root, Memory: m.opts.Memory})
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", cfg.Name, err)
 	}
+	ctx, cancel := context.WithTimeout(m.ctx, m.timeout())
+	defer cancel()
 	return Start(ctx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics})
 }
 
