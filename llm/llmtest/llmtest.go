@@ -32,6 +32,9 @@ type Turn struct {
 	// RawBody makes a wire server answer 200 with this body as it is (a
 	// malformed response).
 	RawBody string
+	// SSE makes a wire server answer 200 with this event stream as it is
+	// (a recorded stream, see recorded.go).
+	SSE string
 	// CloseMidStream makes a wire server start the answer and drop the
 	// connection halfway.
 	CloseMidStream bool

@@ -142,7 +142,9 @@ func (a *Agent) clientCaps() sdk.ClientCapabilities {
 	return a.client
 }
 
-// policy is root's command policy, made from settings the first time.
+// policy is root's command policy, made from settings the first time and
+// given the allowlist of settings read since (a new session reads them
+// again): what the user allowed for good stays.
 func (a *Agent) policy(root string, s config.Settings) *tools.Policy {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -150,6 +152,8 @@ func (a *Agent) policy(root string, s config.Settings) *tools.Policy {
 	if !ok {
 		p = agentrun.Policy(s)
 		a.policies[root] = p
+	} else {
+		agentrun.RefreshPolicy(p, s)
 	}
 	return p
 }

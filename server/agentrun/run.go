@@ -2,7 +2,6 @@ package agentrun
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -57,21 +56,18 @@ type Outcome struct {
 	agent.Outcome
 	Mode     Mode
 	Strategy agent.Strategy
+	// Ending is how it ended; every wire shows and offers by it (Offers).
+	Ending Ending
+	// StopNote, when the run Stopped, says why and how to go on; the wire
+	// shows it after the answer.
+	StopNote string
 	// Proposal is what the run staged, whatever its end: a wire offers it
-	// when the run ended (Ended) and drops it otherwise.
+	// when Offers and drops it otherwise.
 	Proposal tools.Proposal
 	// Check is what the language servers found in the proposal at the
 	// run's end ("no new errors", or the list), already at the end of
 	// Answer; "" when nothing was checked.
 	Check string
-}
-
-// Ended reports whether a run that returned err still ended with an answer
-// the user should see with its proposal: no error, or a stop of the loop's
-// own (the iteration cap, a loop, the model's broken answers), where what
-// was staged so far is worth offering. A cancel or a failure is not.
-func Ended(err error) bool {
-	return err == nil || errors.Is(err, agent.ErrIterationLimit) || errors.Is(err, agent.ErrLoop) || errors.Is(err, agent.ErrTooManyMistakes)
 }
 
 // Do runs r to its end. A cancel (ctx) and a failure leave the history
@@ -100,12 +96,15 @@ func Do(ctx context.Context, r Request) (Outcome, error) {
 	}
 	checkProposal(ctx, r, a, servers, &out, &err)
 	out.Proposal = r.View.Proposal()
-	switch {
-	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+	out.Ending = endingOf(ctx, err)
+	switch out.Ending {
+	case Cancelled:
 		r.History.AnswerPending(cancelledToolCalls)
 		r.History.SetAside(asideCancelled)
-	case !Ended(err):
+	case Failed:
 		r.History.SetAside(fmt.Sprintf(asideFailed, err))
+	case Stopped:
+		out.StopNote = stopNote(err, r.Settings.Iterations())
 	}
 	return out, err
 }
@@ -138,7 +137,7 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, *langserver.Sessio
 	}
 	task := agent.Task{
 		Strategy: strategy, History: r.History, Workspace: r.View,
-		Checks: s.Checks, MaxTrials: s.MaxTrials, MaxReplans: s.MaxReplans,
+		Checks: s.Checks, MaxTrials: s.Trials(), MaxReplans: s.Replans(),
 	}
 	if !r.Continue {
 		task.Prompt = taskText(mode, r.History.TakeAside(), r.Prompt)
@@ -160,9 +159,7 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, *langserver.Sessio
 // was left out or cut goes to OnEvent as a notice.
 func build(r Request, notes *agent.Memory, lsp *langserver.Session) (*agent.Agent, error) {
 	s := r.Settings
-	// The user's command_timeout_s is also the most a model may ask for.
-	timeout := time.Duration(s.CommandTimeoutS) * time.Second
-	limits := tools.CommandLimits{Timeout: timeout, MaxTimeout: timeout, MaxOutput: s.MaxOutput}
+	limits := commandLimits(s)
 	ts := tools.NewDefaultRegistry(r.View, r.Policy, r.Approver, limits).Tools()
 	system, notice := agent.WorkspacePrompt(r.View)
 	if notice != "" && r.OnEvent != nil {
@@ -185,12 +182,18 @@ func build(r Request, notes *agent.Memory, lsp *langserver.Session) (*agent.Agen
 	}
 	cfg, err := agent.WithSubAgents(agent.Config{
 		Provider: r.Provider, Tools: registry, Source: source, System: system,
-		MaxIterations: s.MaxIterations, ContextWindow: s.ContextWindow, Stream: r.Stream, OnEvent: r.OnEvent,
+		MaxIterations: s.Iterations(), ContextWindow: s.ContextWindow, Stream: r.Stream, OnEvent: r.OnEvent,
 	})
 	if err != nil {
 		return nil, err
 	}
 	return agent.New(cfg), nil
+}
+
+// commandLimits are a run's command bounds: the user's command_timeout_s
+// (set, or its default) is also the most a model may ask for.
+func commandLimits(s config.Settings) tools.CommandLimits {
+	return tools.CommandLimits{Timeout: s.CommandTimeout(), MaxTimeout: s.CommandTimeout(), MaxOutput: s.OutputLimit()}
 }
 
 // mcpPrompt tells the model whose words an MCP tool's are.
