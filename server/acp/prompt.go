@@ -124,7 +124,7 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 		// A plan's or reflexion's answer is composed at the end, not
 		// streamed; react's went out as the model gave it.
 		t.message(out.Answer)
-	case out.Check != "":
+	} else if out.Check != "" {
 		t.message("\n\n" + out.Check) // the end of Answer, which was not streamed
 	}
 	if out.Ending == agentrun.Stopped {

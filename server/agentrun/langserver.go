@@ -73,7 +73,7 @@ const checkNote = "(Note from agent-lsp: before the user reviews your changes, t
 // fix them, and the changes are checked again. The report's text is for
 // the reviewer.
 func checkProposal(ctx context.Context, r Request, a *agent.Agent, s *langserver.Session, out *Outcome, err *error) {
-	if s == nil || !Ended(*err) || r.View.Proposal().Empty() {
+	if s == nil || !offered(ctx, *err) || r.View.Proposal().Empty() {
 		return
 	}
 	report := s.Check(ctx)
@@ -86,7 +86,7 @@ func checkProposal(ctx context.Context, r Request, a *agent.Agent, s *langserver
 			out.Answer = more.Answer
 		}
 		*err = cerr
-		if !Ended(cerr) {
+		if !offered(ctx, cerr) {
 			return
 		}
 		report = s.Check(ctx)
@@ -98,6 +98,12 @@ func checkProposal(ctx context.Context, r Request, a *agent.Agent, s *langserver
 		}
 		out.Answer += "\n\n" + out.Check
 	}
+}
+
+// offered reports whether a run that returned err offers its proposal.
+func offered(ctx context.Context, err error) bool {
+	e := endingOf(ctx, err)
+	return e == Answered || e == Stopped
 }
 
 // LanguageServerStatus is what agent.status says of the language servers:
