@@ -85,6 +85,9 @@ type UnavailableError struct {
 
 func (e *UnavailableError) Error() string { return e.Server + " unavailable: " + e.Why }
 
+// NotApprovedError: the user did not allow the server to start.
+type NotApprovedError struct{ UnavailableError }
+
 // managed is one server of the Manager.
 type managed struct {
 	m    *Manager
@@ -124,12 +127,15 @@ func (m *Manager) server(cfg ServerConfig, root string) (*managed, error) {
 // Client returns the running server cfg for root, starting it (and
 // waiting, within ctx) if need be. release must be called when the caller
 // is done with it: the idle time counts from the last release.
-func (m *Manager) Client(ctx context.Context, cfg ServerConfig, root string) (c *Client, release func(), err error) {
+//
+// approve, when not nil, is asked before the server is started (not when
+// it runs already); its error is a NotApprovedError, and no failure.
+func (m *Manager) Client(ctx context.Context, cfg ServerConfig, root string, approve func(context.Context, Command) error) (c *Client, release func(), err error) {
 	s, err := m.server(cfg, root)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err = s.acquire(ctx)
+	c, err = s.acquire(ctx, approve)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,7 +146,7 @@ func (m *Manager) Client(ctx context.Context, cfg ServerConfig, root string) (c 
 // Warm starts cfg for root without waiting: a run read a file of its.
 func (m *Manager) Warm(cfg ServerConfig, root string) {
 	go func() {
-		if _, release, err := m.Client(m.ctx, cfg, root); err == nil {
+		if _, release, err := m.Client(m.ctx, cfg, root, nil); err == nil {
 			release()
 		}
 	}()
@@ -158,7 +164,7 @@ func (m *Manager) Restart(cfg ServerConfig, root string) {
 	}
 }
 
-func (s *managed) acquire(ctx context.Context) (*Client, error) {
+func (s *managed) acquire(ctx context.Context, approve func(context.Context, Command) error) (*Client, error) {
 	for {
 		s.mu.Lock()
 		if s.client != nil {
@@ -197,12 +203,13 @@ func (s *managed) acquire(ctx context.Context) (*Client, error) {
 		ch := make(chan struct{})
 		s.starting = ch
 		s.mu.Unlock()
-		c, err := s.m.start(s.cfg, s.root)
+		c, err := s.m.start(ctx, s.cfg, s.root, approve)
 		s.mu.Lock()
 		s.starting = nil
 		if err != nil {
 			var missing *UnavailableError
-			if !errors.As(err, &missing) {
+			var refused *NotApprovedError
+			if !errors.As(err, &missing) && !errors.As(err, &refused) {
 				s.failed(err)
 			}
 			s.mu.Unlock()
@@ -290,7 +297,7 @@ func (s *managed) stop() {
 
 // start finds the command, makes room under the memory bound and starts
 // the server in the Starter.
-func (m *Manager) start(cfg ServerConfig, root string) (*Client, error) {
+func (m *Manager) start(ctx context.Context, cfg ServerConfig, root string, approve func(context.Context, Command) error) (*Client, error) {
 	if m.opts.Start == nil {
 		return nil, &UnavailableError{cfg.Name, "language servers run in the sandbox, which this build cannot start"}
 	}
@@ -298,12 +305,18 @@ func (m *Manager) start(cfg ServerConfig, root string) (*Client, error) {
 	if err != nil {
 		return nil, &UnavailableError{cfg.Name, fmt.Sprintf("%s is not installed (not on PATH); install it with: %s", cfg.Command, cfg.Install)}
 	}
+	cmd := Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), Root: root, Memory: m.opts.Memory}
+	if approve != nil {
+		if err := approve(ctx, cmd); err != nil {
+			return nil, &NotApprovedError{UnavailableError{cfg.Name, err.Error()}}
+		}
+	}
 	if err := m.makeRoom(cfg); err != nil {
 		return nil, err
 	}
 	// The process lives until the Manager closes (a starter may tie it to
 	// its context); the timeout bounds initialize only.
-	proc, err := m.opts.Start(m.ctx, Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), Root: root, Memory: m.opts.Memory})
+	proc, err := m.opts.Start(m.ctx, cmd)
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", cfg.Name, err)
 	}
