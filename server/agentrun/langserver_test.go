@@ -15,6 +15,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 // goModule: a.Add is called from two other packages; c has an error from
@@ -32,7 +33,7 @@ var goModule = map[string]string{
 func goplsServers(t *testing.T) *langserver.Manager { return goplsServersB(t) }
 
 func goplsServersB(t testing.TB) *langserver.Manager {
-	gopls := langservertest.LookPath(t, "gopls")
+	gopls := toolstest.LanguageServer(t, "gopls")
 	m := langserver.NewManager(langserver.Options{
 		Start:    langservertest.Exec(langservertest.GoEnv(t)...),
 		LookPath: langservertest.Paths(map[string]string{"gopls": gopls}),
@@ -208,7 +209,7 @@ func (a *allowAll) Approve(context.Context, tools.ApprovalRequest) (tools.Decisi
 // for a run (asked first below level full); the edit's result names the
 // broken callers as with a plain process.
 func TestGoplsInTheSandbox(t *testing.T) {
-	gopls := langservertest.LookPath(t, "gopls")
+	gopls := toolstest.LanguageServer(t, "gopls")
 	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	servers := agentrun.NewLanguageServers(os.Getenv)
 	defer servers.Close()

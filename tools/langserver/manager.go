@@ -104,6 +104,7 @@ type managed struct {
 	lastUsed time.Time
 	users    int
 	idle     *time.Timer
+	stopped  bool // stop was called: nothing starts again
 }
 
 func (m *Manager) server(cfg ServerConfig, root string) (*managed, error) {
@@ -216,6 +217,12 @@ func (s *managed) acquire(ctx context.Context, approve func(context.Context, Com
 			close(ch)
 			return nil, err
 		}
+		if s.stopped { // the Manager closed while it started
+			s.mu.Unlock()
+			close(ch)
+			c.Close()
+			return nil, &UnavailableError{s.cfg.Name, "agent-lsp is shutting down"}
+		}
 		s.client, s.crashes = c, 0
 		s.mu.Unlock()
 		close(ch)
@@ -279,19 +286,31 @@ func cmpOr(a, b chan struct{}) chan struct{} {
 	return b
 }
 
-// stop ends the server now.
+// stop ends the server now, and waits for a start or an idle stop under
+// way to end (a start finishing then is stopped too).
 func (s *managed) stop() {
 	s.mu.Lock()
 	c := s.client
 	s.client = nil
 	s.crashes = maxCrashes // a stopped entry is never started again
 	s.err = errors.New("stopped")
+	s.stopped = true
 	if s.idle != nil {
 		s.idle.Stop()
 	}
+	busy := cmpOr(s.starting, s.stopping)
 	s.mu.Unlock()
 	if c != nil {
 		c.Close()
+	}
+	if busy != nil {
+		<-busy
+		s.mu.Lock()
+		c, s.client = s.client, nil
+		s.mu.Unlock()
+		if c != nil {
+			c.Close()
+		}
 	}
 }
 
