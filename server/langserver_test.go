@@ -12,12 +12,13 @@ import (
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
 	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 // withGopls lets the servers made after it start gopls, as a plain process
 // (the product's starter is the sandbox's), found on PATH.
 func withGopls(t *testing.T) {
-	gopls := langservertest.LookPath(t, "gopls")
+	gopls := toolstest.LanguageServer(t, "gopls")
 	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	saved := agentrun.LanguageServerStarter
 	agentrun.LanguageServerStarter = langservertest.Exec(langservertest.GoEnv(t)...)

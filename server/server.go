@@ -113,7 +113,7 @@ func New(opts Options) *Server {
 		opts: opts, log: opts.Logger, lifecycle: newLifecycle(), docs: newDocuments(),
 		progress: newProgressTracker(opts.Logger),
 		mcp:      mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}),
-		lsp:      agentrun.NewLanguageServers(),
+		lsp:      agentrun.NewLanguageServers(opts.Env),
 	}
 	s.completer = newCompleter(s)
 	s.nextEdits = newNextEditor(s)

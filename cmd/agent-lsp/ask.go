@@ -68,7 +68,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer servers.Close()
 	// Language servers start when the run first needs one, and end with
 	// the command.
-	languageServers := agentrun.NewLanguageServers()
+	languageServers := agentrun.NewLanguageServers(env)
 	defer languageServers.Close()
 	out, err := agentrun.Do(ctx, agentrun.Request{
 		Settings: settings, Provider: provider, Mode: m, Prompt: prompt, History: &agent.History{}, PlanOnly: *planOnly,

@@ -217,8 +217,8 @@ func languageServerChecks(s config.Settings, root string) []check {
 		switch {
 		case a.Missing != "":
 			out = append(out, check{ok: true, warn: true, what: "language server " + a.Server + ": " + a.Missing})
-		case agentrun.LanguageServerStarter == nil:
-			out = append(out, check{ok: true, warn: true, what: "language server " + a.Server + ": " + tools.Printable(a.Path) + ", not used: this build cannot start it in the sandbox"})
+		case tools.SandboxLevel().ServerNeedsApproval():
+			out = append(out, check{ok: true, warn: true, what: "language server " + a.Server + ": " + tools.Printable(a.Path) + " (started in the sandbox when a run needs it, asked first: the sandbox is below level full)"})
 		default:
 			out = append(out, check{ok: true, what: "language server " + a.Server + ": " + tools.Printable(a.Path) + " (started in the sandbox when a run needs it)"})
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 var goModule = map[string]string{
@@ -26,7 +27,7 @@ func editCall(path, old, new string) llmtest.Call {
 // withGopls lets the CLI's runs start gopls, as a plain process (the
 // product's starter is the sandbox's), found on PATH.
 func withGopls(t *testing.T) {
-	gopls := langservertest.LookPath(t, "gopls")
+	gopls := toolstest.LanguageServer(t, "gopls")
 	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	saved := agentrun.LanguageServerStarter
 	agentrun.LanguageServerStarter = langservertest.Exec(langservertest.GoEnv(t)...)

@@ -93,7 +93,7 @@ func newAgent(opts Options) *Agent {
 		opts.Env = os.Getenv
 	}
 	return &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{},
-		mcp: mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}), lsp: agentrun.NewLanguageServers()}
+		mcp: mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}), lsp: agentrun.NewLanguageServers(opts.Env)}
 }
 
 // Initialize negotiates the version (we speak 1 and answer 1 to any other,

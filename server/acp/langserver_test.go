@@ -12,6 +12,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 func editCall(path, old, new string) llmtest.Call {
@@ -23,7 +24,7 @@ func editCall(path, old, new string) llmtest.Call {
 // names the caller it broke and the turn's last message is the run-end
 // check (the answer itself was streamed).
 func TestTheLanguageServersCheckEndsTheTurn(t *testing.T) {
-	gopls := langservertest.LookPath(t, "gopls")
+	gopls := toolstest.LanguageServer(t, "gopls")
 	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	saved := agentrun.LanguageServerStarter
 	agentrun.LanguageServerStarter = langservertest.Exec(langservertest.GoEnv(t)...)

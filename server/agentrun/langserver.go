@@ -4,29 +4,42 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
-// LanguageServerStarter starts a language server in the sandbox: the one
-// place every wire's Manager gets its starter from. Nil until the sandbox
-// can start a long-lived process (sandbox.Start, adapted to
-// langserver.Process); until then runs get no language tools.
+// LanguageServerStarter, when set, starts the language servers instead of
+// the sandbox (tests: a plain process). Nil in the product: sandbox.Start.
 var LanguageServerStarter langserver.Starter
 
 // NewLanguageServers is the language servers' Manager of a wire's process:
-// one per process, shared by its runs, closed with it (Close takes nil).
-// Nil when no starter is set.
-func NewLanguageServers() *langserver.Manager {
-	if LanguageServerStarter == nil {
-		return nil
+// one per process, shared by its runs, closed with it. Servers start in
+// the sandbox (sandboxStarter) with their caches under the sandbox's dir
+// of env (SandboxDir), bounded together by one group.
+func NewLanguageServers(env func(string) string) *langserver.Manager {
+	start := LanguageServerStarter
+	if start == nil {
+		dir := SandboxDir(env)
+		if dir == "" {
+			if cache, err := os.UserCacheDir(); err == nil {
+				dir = filepath.Join(cache, "agent-lsp", "sandbox")
+			}
+		}
+		group, err := sandbox.NewGroup(sandbox.Limits{Memory: langserver.DefaultMemoryTotal})
+		if err != nil {
+			group = nil // each server keeps its own bound; the Manager counts the total
+		}
+		start = sandboxStarter(dir, group)
 	}
-	return langserver.NewManager(langserver.Options{Start: LanguageServerStarter})
+	return langserver.NewManager(langserver.Options{Start: start})
 }
 
 // LanguageServers are the servers a run may use: the known ones found on
@@ -120,8 +133,6 @@ func LanguageServerStatus(m *langserver.Manager, s config.Settings, root string)
 		switch {
 		case a.Missing != "":
 			st.State = "unavailable: " + a.Missing
-		case m == nil:
-			st.State = "unavailable: this build cannot start language servers in the sandbox"
 		}
 		out = append(out, st)
 	}

@@ -12,8 +12,10 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 // goModule: a.Add is called from two other packages; c has an error from
@@ -31,7 +33,7 @@ var goModule = map[string]string{
 func goplsServers(t *testing.T) *langserver.Manager { return goplsServersB(t) }
 
 func goplsServersB(t testing.TB) *langserver.Manager {
-	gopls := langservertest.LookPath(t, "gopls")
+	gopls := toolstest.LanguageServer(t, "gopls")
 	m := langserver.NewManager(langserver.Options{
 		Start:    langservertest.Exec(langservertest.GoEnv(t)...),
 		LookPath: langservertest.Paths(map[string]string{"gopls": gopls}),
@@ -192,5 +194,45 @@ func TestRenameIsStagedAndReviewed(t *testing.T) {
 		if disk, _ := os.ReadFile(filepath.Join(r.View.Root(), f)); string(disk) != text {
 			t.Errorf("%s changed on disk", f)
 		}
+	}
+}
+
+// allowAll approves every question, counting them.
+type allowAll struct{ asked int }
+
+func (a *allowAll) Approve(context.Context, tools.ApprovalRequest) (tools.Decision, error) {
+	a.asked++
+	return tools.AllowOnce, nil
+}
+
+// TestGoplsInTheSandbox: the product's wiring, sandbox.Start, runs gopls
+// for a run (asked first below level full); the edit's result names the
+// broken callers as with a plain process.
+func TestGoplsInTheSandbox(t *testing.T) {
+	gopls := toolstest.LanguageServer(t, "gopls")
+	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	servers := agentrun.NewLanguageServers(os.Getenv)
+	defer servers.Close()
+	p := llmtest.NewScripted(
+		llmtest.Turn{Calls: []llmtest.Call{call("edit_file", editArgs("a/a.go", "func Add(x, y int) int { return x + y }", "func Add(x, y, z int) int { return x + y + z }"))}},
+		llmtest.Turn{Text: "changed"},
+		llmtest.Turn{Text: "the callers are left to you"}) // after the run-end check's note
+	r := request(t, goModule, p)
+	r.LSP = servers
+	approver := &allowAll{}
+	r.Approver = approver
+	out, err := agentrun.Do(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Check, "2 new error(s) in 2 file(s)") {
+		t.Errorf("the reviewer's check: %q", out.Check)
+	}
+	got := toolResult(p.Requests(), 0)
+	if !strings.Contains(got, "b/b.go:6:") || !strings.Contains(got, "c/c.go:6:") {
+		t.Fatalf("the edit's result (sandbox at level %s):\n%s\n%+v", tools.SandboxLevel(), got, servers.Status())
+	}
+	if needs := tools.SandboxLevel().ServerNeedsApproval(); needs != (approver.asked == 1) {
+		t.Errorf("asked %d times at level %s", approver.asked, tools.SandboxLevel())
 	}
 }

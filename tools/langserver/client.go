@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -128,13 +127,14 @@ func Start(ctx context.Context, proc Process, opts ClientOptions) (*Client, erro
 }
 
 func (c *Client) initialize(ctx context.Context, initOptions any) error {
-	pid := int32(os.Getpid())
 	folders := make([]map[string]string, len(c.roots))
 	for i, r := range c.roots {
 		folders[i] = map[string]string{"uri": string(uri.File(r)), "name": r}
 	}
 	params := map[string]any{
-		"processId":             pid,
+		// null: in the sandbox's pid namespace our pid is no process of
+		// its, and a server watching it would exit at once.
+		"processId":             nil,
 		"clientInfo":            map[string]string{"name": "agent-lsp"},
 		"rootUri":               uri.File(c.roots[0]),
 		"workspaceFolders":      folders,

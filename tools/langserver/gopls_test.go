@@ -28,7 +28,7 @@ var goModule = map[string]string{
 func goplsManager(t *testing.T) *langserver.Manager { return goplsManagerB(t) }
 
 func goplsManagerB(t testing.TB) *langserver.Manager {
-	gopls := langservertest.LookPath(t, "gopls")
+	gopls := toolstest.LanguageServer(t, "gopls")
 	m := langserver.NewManager(langserver.Options{
 		Start:    langservertest.Exec(langservertest.GoEnv(t)...),
 		LookPath: langservertest.Paths(map[string]string{"gopls": gopls}), Logger: langservertest.Logger(t),

@@ -85,6 +85,9 @@ type UnavailableError struct {
 
 func (e *UnavailableError) Error() string { return e.Server + " unavailable: " + e.Why }
 
+// NotApprovedError: the user did not allow the server to start.
+type NotApprovedError struct{ UnavailableError }
+
 // managed is one server of the Manager.
 type managed struct {
 	m    *Manager
@@ -101,6 +104,7 @@ type managed struct {
 	lastUsed time.Time
 	users    int
 	idle     *time.Timer
+	stopped  bool // stop was called: nothing starts again
 }
 
 func (m *Manager) server(cfg ServerConfig, root string) (*managed, error) {
@@ -124,12 +128,15 @@ func (m *Manager) server(cfg ServerConfig, root string) (*managed, error) {
 // Client returns the running server cfg for root, starting it (and
 // waiting, within ctx) if need be. release must be called when the caller
 // is done with it: the idle time counts from the last release.
-func (m *Manager) Client(ctx context.Context, cfg ServerConfig, root string) (c *Client, release func(), err error) {
+//
+// approve, when not nil, is asked before the server is started (not when
+// it runs already); its error is a NotApprovedError, and no failure.
+func (m *Manager) Client(ctx context.Context, cfg ServerConfig, root string, approve func(context.Context, Command) error) (c *Client, release func(), err error) {
 	s, err := m.server(cfg, root)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err = s.acquire(ctx)
+	c, err = s.acquire(ctx, approve)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,7 +147,7 @@ func (m *Manager) Client(ctx context.Context, cfg ServerConfig, root string) (c 
 // Warm starts cfg for root without waiting: a run read a file of its.
 func (m *Manager) Warm(cfg ServerConfig, root string) {
 	go func() {
-		if _, release, err := m.Client(m.ctx, cfg, root); err == nil {
+		if _, release, err := m.Client(m.ctx, cfg, root, nil); err == nil {
 			release()
 		}
 	}()
@@ -158,7 +165,7 @@ func (m *Manager) Restart(cfg ServerConfig, root string) {
 	}
 }
 
-func (s *managed) acquire(ctx context.Context) (*Client, error) {
+func (s *managed) acquire(ctx context.Context, approve func(context.Context, Command) error) (*Client, error) {
 	for {
 		s.mu.Lock()
 		if s.client != nil {
@@ -197,17 +204,24 @@ func (s *managed) acquire(ctx context.Context) (*Client, error) {
 		ch := make(chan struct{})
 		s.starting = ch
 		s.mu.Unlock()
-		c, err := s.m.start(s.cfg, s.root)
+		c, err := s.m.start(ctx, s.cfg, s.root, approve)
 		s.mu.Lock()
 		s.starting = nil
 		if err != nil {
 			var missing *UnavailableError
-			if !errors.As(err, &missing) {
+			var refused *NotApprovedError
+			if !errors.As(err, &missing) && !errors.As(err, &refused) {
 				s.failed(err)
 			}
 			s.mu.Unlock()
 			close(ch)
 			return nil, err
+		}
+		if s.stopped { // the Manager closed while it started
+			s.mu.Unlock()
+			close(ch)
+			c.Close()
+			return nil, &UnavailableError{s.cfg.Name, "agent-lsp is shutting down"}
 		}
 		s.client, s.crashes = c, 0
 		s.mu.Unlock()
@@ -272,25 +286,37 @@ func cmpOr(a, b chan struct{}) chan struct{} {
 	return b
 }
 
-// stop ends the server now.
+// stop ends the server now, and waits for a start or an idle stop under
+// way to end (a start finishing then is stopped too).
 func (s *managed) stop() {
 	s.mu.Lock()
 	c := s.client
 	s.client = nil
 	s.crashes = maxCrashes // a stopped entry is never started again
 	s.err = errors.New("stopped")
+	s.stopped = true
 	if s.idle != nil {
 		s.idle.Stop()
 	}
+	busy := cmpOr(s.starting, s.stopping)
 	s.mu.Unlock()
 	if c != nil {
 		c.Close()
+	}
+	if busy != nil {
+		<-busy
+		s.mu.Lock()
+		c, s.client = s.client, nil
+		s.mu.Unlock()
+		if c != nil {
+			c.Close()
+		}
 	}
 }
 
 // start finds the command, makes room under the memory bound and starts
 // the server in the Starter.
-func (m *Manager) start(cfg ServerConfig, root string) (*Client, error) {
+func (m *Manager) start(ctx context.Context, cfg ServerConfig, root string, approve func(context.Context, Command) error) (*Client, error) {
 	if m.opts.Start == nil {
 		return nil, &UnavailableError{cfg.Name, "language servers run in the sandbox, which this build cannot start"}
 	}
@@ -298,15 +324,23 @@ func (m *Manager) start(cfg ServerConfig, root string) (*Client, error) {
 	if err != nil {
 		return nil, &UnavailableError{cfg.Name, fmt.Sprintf("%s is not installed (not on PATH); install it with: %s", cfg.Command, cfg.Install)}
 	}
+	cmd := Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), Root: root, Memory: m.opts.Memory}
+	if approve != nil {
+		if err := approve(ctx, cmd); err != nil {
+			return nil, &NotApprovedError{UnavailableError{cfg.Name, err.Error()}}
+		}
+	}
 	if err := m.makeRoom(cfg); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(m.ctx, m.timeout())
-	defer cancel()
-	proc, err := m.opts.Start(ctx, Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), Root: root, Memory: m.opts.Memory})
+	// The process lives until the Manager closes (a starter may tie it to
+	// its context); the timeout bounds initialize only.
+	proc, err := m.opts.Start(m.ctx, cmd)
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", cfg.Name, err)
 	}
+	ctx, cancel := context.WithTimeout(m.ctx, m.timeout())
+	defer cancel()
 	return Start(ctx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics})
 }
 

@@ -31,6 +31,8 @@ type Process interface {
 }
 
 // Starter starts a language server. In production it runs the server in
-// the sandbox, as a command runs (agentrun wires sandbox.Start here); a
-// plain process starter exists only in tests (langservertest).
+// the sandbox, as a command runs (agentrun.LanguageServerStarter is where
+// sandbox.Start is wired); a plain process starter exists only in tests
+// (langservertest). ctx lives as long as the server may: it ends when the
+// Manager closes.
 type Starter func(ctx context.Context, c Command) (Process, error)

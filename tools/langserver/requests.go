@@ -15,10 +15,15 @@ import (
 // the same version (gopls publishes a file's diagnostics in steps).
 const settle = 150 * time.Millisecond
 
+// maxDiagnosticsWait bounds the wait for a version's push: past it the
+// answer is "not known yet" and the run goes on (a request's own bound,
+// the client's timeout, is longer: gopls loads a big module first).
+const maxDiagnosticsWait = 15 * time.Second
+
 // Diagnostics are the server's diagnostics of path at version, the one
 // last synced: pulled where the server offers it, else the push that
-// carries that version, waited for until ctx ends or the client's timeout
-// (then ErrNotKnown). A push without a version, or of another version, is
+// carries that version, waited for until ctx ends or, at most,
+// maxDiagnosticsWait (then ErrNotKnown). A push without a version, or of another version, is
 // never taken for this one.
 func (c *Client) Diagnostics(ctx context.Context, path string, version int32) ([]Diagnostic, error) {
 	c.mu.Lock()
@@ -55,7 +60,7 @@ func (c *Client) pullDiagnostics(ctx context.Context, path string) ([]Diagnostic
 }
 
 func (c *Client) pushedDiagnostics(ctx context.Context, path string, version int32) ([]Diagnostic, error) {
-	deadline := time.NewTimer(c.timeout)
+	deadline := time.NewTimer(min(c.timeout, maxDiagnosticsWait))
 	defer deadline.Stop()
 	for {
 		c.mu.Lock()

@@ -149,6 +149,18 @@ func (s ServerConfig) ProjectRoot(file, top string) string {
 	}
 }
 
+// HasProject says whether a root marker of s is above file, not above
+// top: a lone file of its language is no project to start a server for.
+func (s ServerConfig) HasProject(file, top string) bool {
+	root := s.ProjectRoot(file, top)
+	for _, m := range s.RootMarkers {
+		if fi, err := os.Lstat(filepath.Join(root, m)); err == nil && !fi.IsDir() {
+			return true
+		}
+	}
+	return len(s.RootMarkers) == 0
+}
+
 // IsBuildFile says whether staging rel (slash-separated) acts on the
 // server's build.
 func (s ServerConfig) IsBuildFile(rel string) bool {

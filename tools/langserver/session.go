@@ -26,6 +26,19 @@ type Session struct {
 	baseline map[string]errorCounts // by absolute path
 	tracked  []string               // absolute paths, in the order met
 	said     map[string]bool        // unavailable servers already told to the model
+	// approve, when set, is asked before a server starts (the sandbox
+	// below level full); denied servers are not asked for again.
+	approve func(context.Context, Command) error
+	denied  map[string]error
+}
+
+// AskBeforeStarting makes the session ask approve before it starts a
+// server that is not running (a denial is said once and kept for the
+// run).
+func (s *Session) AskBeforeStarting(approve func(context.Context, Command) error) {
+	s.mu.Lock()
+	s.approve = approve
+	s.mu.Unlock()
 }
 
 // serverUse is a server the session holds until Close.
@@ -40,7 +53,7 @@ type serverUse struct {
 
 // NewSession starts a run's use of m over view with the servers in force.
 func NewSession(m *Manager, view *tools.Workspace, servers Servers) *Session {
-	return &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}}
+	return &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}, denied: map[string]error{}}
 }
 
 // Close gives the documents back (didClose: the server reads disk again)
@@ -78,10 +91,22 @@ func (s *Session) workspaceRoot(abs string) string {
 	return best
 }
 
-// Handles says whether some server is configured for path's language.
+// Handles says whether some server is configured for path's language
+// and path is in a project of it (a root marker above it).
 func (s *Session) Handles(abs string) bool {
 	cfgs, _ := s.servers.For(abs)
-	return len(cfgs) > 0
+	return len(s.inProject(cfgs, abs)) > 0
+}
+
+// inProject are those of cfgs with a project holding abs.
+func (s *Session) inProject(cfgs []ServerConfig, abs string) []ServerConfig {
+	var out []ServerConfig
+	for _, c := range cfgs {
+		if c.HasProject(abs, s.workspaceRoot(abs)) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Warm starts the server of abs without waiting (a run read the file).
@@ -108,6 +133,7 @@ func (s *Session) server(ctx context.Context, abs string) (*serverUse, string, e
 
 // serverOf is the first of cfgs that can be had for abs's project.
 func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs string) (*serverUse, string, error) {
+	cfgs = s.inProject(cfgs, abs)
 	if len(cfgs) == 0 {
 		return nil, "", errNoServer
 	}
@@ -116,11 +142,22 @@ func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs s
 		k := serverKey{cfg.Name, cfg.ProjectRoot(abs, s.workspaceRoot(abs))}
 		s.mu.Lock()
 		u, ok := s.used[k]
+		approve, denied := s.approve, s.denied[cfg.Name]
 		s.mu.Unlock()
 		if ok {
 			return u, lang, nil
 		}
-		c, release, err := s.m.Client(ctx, cfg, k.root)
+		if denied != nil {
+			whys = append(whys, denied.Error())
+			continue
+		}
+		c, release, err := s.m.Client(ctx, cfg, k.root, approve)
+		var refused *NotApprovedError
+		if errors.As(err, &refused) {
+			s.mu.Lock()
+			s.denied[cfg.Name] = err
+			s.mu.Unlock()
+		}
 		if err != nil {
 			whys = append(whys, err.Error())
 			continue

@@ -16,7 +16,7 @@ import (
 // checks that the session names the error it makes in importer.
 func importerBreaks(t *testing.T, server, command string, files map[string]string, changed, from, to, importer, want string) {
 	t.Helper()
-	path := langservertest.LookPath(t, command)
+	path := toolstest.LanguageServer(t, command)
 	root := toolstest.WriteTree(t, files)
 	ws, err := tools.NewWorkspace(root, nil)
 	if err != nil {

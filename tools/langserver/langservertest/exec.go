@@ -1,6 +1,7 @@
 // Package langservertest holds what tests of language servers need: a
 // starter that runs a server as a plain process (tests only: production
-// runs servers in the sandbox), and where to find real servers.
+// runs servers in the sandbox) and a LookPath over the servers found
+// (tools/toolstest.LanguageServer finds them).
 package langservertest
 
 import (
@@ -49,34 +50,6 @@ func Exec(env ...string) langserver.Starter {
 		}
 		return &process{cmd: cmd, stdin: stdin, stdout: stdout}, nil
 	}
-}
-
-// LookPath finds a real server: on PATH, in $GOPATH/bin, or in the npm
-// scratch dir $AGENT_LSP_NPM_BIN. Missing, the test is skipped, or fails
-// when CI is set (CI installs them all).
-func LookPath(t testing.TB, name string) string {
-	t.Helper()
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	dirs := []string{filepath.Join(os.Getenv("HOME"), "go", "bin"), os.Getenv("AGENT_LSP_NPM_BIN")}
-	if gp := os.Getenv("GOPATH"); gp != "" {
-		dirs = append(dirs, filepath.Join(gp, "bin"))
-	}
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		p := filepath.Join(d, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is not installed; CI installs it", name)
-	}
-	t.Skipf("%s is not installed", name)
-	return ""
 }
 
 // Paths is a LookPath for a Manager that finds what LookPath found.

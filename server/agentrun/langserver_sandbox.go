@@ -1,0 +1,111 @@
+package agentrun
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
+)
+
+// sandboxStarter starts each language server with sandbox.Start: a
+// read-only view of its project (at level full an overlay with nothing
+// staged), a cache of its own under dir kept for its next start, the
+// commands' allowlisted environment, its memory bound, and the group
+// that bounds all the process's servers together.
+func sandboxStarter(dir string, group *sandbox.Group) langserver.Starter {
+	return func(ctx context.Context, c langserver.Command) (langserver.Process, error) {
+		view, cleanup, err := serverView(c.Root)
+		if err != nil {
+			return nil, err
+		}
+		cache := filepath.Join(dir, "lsp", c.Name+"-"+shortHash(c.Root))
+		if err := os.MkdirAll(cache, 0o700); err != nil {
+			cleanup()
+			return nil, err
+		}
+		p, err := sandbox.Start(ctx, sandbox.Spec{Argv: c.Argv, View: view, Cache: cache, Env: os.Environ(),
+			Limits: sandbox.Limits{Memory: c.Memory}, Group: group})
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		go func() { <-p.Exited(); cleanup() }()
+		return sandboxProcess{p}, nil
+	}
+}
+
+// serverView is what a server of root reads: at level full, where the
+// workspace can be overlaid, an overlay with an empty staged layer;
+// elsewhere the workspace itself (read-only under Landlock). Either way
+// the server sees it at root, which its URIs name.
+func serverView(root string) (sandbox.View, func(), error) {
+	caps := tools.SandboxLevel()
+	if caps.Level != sandbox.Full || caps.Mounts != "overlay" {
+		return sandbox.View{Root: root}, func() {}, nil
+	}
+	staged, err := sandbox.MkdirTemp("lsp-staged")
+	if err != nil {
+		return sandbox.View{}, nil, err
+	}
+	return sandbox.View{Root: root, Lower: root, Staged: staged}, func() { os.Remove(staged) }, nil
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:6])
+}
+
+// sandboxProcess is a sandbox.Process as the client uses it.
+type sandboxProcess struct{ p *sandbox.Process }
+
+func (s sandboxProcess) Stdin() io.WriteCloser { return s.p.Stdin() }
+func (s sandboxProcess) Stdout() io.ReadCloser { return s.p.Stdout() }
+func (s sandboxProcess) Pid() int              { return s.p.Pid() }
+func (s sandboxProcess) Kill() error           { s.p.Kill(); return nil }
+
+// Wait says how the server ended: a bound of the sandbox that killed it,
+// or its exit status.
+func (s sandboxProcess) Wait() error {
+	res, err := s.p.Wait()
+	switch {
+	case err != nil:
+		return err
+	case res.Exceeded != "":
+		return fmt.Errorf("killed: it went past the sandbox's %s bound", res.Exceeded)
+	case res.ExitCode != 0:
+		return fmt.Errorf("exit status %d", res.ExitCode)
+	}
+	return nil
+}
+
+// ErrServerNotApproved is why a server the user did not allow is not
+// started.
+var ErrServerNotApproved = errors.New("not started: the user did not allow it")
+
+// askBeforeStarting asks the run's user before a server starts where the
+// sandbox cannot hold what it runs of the project (below level full), as
+// a command that runs the workspace's code is asked.
+func askBeforeStarting(approver tools.Approver, caps sandbox.Caps) func(context.Context, langserver.Command) error {
+	return func(ctx context.Context, c langserver.Command) error {
+		if approver == nil {
+			return ErrServerNotApproved
+		}
+		d, err := approver.Approve(ctx, tools.ApprovalRequest{
+			Command: strings.Join(c.Argv, " "),
+			Reasons: []string{fmt.Sprintf("starts the language server %s, which runs the project's code (build scripts, go list, its interpreter); the sandbox is at level %s here", c.Name, caps)},
+		})
+		if err != nil || d == tools.Deny {
+			return ErrServerNotApproved
+		}
+		return nil
+	}
+}
