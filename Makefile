@@ -20,6 +20,8 @@ test:
 	AGENT_LSP_SANDBOX=none go test -count=1 -run 'Hostile|SmallModule|ExecuteCommand|Sandbox' ./tools/
 	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'Start|Server' ./tools/sandbox/
 	AGENT_LSP_SANDBOX=none go test -count=1 -run 'Start|Server' ./tools/sandbox/
+	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'InTheSandbox' ./server/agentrun/
+	AGENT_LSP_SANDBOX=none go test -count=1 -run 'InTheSandbox' ./server/agentrun/
 
 # Node packages the tests need: the VS Code extension, the LSP wire test,
 # the ACP wire test (the official TypeScript ACP library), the reference
