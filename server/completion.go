@@ -53,12 +53,14 @@ func newCompleter(s *Server) *completer {
 		shown: map[uri.URI]suggestion{}}
 }
 
-// suggestion is what was last suggested in a document: on line, after
-// lineBefore (the line's text up to the cursor then), text.
+// suggestion is what was last suggested in a document at ed: on line,
+// after lineLen bytes of it (ending in lineTail), text.
 type suggestion struct {
-	line       uint32
-	lineBefore string
-	text       string
+	ed       edition
+	line     uint32
+	lineLen  int
+	lineTail string
+	text     string
 }
 
 // completionAt is the suggestion for the cursor: insert text at pos.
@@ -69,28 +71,53 @@ type completionAt struct {
 	model string
 }
 
+// lineTailBytes is how much of the line before the cursor completion
+// keeps: enough for the word being typed and to check that the user typed
+// through a suggestion.
+const lineTailBytes = 256
+
+// completionInput is what completion reads of a document at the cursor,
+// copied, each part capped in bytes.
+type completionInput struct {
+	ed             edition
+	path, language string
+	prefix, suffix string
+	lineLen        int    // bytes of the cursor's line before it
+	lineTail       string // the last of them
+	indent         int    // the cursor's line's, in bytes
+}
+
+func readCompletionInput(doc *document, text string, offset int) completionInput {
+	lineStart := strings.LastIndexByte(text[:offset], '\n') + 1
+	line := text[lineStart:offset]
+	return completionInput{
+		ed: doc.edition(), path: doc.path, language: doc.language,
+		prefix: strings.Clone(head(text[:offset], prefixBytes)), suffix: strings.Clone(tailCut(text[offset:], suffixBytes)),
+		lineLen: len(line), lineTail: strings.Clone(lastBytes(line, lineTailBytes)),
+		indent: len(line) - len(strings.TrimLeft(line, " \t")),
+	}
+}
+
 // suggest finds the suggestion at pos in document u, or none ("" text).
 // A request superseded by a newer one for the same document ends with
 // none before the model is called (or with its HTTP request cancelled).
+// It copies only what the prompt holds of the document.
 func (c *completer) suggest(ctx context.Context, u uri.URI, pos protocol.Position) (completionAt, error) {
 	settings := c.s.workspace.settings()
 	if !settings.Completion.Enabled() || c.s.opts.NewInfiller == nil {
 		return completionAt{}, nil
 	}
-	doc, open := c.s.docs.get(u)
-	if !open {
+	enc := c.s.clientCaps().encoding
+	var in completionInput
+	if !c.s.docs.read(u, func(doc *document, text string) { in = readCompletionInput(doc, text, enc.offset(text, pos)) }) {
 		return completionAt{}, nil
 	}
-	enc := c.s.clientCaps().encoding
-	offset := enc.offset(doc.text, pos)
-	lineStart := strings.LastIndexByte(doc.text[:offset], '\n') + 1
-	lineBefore := doc.text[lineStart:offset]
-	at := completionAt{pos: pos, word: wordBefore(lineBefore)}
+	at := completionAt{pos: pos, word: wordBefore(in.lineTail)}
 
 	ctx, done := c.latest.begin(ctx, u)
 	defer done()
 	c.mu.Lock()
-	cached, hit := c.typedThrough(u, pos.Line, lineBefore)
+	cached, hit := c.typedThrough(u, in, pos.Line)
 	c.mu.Unlock()
 	if hit {
 		at.text = cached
@@ -117,7 +144,7 @@ func (c *completer) suggest(ctx context.Context, u uri.URI, pos protocol.Positio
 		return completionAt{}, err
 	}
 	text, err := infiller.Infill(ctx, llm.InfillRequest{
-		Prefix: c.s.neighbours(doc) + head(doc.text[:offset], prefixBytes), Suffix: tailCut(doc.text[offset:], suffixBytes),
+		Prefix: c.s.neighbours(in.path, in.language) + in.prefix, Suffix: in.suffix,
 		MaxTokens: completionMaxTokens,
 	})
 	c.settle(err, ctx)
@@ -132,28 +159,59 @@ func (c *completer) suggest(ctx context.Context, u uri.URI, pos protocol.Positio
 	if n := settings.Completion.MaxLines; n > 0 {
 		maxLines = n
 	}
-	at.text = shape(text, lineBefore, doc.text[offset:], maxLines)
+	at.text = shape(text, in.indent, in.suffix, maxLines)
 	at.model = infiller.Name()
 	if at.text != "" {
-		c.mu.Lock()
-		c.shown[u] = suggestion{line: pos.Line, lineBefore: lineBefore, text: at.text}
-		c.mu.Unlock()
+		c.remember(u, suggestion{ed: in.ed, line: pos.Line, lineLen: in.lineLen, lineTail: in.lineTail, text: at.text})
 	}
 	return at, nil
 }
 
+// remember keeps the suggestion shown in document u while that is open at
+// its edition: one closed meanwhile keeps nothing.
+func (c *completer) remember(u uri.URI, sug suggestion) {
+	c.mu.Lock()
+	c.shown[u] = sug
+	c.mu.Unlock()
+	if now, _ := c.s.docs.editionOf(u); now.opened != sug.ed.opened {
+		c.mu.Lock()
+		if c.shown[u].ed == sug.ed {
+			delete(c.shown, u)
+		}
+		c.mu.Unlock()
+	}
+}
+
+// forget drops what is known of document u and stops its request: it was
+// closed.
+func (c *completer) forget(u uri.URI) {
+	c.latest.end(u)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.shown, u)
+}
+
 // typedThrough answers from the last suggestion when the user typed the
-// characters it predicted: the rest of it. c.mu is held.
-func (c *completer) typedThrough(u uri.URI, line uint32, lineBefore string) (string, bool) {
+// characters it predicted, in the same opening of the document: the rest
+// of it. c.mu is held.
+func (c *completer) typedThrough(u uri.URI, in completionInput, line uint32) (string, bool) {
 	last, ok := c.shown[u]
-	if !ok || last.line != line || !strings.HasPrefix(lineBefore, last.lineBefore) {
+	if !ok || last.ed.opened != in.ed.opened || last.line != line {
 		return "", false
 	}
-	typed := lineBefore[len(last.lineBefore):]
-	if typed == "" || !strings.HasPrefix(last.text, typed) || len(typed) == len(last.text) {
+	n := in.lineLen - last.lineLen // bytes typed since
+	if n <= 0 || n >= len(last.text) || n > len(in.lineTail) {
 		return "", false
 	}
-	return last.text[len(typed):], true
+	typed := in.lineTail[len(in.lineTail)-n:]
+	// The line before them is the one the suggestion was made after, as
+	// far as both tails reach.
+	before := in.lineTail[:len(in.lineTail)-n]
+	k := min(len(before), len(last.lineTail))
+	if before[len(before)-k:] != last.lineTail[len(last.lineTail)-k:] || !strings.HasPrefix(last.text, typed) {
+		return "", false
+	}
+	return last.text[n:], true
 }
 
 // client is the completion model's client, built on first use and again
@@ -213,10 +271,10 @@ func (c *completer) status(settings config.Settings) completionStatus {
 	return st
 }
 
-// neighbours is a little of the other open buffers of doc's language, as
+// neighbours is a little of the other open buffers of the language, as
 // comments before the prefix: names and shapes the suggestion may use.
-func (s *Server) neighbours(doc document) string {
-	open, close := commentSyntax(doc.language, doc.path)
+func (s *Server) neighbours(path, language string) string {
+	open, close := commentSyntax(language, path)
 	comment := func(text string) string {
 		if close != "" {
 			return open + " " + text + " " + close + "\n"
@@ -224,11 +282,11 @@ func (s *Server) neighbours(doc document) string {
 		return strings.TrimRight(open+" "+text, " ") + "\n"
 	}
 	var b strings.Builder
-	for _, other := range s.docs.sameLanguage(doc) {
+	for _, other := range s.docs.heads(path, language, neighbourBytes/2+1) {
 		if b.Len() >= neighbourBytes {
 			break
 		}
-		snippet := other.text
+		snippet := other.head
 		if len(snippet) > neighbourBytes/2 {
 			snippet = snippet[:strings.LastIndexByte(snippet[:neighbourBytes/2], '\n')+1]
 		}
@@ -245,7 +303,7 @@ func head(text string, n int) string {
 	if len(text) <= n {
 		return text
 	}
-	cut := text[len(text)-n:]
+	cut := lastBytes(text, n)
 	if nl := strings.IndexByte(cut, '\n'); nl >= 0 {
 		return cut[nl+1:]
 	}
@@ -257,7 +315,7 @@ func tailCut(text string, n int) string {
 	if len(text) <= n {
 		return text
 	}
-	cut := text[:n]
+	cut := firstBytes(text, n)
 	if nl := strings.LastIndexByte(cut, '\n'); nl >= 0 {
 		return cut[:nl+1]
 	}
@@ -266,14 +324,14 @@ func tailCut(text string, n int) string {
 
 // shape trims a model's suggestion to what is worth showing: at most
 // maxLines lines, ending before a line that leaves the cursor's block (less
-// indented than the cursor's line), without the text already after the
-// cursor, and without trailing blank lines.
-func shape(text, lineBefore, after string, maxLines int) string {
+// indented than the cursor's line, whose indentation is indent bytes),
+// without the text already after the cursor (after), and without trailing
+// blank lines.
+func shape(text string, indent int, after string, maxLines int) string {
 	text = strings.TrimRight(text, " \t\r\n")
 	if text == "" {
 		return ""
 	}
-	indent := len(lineBefore) - len(strings.TrimLeft(lineBefore, " \t"))
 	lines := strings.Split(text, "\n")
 	for i := 1; i < len(lines); i++ {
 		l := lines[i]

@@ -22,18 +22,29 @@ type document struct {
 	path     string // absolute, symlinks resolved
 	language string // the client's language id ("go", "python", …)
 	version  int32
+	opened   uint64 // which didOpen of the path this is (edition)
 	buf      []byte
 	text     string
 	fresh    bool        // text matches buf
 	history  editHistory // recent edits, for next edit suggestions
 }
 
+// edition names one text of a document: which opening of it and which
+// version. Clients restart versions when they reopen a file, so a version
+// alone does not say which text it was.
+type edition struct {
+	opened  uint64
+	version int32
+}
+
+func (d *document) edition() edition { return edition{opened: d.opened, version: d.version} }
+
 // snapshot returns the document with text filled in. The caller holds the lock.
 func (d *document) snapshot() document {
 	if !d.fresh {
 		d.text, d.fresh = string(d.buf), true
 	}
-	return document{uri: d.uri, path: d.path, language: d.language, version: d.version, text: d.text, fresh: true}
+	return document{uri: d.uri, path: d.path, language: d.language, version: d.version, opened: d.opened, text: d.text, fresh: true}
 }
 
 // splice replaces buf[start:end] with text, in place when capacity allows.
@@ -60,8 +71,9 @@ func (d *document) splice(start, end int, text string) {
 // documents holds the open buffers: the overlays the agent's workspace view
 // reads before disk. It implements tools.Overlay. Safe for concurrent use.
 type documents struct {
-	mu     sync.Mutex // guards byPath and the documents in it
+	mu     sync.Mutex // guards byPath, the documents in it, and opens
 	byPath map[string]*document
+	opens  uint64 // didOpens so far: each document's opened
 }
 
 func newDocuments() *documents { return &documents{byPath: map[string]*document{}} }
@@ -111,7 +123,9 @@ func (d *documents) open(item protocol.TextDocumentItem) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.byPath[p] = &document{uri: item.URI, path: p, language: string(item.LanguageID), buf: []byte(item.Text), text: item.Text, fresh: true, version: item.Version}
+	d.opens++
+	d.byPath[p] = &document{uri: item.URI, path: p, language: string(item.LanguageID), buf: []byte(item.Text), text: item.Text, fresh: true,
+		version: item.Version, opened: d.opens}
 	return nil
 }
 
@@ -170,31 +184,54 @@ func (d *documents) get(u uri.URI) (document, bool) {
 	return d.getPath(p)
 }
 
-// versionOf is the version of the open document at u, -1 when it is not open.
-func (d *documents) versionOf(u uri.URI) int32 {
-	p, err := pathOf(u)
-	if err != nil {
-		return -1
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if doc, ok := d.byPath[p]; ok {
-		return doc.version
-	}
-	return -1
+// editionOf is the edition of the open document at u; false when it is
+// not open.
+func (d *documents) editionOf(u uri.URI) (edition, bool) {
+	var ed edition
+	open := d.read(u, func(doc *document, _ string) { ed = doc.edition() })
+	return ed, open
 }
 
-// sameLanguage is the other open documents of doc's language, by path.
-func (d *documents) sameLanguage(doc document) []document {
+// read calls f with the open document at u and its text, under the lock,
+// and says whether it is open. The text is a view of the buffer, valid only
+// until f returns: what f keeps of it, it copies (strings.Clone), so a
+// large document is read without being copied.
+func (d *documents) read(u uri.URI, f func(doc *document, text string)) bool {
+	p, err := pathOf(u)
+	if err != nil {
+		return false
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []document
+	doc, ok := d.byPath[p]
+	if !ok {
+		return false
+	}
+	f(doc, unsafe.String(unsafe.SliceData(doc.buf), len(doc.buf)))
+	return true
+}
+
+// docHead is the start of an open document.
+type docHead struct {
+	path, head string
+}
+
+// heads is the first n bytes at most of the other open documents of
+// language, by path, copied: never the whole of a large one.
+func (d *documents) heads(path, language string, n int) []docHead {
+	if language == "" {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []docHead
 	for p, other := range d.byPath {
-		if p != doc.path && other.language == doc.language && doc.language != "" {
-			out = append(out, other.snapshot())
+		if p != path && other.language == language {
+			view := unsafe.String(unsafe.SliceData(other.buf), len(other.buf))
+			out = append(out, docHead{path: p, head: strings.Clone(firstBytes(view, n))})
 		}
 	}
-	slices.SortFunc(out, func(a, b document) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(out, func(a, b docHead) int { return strings.Compare(a.path, b.path) })
 	return out
 }
 
@@ -221,52 +258,30 @@ func (d *documents) uriOf(absPath string) uri.URI {
 	return fileuri.URI(absPath)
 }
 
-// recent returns the open document at u with its recent edits.
-func (d *documents) recent(u uri.URI) (document, []histEdit, bool) {
-	p, err := pathOf(u)
-	if err != nil {
-		return document{}, nil, false
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	doc, ok := d.byPath[p]
-	if !ok {
-		return document{}, nil, false
-	}
-	return doc.snapshot(), doc.history.clone(), true
-}
-
 // changeEnd is where the latest change to the open document at u ended,
 // at its version: the cursor, as far as the server can tell. It copies
 // nothing: it runs after every keystroke.
-func (d *documents) changeEnd(u uri.URI, enc encoding) (language string, version int32, pos protocol.Position, ok bool) {
-	p, err := pathOf(u)
-	if err != nil {
-		return "", 0, pos, false
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	doc, open := d.byPath[p]
-	if !open || len(doc.history.edits) == 0 {
-		return "", 0, pos, false
-	}
-	view := unsafe.String(unsafe.SliceData(doc.buf), len(doc.buf))
-	return doc.language, doc.version, enc.position(view, doc.history.changedAt), true
+func (d *documents) changeEnd(u uri.URI, enc encoding) (language string, ed edition, pos protocol.Position, ok bool) {
+	d.read(u, func(doc *document, text string) {
+		if len(doc.history.edits) > 0 {
+			language, ed, pos, ok = doc.language, doc.edition(), enc.position(text, doc.history.changedAt), true
+		}
+	})
+	return language, ed, pos, ok
 }
 
 // suggested notes that text was suggested for the document at u at
-// version, in place of its bytes [start, end): the change that applies it
-// is recorded as an accepted suggestion.
-func (d *documents) suggested(u uri.URI, version int32, start, end int, text string) {
-	p, err := pathOf(u)
-	if err != nil {
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if doc, ok := d.byPath[p]; ok && doc.version == version && end <= len(doc.buf) {
-		doc.history.suggest(doc.buf, start, end, text)
-	}
+// edition ed, in place of its bytes [start, end), and returns their range:
+// the change that applies it is recorded as an accepted suggestion. False
+// when the document has moved on.
+func (d *documents) suggested(u uri.URI, ed edition, start, end int, text string, enc encoding) (rng protocol.Range, ok bool) {
+	d.read(u, func(doc *document, view string) {
+		if doc.edition() == ed && start <= end && end <= len(view) {
+			doc.history.suggest(doc.buf, start, end, text)
+			rng, ok = enc.spanRange(view, start, end), true
+		}
+	})
+	return rng, ok
 }
 
 // accepted notes that the user accepted a suggested edit in the document at

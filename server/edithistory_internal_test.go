@@ -57,8 +57,9 @@ func (ty *typist) backspace(line, char uint32, n int) {
 }
 
 func (ty *typist) hunks() string {
-	doc, edits, _ := ty.docs.recent(ty.u)
-	return hunks(doc.text, edits)
+	var out string
+	ty.docs.read(ty.u, func(doc *document, text string) { out = hunks(text, doc.history.edits) })
+	return out
 }
 
 func TestKeystrokesOnALineAreOneEdit(t *testing.T) {

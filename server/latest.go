@@ -38,3 +38,13 @@ func (l *latestPerDocument) begin(ctx context.Context, u uri.URI) (_ context.Con
 		l.mu.Unlock()
 	}
 }
+
+// end cancels the request going for document u, if any: it was closed.
+func (l *latestPerDocument) end(u uri.URI) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if cancel := l.cancel[u]; cancel != nil {
+		(*cancel)()
+		delete(l.cancel, u)
+	}
+}

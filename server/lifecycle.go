@@ -341,7 +341,14 @@ func (s *Server) didClose(ctx context.Context, raw jsonrpc2.RawMessage) (any, er
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	return nil, s.docs.close(params.TextDocument.URI)
+	if err := s.docs.close(params.TextDocument.URI); err != nil {
+		return nil, err
+	}
+	// What was known of the text dies with it: a reopened file may hold
+	// other text at the same version.
+	s.completer.forget(params.TextDocument.URI)
+	s.nextEdits.forget(params.TextDocument.URI)
+	return nil, nil
 }
 
 // reportSandboxLevel probes the sandbox (and has its first helper started)

@@ -45,7 +45,16 @@ type inlineEdit struct {
 	TextDocument protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
 	Command      *protocol.Command                        `json:"command,omitempty"`
 
-	start, end int // the range in bytes
+	// The range in bytes, in the document at ed, where it replaces old:
+	// checked against the text before an edit made long ago is used.
+	start, end int
+	old        string
+	ed         edition
+}
+
+// fits says whether e still applies to text: the bytes it replaces are there.
+func (e *inlineEdit) fits(text string) bool {
+	return e.start <= e.end && e.end <= len(text) && text[e.start:e.end] == e.old
 }
 
 type inlineEditResult struct {
@@ -67,17 +76,17 @@ type nextEditor struct {
 	mu       sync.Mutex // guards everything below
 	client   llm.Provider
 	builtFor string                // the settings client was built from
-	cache    map[uri.URI]nesAnswer // the latest answer per document
+	cache    map[uri.URI]nesAnswer // the latest answer per open document
 	calls    int                   // model calls made
 	accepted int                   // suggestions the user accepted
 }
 
-// nesAnswer is the answer for a document at a version and position; edit
+// nesAnswer is the answer for a document at an edition and position; edit
 // is nil for none.
 type nesAnswer struct {
-	version int32
-	pos     protocol.Position
-	edit    *inlineEdit
+	ed   edition
+	pos  protocol.Position
+	edit *inlineEdit
 }
 
 func newNextEditor(s *Server) *nextEditor {
@@ -102,7 +111,7 @@ func (n *nextEditor) afterChange(u uri.URI) {
 		return
 	}
 	settings := n.s.workspace.settings()
-	language, version, pos, changed := n.s.docs.changeEnd(u, caps.encoding)
+	language, ed, pos, changed := n.s.docs.changeEnd(u, caps.encoding)
 	if !changed || !settings.NES.On(language) {
 		return
 	}
@@ -111,7 +120,7 @@ func (n *nextEditor) afterChange(u uri.URI) {
 	ctx, done := n.latest.begin(n.background, u)
 	go func() {
 		defer done()
-		n.find(ctx, u, version, pos, settings) //nolint:errcheck // no one to tell: the code action shows what it found
+		n.find(ctx, u, ed, pos, settings) //nolint:errcheck // no one to tell: the code action shows what it found
 	}()
 }
 
@@ -120,28 +129,33 @@ func (n *nextEditor) afterChange(u uri.URI) {
 // newer request, ends with none.
 func (n *nextEditor) suggest(ctx context.Context, u uri.URI, version int32, pos protocol.Position) (*inlineEdit, error) {
 	settings := n.s.workspace.settings()
-	doc, open := n.s.docs.get(u)
-	if !open {
+	var ed edition
+	var language string
+	var valid bool
+	if !n.s.docs.read(u, func(doc *document, text string) {
+		ed, language, valid = doc.edition(), doc.language, validPosition(text, pos)
+	}) {
 		return nil, nil
 	}
-	if !validPosition(doc.text, pos) {
+	if !valid {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("position %d:%d is outside the document", pos.Line, pos.Character))
 	}
-	if !settings.NES.On(doc.language) || n.s.opts.NewNES == nil || version != doc.version {
+	if !settings.NES.On(language) || n.s.opts.NewNES == nil || version != ed.version {
 		return nil, nil
 	}
 	ctx, done := n.latest.begin(ctx, u)
 	defer done()
-	return n.find(ctx, u, version, pos, settings)
+	return n.find(ctx, u, ed, pos, settings)
 }
 
 // find is suggest's work once the request is the latest: the cache, the
-// debounce, the model.
-func (n *nextEditor) find(ctx context.Context, u uri.URI, version int32, pos protocol.Position, settings config.Settings) (*inlineEdit, error) {
+// debounce, the model. Nothing of the document's size is built before the
+// debounce, nor after it: the prompt is built from the buffer in place.
+func (n *nextEditor) find(ctx context.Context, u uri.URI, ed edition, pos protocol.Position, settings config.Settings) (*inlineEdit, error) {
 	n.mu.Lock()
 	cached, hit := n.cache[u]
 	n.mu.Unlock()
-	if hit && cached.version == version && cached.pos == pos {
+	if hit && cached.ed == ed && cached.pos == pos {
 		return cached.edit, nil
 	}
 	debounce := defaultNESDebounce
@@ -155,17 +169,24 @@ func (n *nextEditor) find(ctx context.Context, u uri.URI, version int32, pos pro
 	}
 	// The document as it is after the wait: what the user did meanwhile
 	// (an accepted suggestion, say) is in the prompt.
-	doc, edits, open := n.s.docs.recent(u)
-	if !open || doc.version != version {
-		return nil, nil // typed on during the wait
+	enc := n.s.clientCaps().encoding
+	var prompt nesPrompt
+	var path string
+	current := false
+	n.s.docs.read(u, func(doc *document, text string) {
+		if current = doc.edition() == ed; current {
+			path = doc.path
+			prompt = newNESPrompt(text, doc.history.edits, enc.offset(text, pos), settings.NES.Zeta())
+		}
+	})
+	if !current {
+		return nil, nil // typed on during the wait, or closed
 	}
+	prompt.path = n.s.shownPath(path)
 	client, err := n.model(ctx, settings)
 	if err != nil {
 		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
-	enc := n.s.clientCaps().encoding
-	cursor := enc.offset(doc.text, pos)
-	prompt := newNESPrompt(n.s.shownPath(doc.path), doc.text, edits, cursor, settings.NES.Zeta())
 	resp, err := client.Chat(ctx, prompt.request())
 	if err != nil {
 		if ctx.Err() == nil {
@@ -173,51 +194,69 @@ func (n *nextEditor) find(ctx context.Context, u uri.URI, version int32, pos pro
 		}
 		return nil, nil
 	}
-	edit := n.edit(doc, edits, prompt, resp.Text, pos)
-	if n.s.docs.versionOf(u) != version {
+	edit := n.edit(u, ed, prompt, resp.Text)
+	if now, _ := n.s.docs.editionOf(u); now != ed {
 		return nil, nil // stale: the document moved on while the model thought
 	}
-	n.mu.Lock()
-	n.cache[u] = nesAnswer{version: version, pos: pos, edit: edit}
-	n.mu.Unlock()
-	if edit != nil {
-		n.s.docs.suggested(u, version, edit.start, edit.end, edit.Text)
-	}
+	n.remember(u, nesAnswer{ed: ed, pos: pos, edit: edit})
 	return edit, nil
 }
 
-// edit turns the model's answer into the edit to suggest, or nil: none when
-// the answer has no region, changes nothing, or touches what the user is
-// typing (the cursor's word, or the text of their last edit).
-func (n *nextEditor) edit(doc document, edits []histEdit, prompt nesPrompt, answer string, pos protocol.Position) *inlineEdit {
+// remember caches the answer for its document while that is open at the
+// answer's edition: one closed meanwhile keeps nothing.
+func (n *nextEditor) remember(u uri.URI, a nesAnswer) {
+	n.mu.Lock()
+	n.cache[u] = a
+	n.mu.Unlock()
+	if now, _ := n.s.docs.editionOf(u); now != a.ed {
+		n.mu.Lock()
+		if n.cache[u].ed == a.ed {
+			delete(n.cache, u)
+		}
+		n.mu.Unlock()
+	}
+}
+
+// forget drops what is known of document u and stops its suggestion: it
+// was closed.
+func (n *nextEditor) forget(u uri.URI) {
+	n.latest.end(u)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.cache, u)
+}
+
+// edit turns the model's answer into the edit to suggest in document u at
+// ed, or nil: none when the answer has no region, changes nothing, touches
+// what the user is typing (the cursor's word, or the text of their last
+// edit), or the document moved on.
+func (n *nextEditor) edit(u uri.URI, ed edition, prompt nesPrompt, answer string) *inlineEdit {
 	rewrite, ok := prompt.rewrite(answer)
 	if !ok {
 		n.s.log.Info("next edit: the answer has no rewritten region", "answer", summarize(answer, 200))
 		return nil
 	}
-	region := doc.text[prompt.regionA:prompt.regionB]
-	a, b, b2, changed := smallestEdit(region, rewrite)
+	a, b, b2, changed := smallestEdit(prompt.region, rewrite)
 	if !changed {
 		return nil
 	}
 	start, end := prompt.regionA+a, prompt.regionA+b
-	typingA, typingB := wordAround(doc.text, prompt.cursor)
-	if len(edits) > 0 && !edits[len(edits)-1].accepted {
-		last := edits[len(edits)-1]
-		typingA, typingB = min(typingA, last.start), max(typingB, last.end())
-	}
-	if start <= typingB && end >= typingA {
+	if start <= prompt.typingB && end >= prompt.typingA {
 		n.s.log.Debug("next edit: refused, it touches the text being typed")
 		return nil
 	}
-	enc := n.s.clientCaps().encoding
-	id := protocol.VersionedTextDocumentIdentifier{Version: doc.version}
-	id.URI = doc.uri
+	text := rewrite[a:b2]
+	rng, ok := n.s.docs.suggested(u, ed, start, end, text, n.s.clientCaps().encoding)
+	if !ok {
+		return nil
+	}
+	id := protocol.VersionedTextDocumentIdentifier{Version: ed.version}
+	id.URI = u
 	return &inlineEdit{
-		start: start, end: end,
-		Text: rewrite[a:b2], Range: enc.spanRange(doc.text, start, end), TextDocument: id,
+		start: start, end: end, old: prompt.region[a:b], ed: ed,
+		Text: text, Range: rng, TextDocument: id,
 		Command: &protocol.Command{Title: "Accept next edit", Command: CommandAcceptInlineEdit,
-			Arguments: []protocol.LSPAny{acceptArg(doc)}},
+			Arguments: []protocol.LSPAny{acceptArg(u, ed.version)}},
 	}
 }
 
@@ -238,15 +277,16 @@ func (n *nextEditor) model(ctx context.Context, settings config.Settings) (llm.P
 	return n.client, nil
 }
 
-// cached is the suggestion known for the document at version, without
-// asking anyone; nil when there is none.
-func (n *nextEditor) cached(u uri.URI, version int32) *inlineEdit {
+// cached is the suggestion known for doc, without asking anyone; nil when
+// there is none, or it no longer fits the text.
+func (n *nextEditor) cached(doc document) *inlineEdit {
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	if a, ok := n.cache[u]; ok && a.version == version {
-		return a.edit
+	a, ok := n.cache[doc.uri]
+	n.mu.Unlock()
+	if !ok || a.ed != doc.edition() || a.edit == nil || !a.edit.fits(doc.text) {
+		return nil
 	}
-	return nil
+	return a.edit
 }
 
 // nesStatus is next edit suggestions in agent.status.
@@ -293,27 +333,37 @@ func (s *Server) nextEditItem(ctx context.Context, u uri.URI, pos protocol.Posit
 	if s.nextEdits.showsThemItself() {
 		return nil
 	}
-	doc, open := s.docs.get(u)
+	ed, open := s.docs.editionOf(u)
 	if !open {
 		return nil
 	}
-	edit, err := s.nextEdits.suggest(ctx, u, doc.version, pos)
+	edit, err := s.nextEdits.suggest(ctx, u, ed.version, pos)
 	if err != nil || edit == nil || edit.Range.Start.Line != edit.Range.End.Line {
 		return nil
 	}
 	caps := s.clientCaps()
-	start, end, text := edit.start, edit.end, edit.Text
-	if edit.Range.Start.Line == pos.Line {
-		cursor := caps.encoding.offset(doc.text, pos)
-		start, end = min(start, cursor), max(end, cursor)
-		text = doc.text[start:edit.start] + text + doc.text[edit.end:end]
-	} else if !caps.inlineRangeAnywhere {
+	if edit.Range.Start.Line != pos.Line && !caps.inlineRangeAnywhere {
 		return nil
 	}
-	rng := caps.encoding.spanRange(doc.text, start, end)
-	// Shown where the text it replaces starts its filter text: always.
-	filter := doc.text[start:end]
-	return &protocol.InlineCompletionItem{InsertText: protocol.String(text), Range: &rng, FilterText: &filter, Command: *edit.Command}
+	var item *protocol.InlineCompletionItem
+	s.docs.read(u, func(doc *document, text string) {
+		if doc.edition() != edit.ed || !edit.fits(text) {
+			return
+		}
+		start, end, insert := edit.start, edit.end, edit.Text
+		if edit.Range.Start.Line == pos.Line {
+			// The cursor and the edit are in the region: what lies between
+			// is bounded.
+			cursor := caps.encoding.offset(text, pos)
+			start, end = min(start, cursor), max(end, cursor)
+			insert = text[start:edit.start] + insert + text[edit.end:end]
+		}
+		rng := caps.encoding.spanRange(text, start, end)
+		// Shown where the text it replaces starts its filter text: always.
+		filter := strings.Clone(text[start:end])
+		item = &protocol.InlineCompletionItem{InsertText: protocol.String(insert), Range: &rng, FilterText: &filter, Command: *edit.Command}
+	})
+	return item
 }
 
 // acceptEditArgs name the document a suggested edit was for, at the
@@ -351,8 +401,12 @@ func (n *nextEditor) tookOne(u uri.URI, counts bool) {
 // nextEditActions offers the suggestion known for the document, where the
 // range touches its lines, as an action that applies it: never asking the
 // model.
-func (s *Server) nextEditActions(l *actionList, doc document, rng protocol.Range, caps clientCaps) {
-	edit := s.nextEdits.cached(doc.uri, doc.version)
+func (s *Server) nextEditActions(l *actionList, at actionContext) {
+	if !at.open {
+		return
+	}
+	doc, rng, caps := at.doc, at.rng, at.caps
+	edit := s.nextEdits.cached(doc)
 	if edit == nil || rng.End.Line < edit.Range.Start.Line || rng.Start.Line > edit.Range.End.Line {
 		return
 	}
@@ -360,13 +414,7 @@ func (s *Server) nextEditActions(l *actionList, doc document, rng protocol.Range
 	if !l.wanted(kind) {
 		return
 	}
-	// Whole lines, as a proposal's edits: ALE reads a column as a byte
-	// offset, so an edit within a line after non-ASCII text lands wrong.
-	lineA := strings.LastIndexByte(doc.text[:edit.start], '\n') + 1
-	lineB := len(doc.text)
-	if nl := strings.IndexByte(doc.text[edit.end:], '\n'); nl >= 0 {
-		lineB = edit.end + nl + 1
-	}
+	lineA, lineB := actionSpan(doc.text, edit.start, edit.end)
 	te := protocol.TextEdit{Range: caps.encoding.spanRange(doc.text, lineA, lineB),
 		NewText: doc.text[lineA:edit.start] + edit.Text + doc.text[edit.end:lineB]}
 	we := protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{doc.uri: {te}}}
@@ -381,6 +429,38 @@ func (s *Server) nextEditActions(l *actionList, doc document, rng protocol.Range
 	// No command: the server knows the suggestion taken from the change
 	// that applies it, and ALE runs an action's command instead of its edit.
 	l.actions = append(l.actions, &protocol.CodeAction{Title: title, Kind: &kind, Edit: &we})
+}
+
+// wholeLinesBytes is the longest span of lines an "Apply suggested edit"
+// replaces whole.
+const wholeLinesBytes = 4096
+
+// actionSpan is the bytes an "Apply suggested edit" action replaces for an
+// edit of [start, end): whole lines, as a proposal's edits, since ALE reads
+// a column as a byte offset, so an edit within a line after non-ASCII text
+// lands wrong. Lines too long to send whole (a minified file's) give the
+// edit itself where the text before it on its line is ASCII, whose columns
+// are bytes in every encoding.
+func actionSpan(text string, start, end int) (int, int) {
+	a := strings.LastIndexByte(text[:start], '\n') + 1
+	b := len(text)
+	if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
+		b = end + nl + 1
+	}
+	endLine := strings.LastIndexByte(text[:end], '\n') + 1
+	if b-a > wholeLinesBytes && isASCII(text[a:start]) && isASCII(text[endLine:end]) {
+		return start, end
+	}
+	return a, b
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // validPosition says whether pos is in text: its line exists (the one after
@@ -402,7 +482,7 @@ func wordAround(text string, offset int) (int, int) {
 	return a, b
 }
 
-func acceptArg(doc document) protocol.LSPAny {
-	raw, _ := json.Marshal(acceptEditArgs{URI: doc.uri, Version: doc.version})
+func acceptArg(u uri.URI, version int32) protocol.LSPAny {
+	raw, _ := json.Marshal(acceptEditArgs{URI: u, Version: version})
 	return raw
 }

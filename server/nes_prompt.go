@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agent-lsp/agent-lsp/llm"
 )
@@ -12,46 +13,53 @@ import (
 // model, an outline of the file; the model answers the region rewritten.
 // Two formats: Zed's Zeta (a model trained on it) and a plain chat prompt.
 
+// Every part has a byte cap, so a prompt costs the same in a minified
+// file's one long line as in ordinary code: the recent edits (edithistory.go:
+// 16 KiB of edited text, hunkContextBytes of each edit's line around it),
+// the region (regionBytesAround each side of the cursor) and the outline
+// (outlineLines lines of outlineLineBytes). Nothing of the size of the
+// document is copied to build it.
 const (
-	regionLinesAround = 10 // lines above and below the cursor's
+	regionLinesAround = 10   // lines above and below the cursor's
+	regionBytesAround = 2048 // before the cursor and after it, at most
 	outlineLines      = 40
+	outlineLineBytes  = 120
 	zetaRegionStart   = "<|editable_region_start|>"
 	zetaRegionEnd     = "<|editable_region_end|>"
 	zetaCursor        = "<|user_cursor_is_here|>"
 	zetaFileStart     = "<|start_of_file|>"
 )
 
-// nesPrompt is what the model sees of a document.
+// nesPrompt is what the model sees of a document. It holds copies of the
+// parts it shows, never the document.
 type nesPrompt struct {
 	path   string // as shown to the model
-	text   string // the document
-	edits  []histEdit
-	cursor int // byte offset
-	// The editable region is text[regionA:regionB]: whole lines, without
-	// the last one's line break.
+	cursor int    // byte offset in the document
+	// The editable region is the document's bytes [regionA, regionB):
+	// whole lines, without the last one's line break, unless a line is
+	// longer than the byte cap allows. region is a copy of it.
 	regionA, regionB int
+	region           string
+	regionLine       int // the line regionA is on, from 1
+	diff             string
 	zeta             bool     // Zeta's format, else chat
 	outline          []string // declaration lines, chat only
+	// The bytes the user is typing: the cursor's word and their last
+	// edit, unless it was an accepted suggestion. A suggestion keeps out.
+	typingA, typingB int
 }
 
-func newNESPrompt(path, text string, edits []histEdit, cursor int, zeta bool) nesPrompt {
-	p := nesPrompt{path: path, text: text, edits: edits, cursor: cursor, zeta: zeta}
-	p.regionA = strings.LastIndexByte(text[:cursor], '\n') + 1 // the cursor's line
-	for i := 0; i < regionLinesAround && p.regionA > 0; i++ {
-		p.regionA = strings.LastIndexByte(text[:p.regionA-1], '\n') + 1
-	}
-	p.regionB = cursor
-	for i := 0; ; i++ {
-		nl := strings.IndexByte(text[p.regionB:], '\n')
-		if nl < 0 {
-			p.regionB = len(text)
-			break
-		}
-		if i == regionLinesAround {
-			p.regionB += nl
-			break
-		}
-		p.regionB += nl + 1
+// newNESPrompt builds the prompt from text, which may be a view of the
+// document's buffer: everything it keeps is copied.
+func newNESPrompt(text string, edits []histEdit, cursor int, zeta bool) nesPrompt {
+	p := nesPrompt{cursor: cursor, zeta: zeta, diff: hunks(text, edits)}
+	p.regionA, p.regionB = regionAround(text, cursor)
+	p.region = strings.Clone(text[p.regionA:p.regionB])
+	p.regionLine = strings.Count(text[:p.regionA], "\n") + 1
+	p.typingA, p.typingB = wordAround(text, cursor)
+	if len(edits) > 0 && !edits[len(edits)-1].accepted {
+		last := edits[len(edits)-1]
+		p.typingA, p.typingB = min(p.typingA, last.start), max(p.typingB, last.end())
 	}
 	if !zeta {
 		p.outline = outline(text, outlineLines)
@@ -59,9 +67,43 @@ func newNESPrompt(path, text string, edits []histEdit, cursor int, zeta bool) ne
 	return p
 }
 
-// region is the editable region with the cursor marked.
-func (p nesPrompt) region() string {
-	return p.text[p.regionA:p.cursor] + zetaCursor + p.text[p.cursor:p.regionB]
+// regionAround is the editable region around the cursor: regionLinesAround
+// whole lines each side, cut at regionBytesAround bytes from the cursor,
+// where a character starts.
+func regionAround(text string, cursor int) (a, b int) {
+	lo := max(0, cursor-regionBytesAround)
+	lineStart := func(i int) int { return lo + strings.LastIndexByte(text[lo:i], '\n') + 1 }
+	a = lineStart(cursor)
+	for i := 0; i < regionLinesAround && a > lo; i++ {
+		a = lineStart(a - 1)
+	}
+	for a < cursor && !utf8.RuneStart(text[a]) {
+		a++
+	}
+	hi := min(len(text), cursor+regionBytesAround)
+	b = cursor
+	for i := 0; ; i++ {
+		nl := strings.IndexByte(text[b:hi], '\n')
+		if nl < 0 {
+			b = hi
+			break
+		}
+		if i == regionLinesAround {
+			b += nl
+			break
+		}
+		b += nl + 1
+	}
+	for b > cursor && b < len(text) && !utf8.RuneStart(text[b]) {
+		b--
+	}
+	return a, b
+}
+
+// regionWithCursor is the editable region with the cursor marked.
+func (p nesPrompt) regionWithCursor() string {
+	at := p.cursor - p.regionA
+	return p.region[:at] + zetaCursor + p.region[at:]
 }
 
 const zetaInstruction = "### Instruction:\nYou are a code completion assistant and your task is to analyze user edits and then rewrite an excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking into account the cursor location.\n\n"
@@ -74,7 +116,7 @@ const nesChatSystem = "You predict the next edit a programmer will make, from th
 
 // request is the model request for p.
 func (p nesPrompt) request() llm.Request {
-	diff := hunks(p.text, p.edits)
+	diff := p.diff
 	if p.zeta {
 		var b strings.Builder
 		b.WriteString(zetaInstruction + "### User Edits:\n\n")
@@ -85,7 +127,7 @@ func (p nesPrompt) request() llm.Request {
 		if p.regionA == 0 {
 			b.WriteString(zetaFileStart + "\n")
 		}
-		b.WriteString(zetaRegionStart + "\n" + p.region() + "\n" + zetaRegionEnd + "\n```\n\n### Response:\n")
+		b.WriteString(zetaRegionStart + "\n" + p.regionWithCursor() + "\n" + zetaRegionEnd + "\n```\n\n### Response:\n")
 		return llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}}
 	}
 	var b strings.Builder
@@ -93,8 +135,8 @@ func (p nesPrompt) request() llm.Request {
 	if len(p.outline) > 0 {
 		b.WriteString("Outline:\n```\n" + strings.Join(p.outline, "\n") + "\n```\n\n")
 	}
-	line := strings.Count(p.text[:p.regionA], "\n") + 1
-	region := p.region()
+	line := p.regionLine
+	region := p.regionWithCursor()
 	if !strings.HasSuffix(region, "\n") {
 		region += "\n"
 	}
@@ -137,18 +179,22 @@ func (p nesPrompt) rewrite(answer string) (string, bool) {
 	// there: they are where the fence or marker goes, and models differ
 	// on them; a suggestion to add or drop a trailing blank line is worth
 	// nothing.
-	region := p.text[p.regionA:p.regionB]
+	region := p.region
 	out = strings.TrimRight(out, "\r\n") + region[len(strings.TrimRight(region, "\r\n")):]
 	return out, true
 }
 
 // outline is the file's declaration lines, numbered: lines at the left
-// margin that open something (not a closing bracket, a comment or a blank).
+// margin that open something (not a closing bracket, a comment or a blank),
+// each cut at outlineLineBytes. It reads text in place, line by line.
 func outline(text string, max int) []string {
 	var out []string
-	for i, line := range strings.Split(text, "\n") {
-		if len(out) == max {
-			break
+	for i, rest := 0, text; rest != "" && len(out) < max; i++ {
+		line := rest
+		if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+			line, rest = rest[:nl], rest[nl+1:]
+		} else {
+			rest = ""
 		}
 		t := strings.TrimRight(line, " \t\r")
 		if t == "" || t[0] == ' ' || t[0] == '\t' || strings.ContainsAny(t[:1], "})]") ||
@@ -156,7 +202,7 @@ func outline(text string, max int) []string {
 			strings.HasPrefix(t, "import") {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%d: %s", i+1, t))
+		out = append(out, fmt.Sprintf("%d: %s", i+1, firstBytes(t, outlineLineBytes)))
 	}
 	return out
 }

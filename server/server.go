@@ -82,6 +82,8 @@ type Server struct {
 	inflight  inflight
 	handlers  map[string]handlerFunc
 	approvals questions // approvals waiting for a code action's answer
+	// actionSources list the code actions, set at New.
+	actionSources []actionSource
 	// mcp holds the runs' MCP servers: started on a run's first use of
 	// their tools, ended when Serve returns.
 	mcp *mcp.Pool
@@ -111,6 +113,7 @@ func New(opts Options) *Server {
 	}
 	s.completer = newCompleter(s)
 	s.nextEdits = newNextEditor(s)
+	s.actionSources = s.codeActionSources()
 	s.handlers = map[string]handlerFunc{
 		protocol.MethodInitialize:                         s.initialize,
 		protocol.MethodInitialized:                        ignore,
