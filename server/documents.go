@@ -142,7 +142,9 @@ func (d *documents) close(u uri.URI) error {
 
 // change applies content changes in order, each against the text the previous
 // one produced, as the protocol requires. It says whether one of them was
-// the next edit last suggested.
+// the next edit last suggested. A notification is applied whole or not at
+// all: a change with an invalid range leaves the text, the version and the
+// history as they were before the first.
 func (d *documents) change(params *protocol.DidChangeTextDocumentParams, enc encoding) (acceptedSuggestion bool, err error) {
 	p, err := pathOf(params.TextDocument.URI)
 	if err != nil {
@@ -154,7 +156,14 @@ func (d *documents) change(params *protocol.DidChangeTextDocumentParams, enc enc
 	if !ok {
 		return false, fmt.Errorf("didChange for %s, which is not open", params.TextDocument.URI)
 	}
-	for _, c := range params.ContentChanges {
+	changes := params.ContentChanges
+	var undo changeUndo
+	if len(changes) > 1 {
+		// Only a change after another can fail once some are applied: a
+		// single one is checked before anything changes, and costs no copy.
+		undo = doc.beginUndo()
+	}
+	for i, c := range changes {
 		switch c := c.(type) {
 		case *protocol.TextDocumentContentChangePartial:
 			// Positions are resolved on a read-only view of the buffer,
@@ -162,17 +171,67 @@ func (d *documents) change(params *protocol.DidChangeTextDocumentParams, enc enc
 			view := unsafe.String(unsafe.SliceData(doc.buf), len(doc.buf))
 			start, end := enc.offset(view, c.Range.Start), enc.offset(view, c.Range.End)
 			if end < start {
-				return acceptedSuggestion, fmt.Errorf("didChange for %s: range end before start", params.TextDocument.URI)
+				undo.rollback(doc)
+				return false, fmt.Errorf("didChange for %s: change %d: range end before start; none of its changes applied", params.TextDocument.URI, i+1)
+			}
+			if i < len(changes)-1 {
+				undo.steps = append(undo.steps, undoStep{start: start, old: string(doc.buf[start:end]), newLen: len(c.Text)})
 			}
 			acceptedSuggestion = doc.history.record(doc.buf, start, end, c.Text) || acceptedSuggestion
 			doc.splice(start, end, c.Text)
 		case *protocol.TextDocumentContentChangeWholeDocument:
+			if i < len(changes)-1 {
+				undo.steps = append(undo.steps, undoStep{whole: true, buf: doc.buf})
+			}
 			acceptedSuggestion = doc.history.replaced(doc.buf, c.Text) || acceptedSuggestion
 			doc.buf, doc.text, doc.fresh = []byte(c.Text), c.Text, true
 		}
 	}
 	doc.version = params.TextDocument.Version
 	return acceptedSuggestion, nil
+}
+
+// changeUndo takes back the changes of a notification applied so far.
+type changeUndo struct {
+	begun   bool
+	history editHistory
+	text    string
+	fresh   bool
+	steps   []undoStep
+}
+
+// undoStep takes back one change: a whole replacement by the buffer
+// before it (left as it was: the replacement made a new one), a partial
+// one by its old bytes.
+type undoStep struct {
+	whole  bool
+	buf    []byte // whole's
+	start  int
+	old    string
+	newLen int
+}
+
+// beginUndo saves what changes of doc can change, beside its buffer: the
+// history is a few edits, copied.
+func (doc *document) beginUndo() changeUndo {
+	h := doc.history
+	h.edits = slices.Clone(h.edits)
+	return changeUndo{begun: true, history: h, text: doc.text, fresh: doc.fresh}
+}
+
+func (u changeUndo) rollback(doc *document) {
+	if !u.begun {
+		return // nothing was applied
+	}
+	for i := len(u.steps) - 1; i >= 0; i-- {
+		switch st := u.steps[i]; {
+		case st.whole:
+			doc.buf = st.buf
+		default:
+			doc.splice(st.start, st.start+st.newLen, st.old)
+		}
+	}
+	doc.history, doc.text, doc.fresh = u.history, u.text, u.fresh
 }
 
 // get returns a copy of the open document at u.

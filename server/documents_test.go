@@ -68,3 +68,36 @@ func mustPath(t *testing.T, u uri.URI) string {
 	}
 	return p
 }
+
+// A didChange whose second change has an invalid range applies none of its
+// changes: the text, the version and the edit history stay as they were.
+func TestADidChangeWithAnInvalidRangeChangesNothing(t *testing.T) {
+	docs := newDocuments()
+	u := uri.File("/tmp/agent-lsp-test/doc.txt")
+	if err := docs.open(protocol.TextDocumentItem{URI: u, Version: 1, Text: "hello\nworld\n"}); err != nil {
+		t.Fatal(err)
+	}
+	at := func(line, char uint32) protocol.Position { return protocol.Position{Line: line, Character: char} }
+	params := &protocol.DidChangeTextDocumentParams{ContentChanges: []protocol.TextDocumentContentChangeEvent{
+		&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: at(0, 0), End: at(0, 0)}, Text: "X"},
+		&protocol.TextDocumentContentChangeWholeDocument{Text: "all new\n"},
+		&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: at(0, 3), End: at(0, 3)}, Text: "Y"},
+		&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: at(0, 4), End: at(0, 1)}, Text: "Z"},
+	}}
+	params.TextDocument.URI, params.TextDocument.Version = u, 2
+	if _, err := docs.change(params, utf16); err == nil {
+		t.Fatal("an end before its start was taken")
+	}
+	var text string
+	var version int32
+	var edits int
+	docs.read(u, func(doc *document, view string) {
+		text, version, edits = strings.Clone(view), doc.version, len(doc.history.edits)
+	})
+	if text != "hello\nworld\n" || version != 1 || edits != 0 {
+		t.Fatalf("after a refused didChange: %q at version %d, %d edits in the history", text, version, edits)
+	}
+	if doc, _ := docs.get(u); doc.text != "hello\nworld\n" {
+		t.Fatalf("snapshot %q", doc.text)
+	}
+}
