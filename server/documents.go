@@ -71,12 +71,30 @@ func (d *document) splice(start, end int, text string) {
 // documents holds the open buffers: the overlays the agent's workspace view
 // reads before disk. It implements tools.Overlay. Safe for concurrent use.
 type documents struct {
-	mu     sync.Mutex // guards byPath, the documents in it, and opens
+	mu     sync.Mutex // guards byPath, the documents in it, paths and opens
 	byPath map[string]*document
-	opens  uint64 // didOpens so far: each document's opened
+	// paths is the path each open URI was resolved to at its didOpen:
+	// links are resolved once per document, not on every keystroke, and a
+	// link moved while it is open leaves it where it was.
+	paths map[uri.URI]string
+	opens uint64 // didOpens so far: each document's opened
 }
 
-func newDocuments() *documents { return &documents{byPath: map[string]*document{}} }
+func newDocuments() *documents {
+	return &documents{byPath: map[string]*document{}, paths: map[uri.URI]string{}}
+}
+
+// path is the path of the document at u: the one it was opened at, else
+// the one u names now (pathOf).
+func (d *documents) path(u uri.URI) (string, error) {
+	d.mu.Lock()
+	p, open := d.paths[u]
+	d.mu.Unlock()
+	if open {
+		return p, nil
+	}
+	return pathOf(u)
+}
 
 // pathOf maps a file URI to the path the workspace view uses: the path it
 // names on this system (fileuri), links resolved where it exists.
@@ -124,19 +142,25 @@ func (d *documents) open(item protocol.TextDocumentItem) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.opens++
+	d.paths[item.URI] = p
 	d.byPath[p] = &document{uri: item.URI, path: p, language: string(item.LanguageID), buf: []byte(item.Text), text: item.Text, fresh: true,
 		version: item.Version, opened: d.opens}
 	return nil
 }
 
 func (d *documents) close(u uri.URI) error {
-	p, err := pathOf(u)
+	p, err := d.path(u)
 	if err != nil {
 		return err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.byPath, p)
+	for open, path := range d.paths {
+		if path == p || open == u {
+			delete(d.paths, open)
+		}
+	}
 	return nil
 }
 
@@ -146,7 +170,7 @@ func (d *documents) close(u uri.URI) error {
 // all: a change with an invalid range leaves the text, the version and the
 // history as they were before the first.
 func (d *documents) change(params *protocol.DidChangeTextDocumentParams, enc encoding) (acceptedSuggestion bool, err error) {
-	p, err := pathOf(params.TextDocument.URI)
+	p, err := d.path(params.TextDocument.URI)
 	if err != nil {
 		return false, err
 	}
@@ -236,7 +260,7 @@ func (u changeUndo) rollback(doc *document) {
 
 // get returns a copy of the open document at u.
 func (d *documents) get(u uri.URI) (document, bool) {
-	p, err := pathOf(u)
+	p, err := d.path(u)
 	if err != nil {
 		return document{}, false
 	}
@@ -256,7 +280,7 @@ func (d *documents) editionOf(u uri.URI) (edition, bool) {
 // until f returns: what f keeps of it, it copies (strings.Clone), so a
 // large document is read without being copied.
 func (d *documents) read(u uri.URI, f func(doc *document, text string)) bool {
-	p, err := pathOf(u)
+	p, err := d.path(u)
 	if err != nil {
 		return false
 	}
@@ -347,7 +371,7 @@ func (d *documents) suggested(u uri.URI, ed edition, start, end int, text string
 // u: its last edit (the suggestion, as the client applied it) is marked so.
 // newly says it was not known as accepted already (from its change).
 func (d *documents) accepted(u uri.URI, version int32) (ok, newly bool) {
-	p, err := pathOf(u)
+	p, err := d.path(u)
 	if err != nil {
 		return false, false
 	}

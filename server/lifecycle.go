@@ -331,7 +331,7 @@ func (s *Server) didSave(ctx context.Context, raw jsonrpc2.RawMessage) (any, err
 
 // noticeAppliedAt is noticeApplied for a document's URI.
 func (s *Server) noticeAppliedAt(ctx context.Context, u uri.URI) {
-	if path, err := pathOf(u); err == nil {
+	if path, err := s.docs.path(u); err == nil {
 		s.noticeApplied(ctx, path)
 	}
 }
