@@ -29,8 +29,6 @@ const (
 	prefixBytes         = 6000 // about 1,500 tokens before the cursor
 	suffixBytes         = 2000 // about 500 after
 	neighbourBytes      = 1500 // from other open buffers of the language
-	failurePause        = 30 * time.Second
-	failuresBeforePause = 3
 )
 
 // completer is the completion engine of a connection.
@@ -43,9 +41,9 @@ type completer struct {
 	infiller llm.Infiller
 	builtFor string                 // the settings infiller was built from
 	shown    map[uri.URI]suggestion // the latest suggestion per document
-	failures int
-	paused   time.Time // no model calls before this, after repeated failures
-	calls    int       // model calls made, for status and tests
+	calls    int                    // model calls made, for status and tests
+
+	pause modelPause // after repeated failures
 }
 
 func newCompleter(s *Server) *completer {
@@ -147,7 +145,7 @@ func (c *completer) suggest(ctx context.Context, u uri.URI, pos protocol.Positio
 		Prefix: c.s.neighbours(in.path, in.language) + in.prefix, Suffix: in.suffix,
 		MaxTokens: completionMaxTokens,
 	})
-	c.settle(err, ctx)
+	c.pause.settle(ctx, err)
 	if err != nil {
 		if ctx.Err() != nil {
 			return completionAt{}, nil
@@ -219,11 +217,11 @@ func (c *completer) typedThrough(u uri.URI, in completionInput, line uint32) (st
 func (c *completer) client(ctx context.Context, settings config.Settings) (llm.Infiller, error) {
 	target := settings.CompletionTarget()
 	key := target.String() + " fim=" + settings.Completion.FIM
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if time.Now().Before(c.paused) {
+	if c.pause.paused() {
 		return nil, nil
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.infiller == nil || c.builtFor != key {
 		infiller, err := c.s.opts.NewInfiller(ctx, settings)
 		if err != nil {
@@ -233,22 +231,6 @@ func (c *completer) client(ctx context.Context, settings config.Settings) (llm.I
 	}
 	c.calls++
 	return c.infiller, nil
-}
-
-// settle counts a model call's failure; repeated ones pause completion, so
-// a dead server is not asked on every keystroke. Cancellation is no failure.
-func (c *completer) settle(err error, ctx context.Context) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch {
-	case err == nil:
-		c.failures = 0
-	case ctx.Err() == nil:
-		c.failures++
-		if c.failures >= failuresBeforePause {
-			c.paused, c.failures = time.Now().Add(failurePause), 0
-		}
-	}
 }
 
 // completionStatus is completion in agent.status.
@@ -261,12 +243,9 @@ type completionStatus struct {
 func (c *completer) status(settings config.Settings) completionStatus {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := completionStatus{Calls: c.calls}
+	st := completionStatus{Calls: c.calls, Paused: c.pause.pausedUntil()}
 	if settings.Completion.Enabled() {
 		st.Model = settings.CompletionTarget().String()
-	}
-	if time.Now().Before(c.paused) {
-		st.Paused = c.paused
 	}
 	return st
 }

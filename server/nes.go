@@ -79,6 +79,8 @@ type nextEditor struct {
 	cache    map[uri.URI]nesAnswer // the latest answer per open document
 	calls    int                   // model calls made
 	accepted int                   // suggestions the user accepted
+
+	pause modelPause // after repeated failures
 }
 
 // nesAnswer is the answer for a document at an edition and position; edit
@@ -183,11 +185,15 @@ func (n *nextEditor) find(ctx context.Context, u uri.URI, ed edition, pos protoc
 		return nil, nil // typed on during the wait, or closed
 	}
 	prompt.path = n.s.shownPath(path)
+	if n.pause.paused() {
+		return nil, nil // a dead model is not asked on every pause in typing
+	}
 	client, err := n.model(ctx, settings)
 	if err != nil {
 		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
 	resp, err := client.Chat(ctx, prompt.request())
+	n.pause.settle(ctx, err)
 	if err != nil {
 		if ctx.Err() == nil {
 			n.s.log.Debug("next edit", "error", err)
@@ -291,15 +297,16 @@ func (n *nextEditor) cached(doc document) *inlineEdit {
 
 // nesStatus is next edit suggestions in agent.status.
 type nesStatus struct {
-	Model    string `json:"model,omitempty"` // "": off
-	Calls    int    `json:"calls"`
-	Accepted int    `json:"accepted"`
+	Model    string    `json:"model,omitempty"` // "": off
+	Calls    int       `json:"calls"`
+	Accepted int       `json:"accepted"`
+	Paused   time.Time `json:"pausedUntil,omitzero"`
 }
 
 func (n *nextEditor) status(settings config.Settings) nesStatus {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	st := nesStatus{Calls: n.calls, Accepted: n.accepted}
+	st := nesStatus{Calls: n.calls, Accepted: n.accepted, Paused: n.pause.pausedUntil()}
 	if settings.NES.Enabled() {
 		st.Model = settings.NESTarget().String()
 	}

@@ -322,3 +322,31 @@ func TestNextEditBadInput(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 }
+
+// TestNextEditsPauseAfterRepeatedFailures: a model that keeps failing is
+// not asked on every pause in typing: after three failures in a row, next
+// edits pause, as completion does, and agent.status says until when.
+func TestNextEditsPauseAfterRepeatedFailures(t *testing.T) {
+	srv := llmtest.NewOpenAIResponder(t, func(map[string]any) llmtest.Turn {
+		return llmtest.Turn{Status: 500, Body: `{"error":{"message":"the model is down"}}`}
+	})
+	f := nesFixture(t, srv, nil)
+	u := f.uri("main.go")
+	f.editor.Open(u, greet)
+	for char := range uint32(5) {
+		if res, err := inlineEditAt(f, u, 1, 2, 5+char); err != nil || len(res.Edits) != 0 {
+			t.Fatalf("%v %+v", err, res)
+		}
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("the failing model was asked %d times, want 3", n)
+	}
+	var status struct {
+		NextEdits struct {
+			PausedUntil string `json:"pausedUntil"`
+		} `json:"nextEdits"`
+	}
+	if err := f.editor.Command(server.CommandStatus, nil, &status); err != nil || status.NextEdits.PausedUntil == "" {
+		t.Fatalf("status %+v %v", status, err)
+	}
+}
