@@ -121,26 +121,32 @@ func (p nesPrompt) request() llm.Request {
 		var b strings.Builder
 		b.WriteString(zetaInstruction + "### User Edits:\n\n")
 		if diff != "" {
-			fmt.Fprintf(&b, "User edited %q:\n```diff\n%s```\n", p.path, diff)
+			fence := fenceFor(diff)
+			fmt.Fprintf(&b, "User edited %q:\n%sdiff\n%s%s\n", p.path, fence, diff, fence)
 		}
-		b.WriteString("\n### User Excerpt:\n\n```" + p.path + "\n")
+		fence := fenceFor(p.region)
+		b.WriteString("\n### User Excerpt:\n\n" + fence + p.path + "\n")
 		if p.regionA == 0 {
 			b.WriteString(zetaFileStart + "\n")
 		}
-		b.WriteString(zetaRegionStart + "\n" + p.regionWithCursor() + "\n" + zetaRegionEnd + "\n```\n\n### Response:\n")
+		b.WriteString(zetaRegionStart + "\n" + p.regionWithCursor() + "\n" + zetaRegionEnd + "\n" + fence + "\n\n### Response:\n")
 		return llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "File: %s\n\nRecent edits:\n```diff\n%s```\n\n", p.path, diff)
+	fence := fenceFor(diff)
+	fmt.Fprintf(&b, "File: %s\n\nRecent edits:\n%sdiff\n%s%s\n\n", p.path, fence, diff, fence)
 	if len(p.outline) > 0 {
-		b.WriteString("Outline:\n```\n" + strings.Join(p.outline, "\n") + "\n```\n\n")
+		outline := strings.Join(p.outline, "\n")
+		fence := fenceFor(outline)
+		b.WriteString("Outline:\n" + fence + "\n" + outline + "\n" + fence + "\n\n")
 	}
 	line := p.regionLine
 	region := p.regionWithCursor()
 	if !strings.HasSuffix(region, "\n") {
 		region += "\n"
 	}
-	fmt.Fprintf(&b, "Editable region (from line %d):\n```\n%s```\n", line, region)
+	fence = fenceFor(region)
+	fmt.Fprintf(&b, "Editable region (from line %d):\n%s\n%s%s\n", line, fence, region, fence)
 	return llm.Request{System: nesChatSystem, Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}}
 }
 
@@ -159,16 +165,7 @@ func (p nesPrompt) rewrite(answer string) (string, bool) {
 		}
 		out = strings.TrimPrefix(strings.TrimPrefix(inner, "\r"), "\n")
 	} else {
-		_, after, ok := strings.Cut(answer, "```")
-		if !ok {
-			return "", false
-		}
-		nl := strings.IndexByte(after, '\n')
-		if nl < 0 {
-			return "", false
-		}
-		after = after[nl+1:] // the fence line with its language
-		inner, _, ok := strings.Cut(after, "```")
+		inner, ok := fencedBlock(answer)
 		if !ok {
 			return "", false
 		}
@@ -182,6 +179,58 @@ func (p nesPrompt) rewrite(answer string) (string, bool) {
 	region := p.region
 	out = strings.TrimRight(out, "\r\n") + region[len(strings.TrimRight(region, "\r\n")):]
 	return out, true
+}
+
+// fenceFor is a Markdown code fence for text: longer than any run of
+// backticks in it, three at least, so a fence the text holds (a Markdown
+// file's) cannot close the block.
+func fenceFor(text string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// fencedBlock is the text of the fenced code block in answer: from the line
+// after the first fence line (three backticks or more, then perhaps a
+// language) to the last run of at least as many backticks that ends a line
+// (alone on it, or after the block's last text). The last, not the first:
+// the block is the whole answer, and a region holding a fence, rewritten by
+// a model that did not lengthen its own, holds lines that look like its end.
+func fencedBlock(answer string) (string, bool) {
+	start := strings.Index(answer, "```")
+	if start < 0 {
+		return "", false
+	}
+	opening := answer[start:]
+	nl := strings.IndexByte(opening, '\n')
+	if nl < 0 {
+		return "", false
+	}
+	n := len(opening) - len(strings.TrimLeft(opening, "`"))
+	body := opening[nl+1:]
+	end := -1
+	for i := 0; i <= len(body); {
+		lineEnd := len(body)
+		if next := strings.IndexByte(body[i:], '\n'); next >= 0 {
+			lineEnd = i + next
+		}
+		line := strings.TrimRight(body[i:lineEnd], " \t\r")
+		if run := len(line) - len(strings.TrimRight(line, "`")); run >= n {
+			end = i + len(line) - run
+		}
+		i = lineEnd + 1
+	}
+	if end < 0 {
+		return "", false
+	}
+	return body[:end], true
 }
 
 // outline is the file's declaration lines, numbered: lines at the left

@@ -19,9 +19,13 @@ func NextEditRegion(body map[string]any) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	_, after, ok = strings.Cut(after, "```\n")
-	end := strings.LastIndex(after, "```")
-	if !ok || end < 0 {
+	// The fence is as long as the region needs (a Markdown file's fences
+	// are longer than three backticks).
+	_, after, ok = strings.Cut(after, "\n")
+	fence := after[:len(after)-len(strings.TrimLeft(after, "`"))]
+	_, after, found := strings.Cut(after, fence+"\n")
+	end := strings.LastIndex(after, fence)
+	if !ok || !found || fence == "" || end < 0 {
 		return "", false
 	}
 	return strings.ReplaceAll(after[:end], "<|user_cursor_is_here|>", ""), true
