@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/server/documents"
 )
 
 // Code actions only list: no model is called here or in codeAction/resolve
@@ -91,7 +92,7 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		return nil, err
 	}
 	at := actionContext{uri: params.TextDocument.URI, rng: params.Range, caps: s.clientCaps(), diagnostics: params.Context.Diagnostics}
-	at.doc, at.open = s.docs.get(at.uri)
+	at.doc, at.open = s.docs.Get(at.uri)
 	l := &actionList{only: params.Context.Only}
 	for _, src := range s.actionSources {
 		s.collect(l, src, at)
@@ -106,7 +107,7 @@ type actionContext struct {
 	rng         protocol.Range
 	caps        clientCaps
 	diagnostics []protocol.Diagnostic
-	doc         document
+	doc         documents.Document
 	open        bool
 }
 
@@ -151,8 +152,8 @@ func instructionActions(l *actionList, at actionContext) {
 	}
 	rng := at.rng
 	last := min(rng.End.Line, rng.Start.Line+maxInstructionScanLines)
-	lineStart, _ := lineBounds(at.doc.text, rng.Start.Line)
-	text := at.doc.text[lineStart:]
+	lineStart, _ := documents.LineBounds(at.doc.Text, rng.Start.Line)
+	text := at.doc.Text[lineStart:]
 	for line := rng.Start.Line; line <= last && text != ""; line++ {
 		l1 := text
 		if nl := strings.IndexByte(text, '\n'); nl >= 0 {
@@ -199,7 +200,7 @@ func askActions(l *actionList, at actionContext) {
 		return
 	}
 	// The client has no box to type a prompt in: the file is the box.
-	start, end := lineBounds(at.doc.text, r.Start.Line)
+	start, end := documents.LineBounds(at.doc.Text, r.Start.Line)
 	spot := templateSpot{doc: at.doc, line: r.Start.Line, start: start, end: end}
 	l.edit("Ask agent… (inserts an AGENT: comment to write the request in)", protocol.CodeActionKindRefactorRewrite,
 		spot.insert("AGENT: ", at.caps))
@@ -248,9 +249,9 @@ func (s *Server) decisionActions(l *actionList) {
 }
 
 // templateSpot is where an instruction template goes: above line, whose
-// bytes are doc.text[start:end].
+// bytes are doc.Text[start:end].
 type templateSpot struct {
-	doc        document
+	doc        documents.Document
 	line       uint32
 	start, end int
 }
@@ -259,25 +260,25 @@ type templateSpot struct {
 // line, in the file's comment syntax and the line's indentation, for the
 // user to write the request in and then pick its "Agent: …" action.
 func (at templateSpot) insert(label string, caps clientCaps) protocol.WorkspaceEdit {
-	text := at.doc.text[at.start:at.end]
+	text := at.doc.Text[at.start:at.end]
 	indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
-	open, close := commentSyntax(at.doc.language, at.doc.path)
+	open, close := commentSyntax(at.doc.Language, at.doc.Path)
 	comment := indent + open + " " + label
 	if close != "" {
 		comment += " " + close
 	}
 	pos := protocol.Position{Line: at.line}
 	edit := protocol.TextEdit{Range: protocol.Range{Start: pos, End: pos}, NewText: comment + "\n"}
-	if at.start == len(at.doc.text) && at.doc.text != "" && !strings.HasSuffix(at.doc.text, "\n") {
+	if at.start == len(at.doc.Text) && at.doc.Text != "" && !strings.HasSuffix(at.doc.Text, "\n") {
 		// Past the last line of a file without a final newline: start one.
-		pos = caps.encoding.position(at.doc.text, len(at.doc.text))
+		pos = caps.encoding.Position(at.doc.Text, len(at.doc.Text))
 		edit = protocol.TextEdit{Range: protocol.Range{Start: pos, End: pos}, NewText: "\n" + comment}
 	}
 	if caps.documentChanges {
-		version := at.doc.version
-		return protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{textDocumentEdit(at.doc.uri, &version, []protocol.TextEdit{edit}, "")}}
+		version := at.doc.Version
+		return protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{textDocumentEdit(at.doc.URI, &version, []protocol.TextEdit{edit}, "")}}
 	}
-	return protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{at.doc.uri: {edit}}}
+	return protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{at.doc.URI: {edit}}}
 }
 
 // codeActionResolve returns the action as it is: actions are complete when listed.

@@ -7,7 +7,7 @@ import (
 )
 
 // NextEditRegion is the editable region of a next-edit request in the chat
-// format (server/nes_prompt.go: its system prompt starts "You predict the
+// format (server/nextedit/prompt.go: its system prompt starts "You predict the
 // next edit"), as the model is shown it, the cursor marker removed; false
 // for any other request. A scripted model answers the region rewritten in
 // a fenced block.

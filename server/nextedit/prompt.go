@@ -1,4 +1,4 @@
-package server
+package nextedit
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/server/documents"
 )
 
 // The next-edit prompt and its answer: the recent edits as diff hunks, the
@@ -14,11 +15,11 @@ import (
 // Two formats: Zed's Zeta (a model trained on it) and a plain chat prompt.
 
 // Every part has a byte cap, so a prompt costs the same in a minified
-// file's one long line as in ordinary code: the recent edits (edithistory.go:
-// 16 KiB of edited text, hunkContextBytes of each edit's line around it),
-// the region (regionBytesAround each side of the cursor) and the outline
-// (outlineLines lines of outlineLineBytes). Nothing of the size of the
-// document is copied to build it.
+// file's one long line as in ordinary code: the recent edits
+// (server/documents' history: 16 KiB of edited text, 128 bytes of each
+// edit's line around it), the region (regionBytesAround each side of the
+// cursor) and the outline (outlineLines lines of outlineLineBytes). Nothing
+// of the size of the document is copied to build it.
 const (
 	regionLinesAround = 10   // lines above and below the cursor's
 	regionBytesAround = 2048 // before the cursor and after it, at most
@@ -51,15 +52,14 @@ type nesPrompt struct {
 
 // newNESPrompt builds the prompt from text, which may be a view of the
 // document's buffer: everything it keeps is copied.
-func newNESPrompt(text string, edits []histEdit, cursor int, zeta bool) nesPrompt {
-	p := nesPrompt{cursor: cursor, zeta: zeta, diff: hunks(text, edits)}
+func newNESPrompt(text string, history documents.History, cursor int, zeta bool) nesPrompt {
+	p := nesPrompt{cursor: cursor, zeta: zeta, diff: history.Hunks(text)}
 	p.regionA, p.regionB = regionAround(text, cursor)
 	p.region = strings.Clone(text[p.regionA:p.regionB])
 	p.regionLine = strings.Count(text[:p.regionA], "\n") + 1
 	p.typingA, p.typingB = wordAround(text, cursor)
-	if len(edits) > 0 && !edits[len(edits)-1].accepted {
-		last := edits[len(edits)-1]
-		p.typingA, p.typingB = min(p.typingA, last.start), max(p.typingB, last.end())
+	if start, end, accepted, ok := history.Last(); ok && !accepted {
+		p.typingA, p.typingB = min(p.typingA, start), max(p.typingB, end)
 	}
 	if !zeta {
 		p.outline = outline(text, outlineLines)
@@ -251,7 +251,7 @@ func outline(text string, max int) []string {
 			strings.HasPrefix(t, "import") {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%d: %s", i+1, firstBytes(t, outlineLineBytes)))
+		out = append(out, fmt.Sprintf("%d: %s", i+1, documents.FirstBytes(t, outlineLineBytes)))
 	}
 	return out
 }

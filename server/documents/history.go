@@ -1,4 +1,4 @@
-package server
+package documents
 
 import (
 	"bytes"
@@ -195,6 +195,24 @@ func (h *editHistory) size() int {
 	return cap(h.edits)*editSize + h.bytes + 32
 }
 
+// History is a document's recent edits as Read gives them: valid only
+// until Read's callback returns.
+type History struct{ edits []histEdit }
+
+// Hunks writes the edits as unified-diff hunks (hunks) against text, the
+// document now.
+func (h History) Hunks(text string) string { return hunks(text, h.edits) }
+
+// Last is the latest edit's bytes in the text now, and whether it was a
+// suggestion the user accepted; ok is false when there is none.
+func (h History) Last() (start, end int, accepted, ok bool) {
+	if len(h.edits) == 0 {
+		return 0, 0, false, false
+	}
+	e := h.edits[len(h.edits)-1]
+	return e.start, e.end(), e.accepted, true
+}
+
 // hunkContextBytes is how much of an edit's line a hunk shows on each
 // side of the edit: a line of a minified file is not sent whole.
 const hunkContextBytes = 128
@@ -308,7 +326,7 @@ func (p pastText) lineBefore(offset, max int) string {
 	if nl := strings.LastIndexByte(w, '\n'); nl >= 0 {
 		return w[nl+1:]
 	}
-	return wholeRunes(w)
+	return WholeRunes(w)
 }
 
 // lineAfter is the text of offset's line after it: at most max bytes.
@@ -317,7 +335,7 @@ func (p pastText) lineAfter(offset, max int) string {
 	if nl := strings.IndexByte(w, '\n'); nl >= 0 {
 		return w[:nl]
 	}
-	return wholeRunes(w)
+	return WholeRunes(w)
 }
 
 // lines is text's lines, text empty or ending with a line break.

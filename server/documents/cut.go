@@ -1,12 +1,12 @@
-package server
+package documents
 
 import "unicode/utf8"
 
 // Byte caps on text that goes into a prompt: cut where a character starts,
 // so what a model is sent is still valid UTF-8.
 
-// firstBytes is s's first n bytes at most, without a character cut in two.
-func firstBytes(s string, n int) string {
+// FirstBytes is s's first n bytes at most, without a character cut in two.
+func FirstBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -16,8 +16,8 @@ func firstBytes(s string, n int) string {
 	return s[:n]
 }
 
-// lastBytes is s's last n bytes at most, without a character cut in two.
-func lastBytes(s string, n int) string {
+// LastBytes is s's last n bytes at most, without a character cut in two.
+func LastBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -28,8 +28,8 @@ func lastBytes(s string, n int) string {
 	return s[i:]
 }
 
-// wholeRunes is s without the bytes of a character cut in two at its ends.
-func wholeRunes(s string) string {
+// WholeRunes is s without the bytes of a character cut in two at its ends.
+func WholeRunes(s string) string {
 	for s != "" && !utf8.RuneStart(s[0]) {
 		s = s[1:]
 	}

@@ -1,4 +1,4 @@
-package server
+package assist
 
 import (
 	"context"
@@ -7,17 +7,18 @@ import (
 	"go.lsp.dev/uri"
 )
 
-// latestPerDocument keeps one request per document going: each new one
+// Latest keeps one request per document going: each new one
 // cancels the one before, as a keystroke makes the last suggestion moot.
-// Completion and next edits each have one; it has its own lock.
-type latestPerDocument struct {
+// Completion and next edits each have one. The zero value is ready; it has
+// its own lock.
+type Latest struct {
 	mu     sync.Mutex
 	cancel map[uri.URI]*context.CancelFunc
 }
 
-// begin makes a request for document u the latest, cancelling the one
+// Begin makes a request for document u the latest, cancelling the one
 // before; done ends it.
-func (l *latestPerDocument) begin(ctx context.Context, u uri.URI) (_ context.Context, done func()) {
+func (l *Latest) Begin(ctx context.Context, u uri.URI) (_ context.Context, done func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	mine := &cancel
 	l.mu.Lock()
@@ -39,8 +40,8 @@ func (l *latestPerDocument) begin(ctx context.Context, u uri.URI) (_ context.Con
 	}
 }
 
-// end cancels the request going for document u, if any: it was closed.
-func (l *latestPerDocument) end(u uri.URI) {
+// End cancels the request going for document u, if any: it was closed.
+func (l *Latest) End(u uri.URI) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if cancel := l.cancel[u]; cancel != nil {

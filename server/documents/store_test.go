@@ -1,4 +1,4 @@
-package server
+package documents
 
 import (
 	"math/rand/v2"
@@ -12,10 +12,10 @@ import (
 // Random incremental edits applied in place must give the same text as
 // applying them to a plain string.
 func TestInPlaceEditsMatchStringEdits(t *testing.T) {
-	docs := newDocuments()
+	docs := New()
 	u := uri.File("/tmp/agent-lsp-test/doc.txt")
 	text := "first line\nsecond 😀 line\r\nthird\n"
-	if err := docs.open(protocol.TextDocumentItem{URI: u, Version: 1, Text: text}); err != nil {
+	if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 1, Text: text}); err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -34,16 +34,16 @@ func TestInPlaceEditsMatchStringEdits(t *testing.T) {
 		}
 		ins := inserts[rng.IntN(len(inserts))]
 		change := &protocol.DidChangeTextDocumentParams{ContentChanges: []protocol.TextDocumentContentChangeEvent{
-			&protocol.TextDocumentContentChangePartial{Range: utf16.spanRange(text, start, end), Text: ins}}}
+			&protocol.TextDocumentContentChangePartial{Range: UTF16.SpanRange(text, start, end), Text: ins}}}
 		change.TextDocument.URI = u
 		change.TextDocument.Version = int32(i + 2)
-		before := utf16.spanRange(text, start, end)
-		if _, err := docs.change(change, utf16); err != nil {
+		before := UTF16.SpanRange(text, start, end)
+		if _, err := docs.Change(change, UTF16); err != nil {
 			t.Fatal(err)
 		}
 		// The range resolves to start/end unless a CR/LF pair was split, which
 		// an editor never sends; skip checking those.
-		if utf16.offset(text, before.Start) != start || utf16.offset(text, before.End) != end {
+		if UTF16.Offset(text, before.Start) != start || UTF16.Offset(text, before.End) != end {
 			got, _, _ := docs.Buffer(mustPath(t, u))
 			text = got
 			continue
@@ -62,7 +62,7 @@ func TestInPlaceEditsMatchStringEdits(t *testing.T) {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 func mustPath(t *testing.T, u uri.URI) string {
-	p, err := pathOf(u)
+	p, err := PathOf(u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +72,9 @@ func mustPath(t *testing.T, u uri.URI) string {
 // A didChange whose second change has an invalid range applies none of its
 // changes: the text, the version and the edit history stay as they were.
 func TestADidChangeWithAnInvalidRangeChangesNothing(t *testing.T) {
-	docs := newDocuments()
+	docs := New()
 	u := uri.File("/tmp/agent-lsp-test/doc.txt")
-	if err := docs.open(protocol.TextDocumentItem{URI: u, Version: 1, Text: "hello\nworld\n"}); err != nil {
+	if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 1, Text: "hello\nworld\n"}); err != nil {
 		t.Fatal(err)
 	}
 	at := func(line, char uint32) protocol.Position { return protocol.Position{Line: line, Character: char} }
@@ -85,19 +85,19 @@ func TestADidChangeWithAnInvalidRangeChangesNothing(t *testing.T) {
 		&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: at(0, 4), End: at(0, 1)}, Text: "Z"},
 	}}
 	params.TextDocument.URI, params.TextDocument.Version = u, 2
-	if _, err := docs.change(params, utf16); err == nil {
+	if _, err := docs.Change(params, UTF16); err == nil {
 		t.Fatal("an end before its start was taken")
 	}
 	var text string
 	var version int32
 	var edits int
-	docs.read(u, func(doc *document, view string) {
-		text, version, edits = strings.Clone(view), doc.version, len(doc.history.edits)
+	docs.read(u, func(doc *document) {
+		text, version, edits = strings.Clone(doc.view().Text), doc.version, len(doc.history.edits)
 	})
 	if text != "hello\nworld\n" || version != 1 || edits != 0 {
 		t.Fatalf("after a refused didChange: %q at version %d, %d edits in the history", text, version, edits)
 	}
-	if doc, _ := docs.get(u); doc.text != "hello\nworld\n" {
-		t.Fatalf("snapshot %q", doc.text)
+	if doc, _ := docs.Get(u); doc.Text != "hello\nworld\n" {
+		t.Fatalf("snapshot %q", doc.Text)
 	}
 }

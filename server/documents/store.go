@@ -1,4 +1,12 @@
-package server
+// Package documents is the store of the editor's open buffers: their text,
+// edited in place as didChange says, the path each was opened at, and each
+// one's recent edits (its edit history, for next edit suggestions). It is
+// the overlay the agent's workspace view reads before disk, and what
+// completion and next edits read of a document; what they cache of one is
+// keyed by its Edition, so it dies with that opening of the document.
+// Positions convert between LSP's encodings and byte offsets here
+// (position.go), and nowhere else. Safe for concurrent use.
+package documents
 
 import (
 	"fmt"
@@ -29,22 +37,44 @@ type document struct {
 	history  editHistory // recent edits, for next edit suggestions
 }
 
-// edition names one text of a document: which opening of it and which
+// Edition names one text of a document: which opening of it and which
 // version. Clients restart versions when they reopen a file, so a version
 // alone does not say which text it was.
-type edition struct {
-	opened  uint64
-	version int32
+type Edition struct {
+	Opened  uint64
+	Version int32
 }
 
-func (d *document) edition() edition { return edition{opened: d.opened, version: d.version} }
+// Document is an open document as its readers see it.
+type Document struct {
+	URI      uri.URI
+	Path     string // absolute, symlinks resolved at didOpen
+	Language string // the client's language id ("go", "python", …)
+	Version  int32
+	Opened   uint64 // which didOpen of the path this is
+	Text     string
+}
 
-// snapshot returns the document with text filled in. The caller holds the lock.
-func (d *document) snapshot() document {
+// Edition is the document's edition.
+func (d Document) Edition() Edition { return Edition{Opened: d.Opened, Version: d.Version} }
+
+func (d *document) edition() Edition { return Edition{Opened: d.opened, Version: d.version} }
+
+// view is the document with text as a view of its buffer, for Read.
+func (d *document) view() Document {
+	return Document{URI: d.uri, Path: d.path, Language: d.language, Version: d.version, Opened: d.opened,
+		Text: unsafe.String(unsafe.SliceData(d.buf), len(d.buf))}
+}
+
+// snapshot returns the document with its text as a string of its own. The
+// caller holds the lock.
+func (d *document) snapshot() Document {
 	if !d.fresh {
 		d.text, d.fresh = string(d.buf), true
 	}
-	return document{uri: d.uri, path: d.path, language: d.language, version: d.version, opened: d.opened, text: d.text, fresh: true}
+	doc := d.view()
+	doc.Text = d.text
+	return doc
 }
 
 // splice replaces buf[start:end] with text, in place when capacity allows.
@@ -68,9 +98,9 @@ func (d *document) splice(start, end int, text string) {
 	d.fresh = false
 }
 
-// documents holds the open buffers: the overlays the agent's workspace view
+// Store holds the open buffers: the overlays the agent's workspace view
 // reads before disk. It implements tools.Overlay. Safe for concurrent use.
-type documents struct {
+type Store struct {
 	mu     sync.Mutex // guards byPath, the documents in it, paths and opens
 	byPath map[string]*document
 	// paths is the path each open URI was resolved to at its didOpen:
@@ -80,25 +110,26 @@ type documents struct {
 	opens uint64 // didOpens so far: each document's opened
 }
 
-func newDocuments() *documents {
-	return &documents{byPath: map[string]*document{}, paths: map[uri.URI]string{}}
+// New is an empty store.
+func New() *Store {
+	return &Store{byPath: map[string]*document{}, paths: map[uri.URI]string{}}
 }
 
-// path is the path of the document at u: the one it was opened at, else
-// the one u names now (pathOf).
-func (d *documents) path(u uri.URI) (string, error) {
+// Path is the path of the document at u: the one it was opened at, else
+// the one u names now (PathOf).
+func (d *Store) Path(u uri.URI) (string, error) {
 	d.mu.Lock()
 	p, open := d.paths[u]
 	d.mu.Unlock()
 	if open {
 		return p, nil
 	}
-	return pathOf(u)
+	return PathOf(u)
 }
 
-// pathOf maps a file URI to the path the workspace view uses: the path it
+// PathOf maps a file URI to the path the workspace view uses: the path it
 // names on this system (fileuri), links resolved where it exists.
-func pathOf(u uri.URI) (string, error) {
+func PathOf(u uri.URI) (string, error) {
 	p, err := fileuri.Path(u)
 	if err != nil {
 		return "", err
@@ -110,7 +141,7 @@ func pathOf(u uri.URI) (string, error) {
 }
 
 // Buffer implements tools.Overlay.
-func (d *documents) Buffer(absPath string) (string, int32, bool) {
+func (d *Store) Buffer(absPath string) (string, int32, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	doc, ok := d.byPath[absPath]
@@ -118,12 +149,12 @@ func (d *documents) Buffer(absPath string) (string, int32, bool) {
 		return "", 0, false
 	}
 	snap := doc.snapshot()
-	return snap.text, snap.version, true
+	return snap.Text, snap.Version, true
 }
 
 // OpenBuffers implements tools.BufferLister: commands see these buffers'
 // unsaved text.
-func (d *documents) OpenBuffers() []string {
+func (d *Store) OpenBuffers() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	paths := make([]string, 0, len(d.byPath))
@@ -134,8 +165,8 @@ func (d *documents) OpenBuffers() []string {
 	return paths
 }
 
-func (d *documents) open(item protocol.TextDocumentItem) error {
-	p, err := pathOf(item.URI)
+func (d *Store) Open(item protocol.TextDocumentItem) error {
+	p, err := PathOf(item.URI)
 	if err != nil {
 		return err
 	}
@@ -148,8 +179,8 @@ func (d *documents) open(item protocol.TextDocumentItem) error {
 	return nil
 }
 
-func (d *documents) close(u uri.URI) error {
-	p, err := d.path(u)
+func (d *Store) Close(u uri.URI) error {
+	p, err := d.Path(u)
 	if err != nil {
 		return err
 	}
@@ -164,13 +195,13 @@ func (d *documents) close(u uri.URI) error {
 	return nil
 }
 
-// change applies content changes in order, each against the text the previous
+// Change applies content changes in order, each against the text the previous
 // one produced, as the protocol requires. It says whether one of them was
 // the next edit last suggested. A notification is applied whole or not at
 // all: a change with an invalid range leaves the text, the version and the
 // history as they were before the first.
-func (d *documents) change(params *protocol.DidChangeTextDocumentParams, enc encoding) (acceptedSuggestion bool, err error) {
-	p, err := d.path(params.TextDocument.URI)
+func (d *Store) Change(params *protocol.DidChangeTextDocumentParams, enc Encoding) (acceptedSuggestion bool, err error) {
+	p, err := d.Path(params.TextDocument.URI)
 	if err != nil {
 		return false, err
 	}
@@ -193,7 +224,7 @@ func (d *documents) change(params *protocol.DidChangeTextDocumentParams, enc enc
 			// Positions are resolved on a read-only view of the buffer,
 			// dropped before the buffer changes.
 			view := unsafe.String(unsafe.SliceData(doc.buf), len(doc.buf))
-			start, end := enc.offset(view, c.Range.Start), enc.offset(view, c.Range.End)
+			start, end := enc.Offset(view, c.Range.Start), enc.Offset(view, c.Range.End)
 			if end < start {
 				undo.rollback(doc)
 				return false, fmt.Errorf("didChange for %s: change %d: range end before start; none of its changes applied", params.TextDocument.URI, i+1)
@@ -258,29 +289,35 @@ func (u changeUndo) rollback(doc *document) {
 	doc.history, doc.text, doc.fresh = u.history, u.text, u.fresh
 }
 
-// get returns a copy of the open document at u.
-func (d *documents) get(u uri.URI) (document, bool) {
-	p, err := d.path(u)
+// Get returns a copy of the open document at u.
+func (d *Store) Get(u uri.URI) (Document, bool) {
+	p, err := d.Path(u)
 	if err != nil {
-		return document{}, false
+		return Document{}, false
 	}
-	return d.getPath(p)
+	return d.GetPath(p)
 }
 
-// editionOf is the edition of the open document at u; false when it is
+// EditionOf is the edition of the open document at u; false when it is
 // not open.
-func (d *documents) editionOf(u uri.URI) (edition, bool) {
-	var ed edition
-	open := d.read(u, func(doc *document, _ string) { ed = doc.edition() })
+func (d *Store) EditionOf(u uri.URI) (Edition, bool) {
+	var ed Edition
+	open := d.read(u, func(doc *document) { ed = doc.edition() })
 	return ed, open
 }
 
-// read calls f with the open document at u and its text, under the lock,
-// and says whether it is open. The text is a view of the buffer, valid only
-// until f returns: what f keeps of it, it copies (strings.Clone), so a
-// large document is read without being copied.
-func (d *documents) read(u uri.URI, f func(doc *document, text string)) bool {
-	p, err := d.path(u)
+// Read calls f with the open document at u and its recent edits, under the
+// lock, and says whether it is open. The document's text is a view of the
+// buffer and the history a view of the edits, valid only until f returns:
+// what f keeps of them, it copies (strings.Clone), so a large document is
+// read without being copied.
+func (d *Store) Read(u uri.URI, f func(doc Document, history History)) bool {
+	return d.read(u, func(doc *document) { f(doc.view(), History{edits: doc.history.edits}) })
+}
+
+// read calls f with the open document at u, under the lock.
+func (d *Store) read(u uri.URI, f func(doc *document)) bool {
+	p, err := d.Path(u)
 	if err != nil {
 		return false
 	}
@@ -290,49 +327,49 @@ func (d *documents) read(u uri.URI, f func(doc *document, text string)) bool {
 	if !ok {
 		return false
 	}
-	f(doc, unsafe.String(unsafe.SliceData(doc.buf), len(doc.buf)))
+	f(doc)
 	return true
 }
 
-// docHead is the start of an open document.
-type docHead struct {
-	path, head string
+// Head is the start of an open document.
+type Head struct {
+	Path, Text string
 }
 
-// heads is the first n bytes at most of the other open documents of
+// Heads is the first n bytes at most of the other open documents of
 // language, by path, copied: never the whole of a large one.
-func (d *documents) heads(path, language string, n int) []docHead {
+func (d *Store) Heads(path, language string, n int) []Head {
 	if language == "" {
 		return nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []docHead
+	var out []Head
 	for p, other := range d.byPath {
 		if p != path && other.language == language {
 			view := unsafe.String(unsafe.SliceData(other.buf), len(other.buf))
-			out = append(out, docHead{path: p, head: strings.Clone(firstBytes(view, n))})
+			out = append(out, Head{Path: p, Text: strings.Clone(FirstBytes(view, n))})
 		}
 	}
-	slices.SortFunc(out, func(a, b docHead) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(out, func(a, b Head) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }
 
-func (d *documents) getPath(p string) (document, bool) {
+func (d *Store) GetPath(p string) (Document, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	doc, ok := d.byPath[p]
 	if !ok {
-		return document{}, false
+		return Document{}, false
 	}
 	return doc.snapshot(), true
 }
 
-// uriOf is the URI the server sends for a file: the one the client opened
+// URIOf is the URI the server sends for a file: the one the client opened
 // it by when it is open (perhaps through a symlink, as macOS's /tmp is
 // /private/tmp, while absPath has links resolved), else the one fileuri
 // makes.
-func (d *documents) uriOf(absPath string) uri.URI {
+func (d *Store) URIOf(absPath string) uri.URI {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if doc, ok := d.byPath[absPath]; ok {
@@ -341,37 +378,38 @@ func (d *documents) uriOf(absPath string) uri.URI {
 	return fileuri.URI(absPath)
 }
 
-// changeEnd is where the latest change to the open document at u ended,
+// ChangeEnd is where the latest change to the open document at u ended,
 // at its version: the cursor, as far as the server can tell. It copies
 // nothing: it runs after every keystroke.
-func (d *documents) changeEnd(u uri.URI, enc encoding) (language string, ed edition, pos protocol.Position, ok bool) {
-	d.read(u, func(doc *document, text string) {
+func (d *Store) ChangeEnd(u uri.URI, enc Encoding) (language string, ed Edition, pos protocol.Position, ok bool) {
+	d.read(u, func(doc *document) {
 		if len(doc.history.edits) > 0 {
-			language, ed, pos, ok = doc.language, doc.edition(), enc.position(text, doc.history.changedAt), true
+			language, ed, pos, ok = doc.language, doc.edition(), enc.Position(doc.view().Text, doc.history.changedAt), true
 		}
 	})
 	return language, ed, pos, ok
 }
 
-// suggested notes that text was suggested for the document at u at
+// Suggested notes that text was suggested for the document at u at
 // edition ed, in place of its bytes [start, end), and returns their range:
 // the change that applies it is recorded as an accepted suggestion. False
 // when the document has moved on.
-func (d *documents) suggested(u uri.URI, ed edition, start, end int, text string, enc encoding) (rng protocol.Range, ok bool) {
-	d.read(u, func(doc *document, view string) {
+func (d *Store) Suggested(u uri.URI, ed Edition, start, end int, text string, enc Encoding) (rng protocol.Range, ok bool) {
+	d.read(u, func(doc *document) {
+		view := doc.view().Text
 		if doc.edition() == ed && start <= end && end <= len(view) {
 			doc.history.suggest(doc.buf, start, end, text)
-			rng, ok = enc.spanRange(view, start, end), true
+			rng, ok = enc.SpanRange(view, start, end), true
 		}
 	})
 	return rng, ok
 }
 
-// accepted notes that the user accepted a suggested edit in the document at
+// Accepted notes that the user accepted a suggested edit in the document at
 // u: its last edit (the suggestion, as the client applied it) is marked so.
 // newly says it was not known as accepted already (from its change).
-func (d *documents) accepted(u uri.URI, version int32) (ok, newly bool) {
-	p, err := d.path(u)
+func (d *Store) Accepted(u uri.URI, version int32) (ok, newly bool) {
+	p, err := d.Path(u)
 	if err != nil {
 		return false, false
 	}
