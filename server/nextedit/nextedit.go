@@ -103,6 +103,9 @@ func (e *Engine) On(settings config.Settings, language string) bool {
 // so a burst of keystrokes makes one model call; nothing of the document's
 // size is built before the debounce.
 func (e *Engine) AfterChange(u uri.URI, env Env) {
+	if e.newModel == nil || !env.Settings.NES.Enabled() {
+		return // off: not even where the change ended is worked out
+	}
 	language, ed, pos, changed := e.docs.ChangeEnd(u, env.Encoding)
 	if !changed || !e.On(env.Settings, language) {
 		return
