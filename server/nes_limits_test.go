@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -86,5 +87,48 @@ func TestAReopenedDocumentGetsNoneOfTheClosedOnesCompletion(t *testing.T) {
 	f.editor.Open(u, "package main\n\nfunc g() int {\n\tretur\n}\n")
 	if items := inline(t, f, u, 3, 6); len(items) != 1 || items[0].InsertText != "urn 0" || len(srv.Requests()) != 2 {
 		t.Fatalf("reopened: %+v, %d model calls", items, len(srv.Requests()))
+	}
+}
+
+// TestApplySuggestedEditInALongLineIsTheEditItself: in a minified file's
+// one long line, "Apply suggested edit" replaces what the suggestion
+// changes, not the whole 512 KiB line, and applying it gives the
+// suggestion.
+func TestApplySuggestedEditInALongLineIsTheEditItself(t *testing.T) {
+	srv := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
+		region, _ := servertest.NextEditRegion(body)
+		at := strings.LastIndex(region, "a=b;")
+		return llmtest.Turn{Text: "```js\n" + region[:at] + "a=c;" + region[at+4:] + "```\n"}
+	})
+	f := nesFixture(t, srv, nil)
+	u := f.uri("min.js")
+	text := strings.Repeat("a=b;", 128<<10)
+	f.editor.Open(u, text)
+	typed := text[:200_000] + "X" + text[200_000:]
+	f.editor.Type(u, typed)
+	res, err := inlineEditAt(f, u, 2, 0, 200_001)
+	if err != nil || len(res.Edits) != 1 || res.Edits[0].Text != "c" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	// One line of ASCII: a column is a byte offset.
+	rng := res.Edits[0].Range
+	want := typed[:rng.Start.Character] + "c" + typed[rng.End.Character:]
+	acts := suggestedEditActions(t, f, u, 0)
+	if len(acts) != 1 || acts[0].Edit == nil {
+		t.Fatalf("actions %+v", acts)
+	}
+	if raw, _ := json.Marshal(acts[0].Edit); len(raw) > 4096 {
+		t.Fatalf("the action's edit is %d bytes", len(raw))
+	}
+	if err := f.editor.ApplyEdit(*acts[0].Edit); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := f.editor.Buffer(u)
+	if b.Text != want {
+		i := 0
+		for i < len(b.Text) && i < len(want) && b.Text[i] == want[i] {
+			i++
+		}
+		t.Fatalf("the buffer differs from the suggestion at byte %d", i)
 	}
 }
