@@ -132,7 +132,9 @@ func (s *Server) nextEditItem(ctx context.Context, u uri.URI, pos protocol.Posit
 			// is bounded.
 			cursor := caps.encoding.Offset(text, pos)
 			start, end = min(start, cursor), max(end, cursor)
-			insert = text[start:edit.Start] + insert + text[edit.End:end]
+			// Cloned: a concatenation with one part may be that part, a
+			// view of the buffer that the next change rewrites.
+			insert = strings.Clone(text[start:edit.Start] + insert + text[edit.End:end])
 		}
 		rng := caps.encoding.SpanRange(text, start, end)
 		// Shown where the text it replaces starts its filter text: always.

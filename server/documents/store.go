@@ -309,7 +309,8 @@ func (d *Store) EditionOf(u uri.URI) (Edition, bool) {
 // Read calls f with the open document at u and its recent edits, under the
 // lock, and says whether it is open. The document's text is a view of the
 // buffer and the history a view of the edits, valid only until f returns:
-// what f keeps of them, it copies (strings.Clone), so a large document is
+// what f keeps of them, it copies (strings.Clone; a concatenation is no
+// copy when all but one of its parts are empty), so a large document is
 // read without being copied.
 func (d *Store) Read(u uri.URI, f func(doc Document, history History)) bool {
 	return d.read(u, func(doc *document) { f(doc.view(), History{edits: doc.history.edits}) })
