@@ -11,20 +11,27 @@ lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	go vet ./...
 
-# The sandbox's own tests and the hostile corpus run again at the weaker
-# levels a machine without user namespaces or Landlock gets.
+# The sandbox's own tests, the hostile corpus and the language servers in
+# the sandbox run again at the weaker levels a machine without user
+# namespaces or Landlock gets.
 test:
 	go test -race -count=1 ./...
 	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'Hostile|SmallModule|ExecuteCommand|Sandbox' ./tools/
 	AGENT_LSP_SANDBOX=none go test -count=1 -run 'Hostile|SmallModule|ExecuteCommand|Sandbox' ./tools/
+	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'Start|Server' ./tools/sandbox/
+	AGENT_LSP_SANDBOX=none go test -count=1 -run 'Start|Server' ./tools/sandbox/
+	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'InTheSandbox' ./server/agentrun/
+	AGENT_LSP_SANDBOX=none go test -count=1 -run 'InTheSandbox' ./server/agentrun/
 
 # Node packages the tests need: the VS Code extension, the LSP wire test,
 # the ACP wire test (the official TypeScript ACP library), the reference
 # MCP server (server-everything) the MCP tests start, and the real VS Code
 # (code-server on Node 24, playwright-core) the extension's end-to-end test
 # drives; that last one is kept between runs and reinstalled when its lock
-# files change.
+# files change. Also the Node language servers (pyright,
+# typescript-language-server) the sandbox's tests start.
 deps:
+	npm ci --no-audit --no-fund --prefix tools/toolstest/testdata/servers
 	npm ci --no-audit --no-fund --prefix server/testdata/nodeclient
 	npm ci --no-audit --no-fund --prefix server/acp/testdata/nodeclient
 	npm ci --no-audit --no-fund --prefix tools/mcp/testdata/everything

@@ -230,7 +230,7 @@ func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error)
 				ErrLoop, CallSummary(c), loopRepeats)
 		}
 	}
-	return out, fmt.Errorf("%w: the model still wanted tools after %d iterations (raise --max-iterations or narrow the task)", ErrIterationLimit, a.cfg.MaxIterations)
+	return out, fmt.Errorf("%w: the model still wanted tools after %d iterations (raise max_iterations or narrow the task)", ErrIterationLimit, a.cfg.MaxIterations)
 }
 
 // act runs the calls of one turn. When every call is to a read-only tool they

@@ -267,7 +267,7 @@ func TestSameCallSameResultThreeTimesStops(t *testing.T) {
 	a := agent.New(agent.Config{Provider: provider, Tools: tools.NewDefaultRegistry(w, tools.NewPolicy(nil), nil, tools.CommandLimits{})})
 	var h agent.History
 	_, err := a.Run(context.Background(), &h, "read")
-	if !errors.Is(err, agent.ErrLoop) || !strings.Contains(err.Error(), "read_file a.txt gave the same result 3 times") {
+	if !errors.Is(err, agent.ErrLoop) || !strings.Contains(err.Error(), "Read a.txt gave the same result 3 times") {
 		t.Fatalf("err = %v", err)
 	}
 	if provider.Remaining() != 1 {

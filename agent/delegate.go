@@ -36,6 +36,11 @@ type delegateTool struct {
 	count  atomic.Int64
 }
 
+func init() {
+	tools.Present("delegate", tools.Presentation{Kind: tools.KindThink,
+		Title: func(c tools.Call) string { return "Sub-agent: " + c.FirstLine("task", 80) }})
+}
+
 func (d *delegateTool) Name() string            { return "delegate" }
 func (d *delegateTool) Description() string     { return delegateDescription }
 func (d *delegateTool) Schema() json.RawMessage { return d.schema }

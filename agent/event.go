@@ -1,9 +1,8 @@
 package agent
 
 import (
-	"encoding/json"
-
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // EventKind says what happened in a run.
@@ -55,19 +54,12 @@ type Event struct {
 	Err           error
 }
 
-// CallSummary is "name path" or "name command" for progress lines.
+// CallSummary is a call's title as its tool presents it (tools.Show:
+// "Edit main.go", "Run `go test`"), cut for a progress line, escaped.
 func CallSummary(c llm.ToolCall) string {
-	var args map[string]any
-	if json.Unmarshal(c.Args, &args) != nil {
-		return c.Name
+	title := tools.Show(c.Name, c.Args, nil).Title
+	if r := []rune(title); len(r) > 80 {
+		title = string(r[:79]) + "…"
 	}
-	for _, key := range []string{"path", "command", "pattern"} {
-		if v, ok := args[key].(string); ok && v != "" {
-			if len(v) > 60 {
-				v = v[:57] + "..."
-			}
-			return c.Name + " " + v
-		}
-	}
-	return c.Name
+	return title
 }

@@ -219,6 +219,11 @@ func NewRememberTool(m *Memory) tools.Tool {
 	return &rememberTool{m: m, schema: raw}
 }
 
+func init() {
+	tools.Present("remember", tools.Presentation{Kind: tools.KindOther,
+		Title: func(c tools.Call) string { return "Propose a note: " + c.FirstLine("note", 80) }})
+}
+
 func (r *rememberTool) Name() string { return "remember" }
 func (r *rememberTool) Description() string {
 	return "Propose a short note about this project for later sessions. The user sees it with your answer and decides whether to keep it (notes are kept outside the workspace)."

@@ -73,7 +73,8 @@ func (e *Error) Error() string {
 	}
 	if e.Message != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Message)
+		// An SDK's message may name the URL it asked, credentials and all.
+		b.WriteString(RedactURLs(e.Message))
 	}
 	return b.String()
 }
@@ -167,7 +168,7 @@ func TransportError(ctx context.Context, provider string, err error) error {
 		// A 200 with a body that is not the API's JSON: a proxy or a server glitch.
 		kind = KindUnavailable
 	}
-	return &Error{Kind: kind, Provider: provider, Message: err.Error(), Err: err}
+	return &Error{Kind: kind, Provider: provider, Message: RedactURLs(err.Error()), Err: err}
 }
 
 func isSyntaxError(err error) bool {

@@ -1,7 +1,8 @@
 // Package llm is the neutral vocabulary between the agent loop and the models:
 // messages, tool calls and results, stop reasons, and the one Provider interface.
 // Providers live in subpackages and translate to and from their wire format and
-// nothing else; this package knows nothing of tools' semantics or of LSP.
+// nothing else; what they share lives here (errors' kinds, the reasoning a model
+// writes into its content). This package knows nothing of tools' semantics or of LSP.
 package llm
 
 import (

@@ -45,6 +45,9 @@ func (a editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) 
 	// The command comes from the model: escaped, so a newline, an ESC
 	// sequence or a bidi override cannot hide or reorder part of it.
 	command, reasons := tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; "))
+	if req.Always != "" {
+		reasons += "\n" + req.Always // what "Always allow" admits, escaped already
+	}
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: fmt.Sprintf("agent-lsp wants to run:\n%s\n(%s)", command, reasons),
@@ -93,7 +96,7 @@ func (a editorApprover) decision(ctx, ask context.Context, req tools.ApprovalReq
 		if ctx.Err() == nil && errors.Is(context.Cause(ask), errNoAnswer) {
 			why = fmt.Sprintf("the editor gave no answer within %s (approval_timeout_s)", a.timeout)
 		}
-		a.s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: denied %q: %s", req.Command, why))
+		a.s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: denied %s: %s", tools.Printable(req.Command), why))
 		return tools.Deny
 	}
 	if choice == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/server/completion"
 	"github.com/agent-lsp/agent-lsp/server/nextedit"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
@@ -225,6 +226,9 @@ type statusResult struct {
 	NextEdits        nextedit.Status   `json:"nextEdits"`
 	// MCP lists the MCP servers a run would use: state, tools, errors.
 	MCP []mcp.Status `json:"mcp"`
+	// LanguageServers lists the language servers: running, stopped,
+	// unavailable (why, a missing one's install command).
+	LanguageServers []langserver.Status `json:"languageServers"`
 }
 
 type runStatus struct {
@@ -268,5 +272,6 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 	st.Root, st.Settings, st.Allowlist, st.PositionEncoding = root, settings.String(), settings.Allowlist, string(s.clientCaps().encoding.Kind())
 	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), notes
 	st.MCP = s.mcp.Status(agentrun.MCPServers(settings, root))
+	st.LanguageServers = agentrun.LanguageServerStatus(s.lsp, settings, root)
 	return st, nil
 }

@@ -41,7 +41,7 @@ func (s *Server) escalate(r *run, cause error) {
 			actions = append(actions, protocol.MessageActionItem{Title: escalateUse + m.String()})
 		}
 	}
-	msg := fmt.Sprintf("agent-lsp: %s stopped: %v\nThe changes made so far are kept. What now?", r.name(), cause)
+	msg := fmt.Sprintf("agent-lsp: %s stopped: %v\nRetry or another model goes on with the changes staged so far; Cancel discards them. What now?", r.name(), cause)
 	choice, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeError, Message: msg, Actions: actions})
 	if err != nil || choice == nil || choice.Title == escalateCancel {
 		if err != nil {

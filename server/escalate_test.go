@@ -27,6 +27,11 @@ func TestWhenTheModelsFailTheUserIsAskedAndRetryContinues(t *testing.T) {
 	if q := f.editor.Asked()[0]; !strings.Contains(q, "run-1 stopped") || !strings.Contains(q, "key revoked") {
 		t.Fatalf("question: %q", q)
 	}
+	// The question says what each answer does to the staged changes:
+	// Cancel discards them, so they are not "kept".
+	if q := f.editor.Asked()[0]; strings.Contains(q, "are kept") || !strings.Contains(q, "Cancel discards them") {
+		t.Fatalf("question: %q", q)
+	}
 	if actions := f.editor.AskedActions()[0]; actions[0] != "Cancel" {
 		t.Fatalf("the first answer, which clients preselect, must be the safe one: %q", actions)
 	}

@@ -107,17 +107,20 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 			case <-r.ctx.Done():
 			}
 		}
-		answer, err := s.execute(r.ctx, r, provider)
+		out, err := s.execute(r.ctx, r, provider)
 		if serr := s.sessions.save(r.session, r.history); serr != nil {
 			s.log.Warn("saving the session", "error", serr)
 		}
 		s.sessions.release(r.session)
-		state := runCompleted
-		switch {
-		case errors.Is(err, context.Canceled):
+		answer, state := out.Answer, runCompleted
+		switch out.Ending {
+		case agentrun.Cancelled:
 			state = runCancelled
-		case err != nil:
+		case agentrun.Failed:
 			state = runFailed
+		case agentrun.Stopped:
+			// Completed with what it has: the answer says why it stopped.
+			answer, err = strings.TrimSpace(answer+"\n\n"+out.StopNote), nil
 		}
 		r.mu.Lock()
 		r.answer, r.err, r.st = answer, err, state
@@ -129,13 +132,13 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 	}()
 }
 
-func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (string, error) {
+func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (agentrun.Outcome, error) {
 	settings := r.settings
 	r.mu.Lock()
 	ws := r.ws // opened when the run was asked for (runView)
 	r.mu.Unlock()
 	if ws == nil || r.folder == nil {
-		return "", errors.New("the run has no workspace view")
+		return agentrun.Outcome{Ending: agentrun.Failed}, errors.New("the run has no workspace view")
 	}
 	policy := r.folder.policy
 	notes := s.runNotes(r)
@@ -143,7 +146,7 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.name() + "] "}, provider.Name())
 	out, err := agentrun.Do(ctx, agentrun.Request{
 		Settings: settings, Provider: provider, Mode: r.mode, Prompt: r.task, History: r.history, Continue: r.continued,
-		View: ws, Policy: policy, Approver: editorApprover{s: s, run: r, timeout: settings.ApprovalTimeout()}, Notes: notes, MCP: s.mcp,
+		View: ws, Policy: policy, Approver: editorApprover{s: s, run: r, timeout: settings.ApprovalTimeout()}, Notes: notes, MCP: s.mcp, LSP: s.lsp,
 		ConfirmPlan: func(ctx context.Context, plan string) (bool, error) { return s.confirmPlan(ctx, r, plan) },
 		Stream:      true,
 		OnEvent: func(e agent.Event) {
@@ -157,13 +160,13 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (st
 			r.progress.event(ctx, e)
 		},
 	})
-	if !out.Proposal.Empty() && err == nil {
+	if !out.Proposal.Empty() && out.Offers() {
 		s.runs.propose(r, out.Proposal.Changes)
 	}
 	r.mu.Lock()
 	r.usage.Add(out.Usage)
 	r.mu.Unlock()
-	return out.Answer, err
+	return out, err
 }
 
 // answerMessageLimit bounds an answer shown as a message, for clients that

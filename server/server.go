@@ -21,9 +21,11 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/server/completion"
 	"github.com/agent-lsp/agent-lsp/server/documents"
 	"github.com/agent-lsp/agent-lsp/server/nextedit"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
@@ -92,6 +94,9 @@ type Server struct {
 	// mcp holds the runs' MCP servers: started on a run's first use of
 	// their tools, ended when Serve returns.
 	mcp *mcp.Pool
+	// lsp holds the runs' language servers (nil: none), stopped when
+	// Serve returns.
+	lsp *langserver.Manager
 	// sandboxOnce readies the sandbox at the first run (reportSandboxLevel).
 	sandboxOnce sync.Once
 }
@@ -115,6 +120,7 @@ func New(opts Options) *Server {
 		opts: opts, log: opts.Logger, lifecycle: newLifecycle(), docs: documents.New(),
 		progress: newProgressTracker(opts.Logger),
 		mcp:      mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}),
+		lsp:      agentrun.NewLanguageServers(filepath.Join(opts.CacheDir, "sandbox")),
 	}
 	s.completer = completion.New(s.docs, opts.NewInfiller, opts.Logger)
 	s.nextEdits.engine = nextedit.New(s.docs, opts.NewNES, opts.Logger)
@@ -166,6 +172,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	if err := s.mcp.Close(); err != nil {
 		s.log.Warn("stopping the MCP servers", "error", err)
 	}
+	s.lsp.Close()
 	return s.lifecycle.code()
 }
 

@@ -161,7 +161,7 @@ func TestUnsavedBufferIsReadAndEditedWithPreview(t *testing.T) {
 	for _, p := range f.editor.Progress() {
 		progress = append(progress, p.Message)
 	}
-	if !strings.Contains(strings.Join(progress, "\n"), "Iteration 2/10 · edit_file main.go") ||
+	if !strings.Contains(strings.Join(progress, "\n"), "Iteration 2/10 · Edit main.go") ||
 		!strings.Contains(strings.Join(progress, "\n"), "Iteration 3/10 · Renamed the call.") {
 		t.Fatalf("progress steps: %q", progress)
 	}

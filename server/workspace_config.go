@@ -7,7 +7,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
-	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
 )
 
 // workspaceConfig is the workspace's folders and the settings runs get
@@ -84,7 +84,7 @@ func (w *workspaceConfig) push(user config.Settings, usersOwn bool) (ignored []s
 	}
 	w.pushedSettings = user
 	for _, f := range append(slices.Clone(w.folders), w.noFolder) {
-		f.policy.SetAllowlist(w.folderSettingsLocked(f).EffectiveAllowlist(tools.DefaultAllowlist))
+		agentrun.RefreshPolicy(f.policy, w.folderSettingsLocked(f))
 	}
 	return ignored
 }

@@ -16,9 +16,9 @@ func TestCodeApprovalPerLevel(t *testing.T) {
 		want string
 	}{
 		{sandbox.Caps{Level: sandbox.None, Why: "Seatbelt is opt-in until it has run on a Mac in agent-lsp's tests (AGENT_LSP_SANDBOX=seatbelt)"},
-			`"go test ./..." runs code from the workspace, and the sandbox here is "none" (Seatbelt is opt-in`},
+			`go test ./... runs code from the workspace, and the sandbox here is "none" (Seatbelt is opt-in`},
 		{sandbox.Caps{Level: sandbox.None, Why: "no OS sandbox on windows yet"}, `the sandbox here is "none" (no OS sandbox on windows yet)`},
-		{sandbox.Caps{Level: sandbox.Seatbelt}, `"go test ./..." runs code from the workspace, and the sandbox here is "seatbelt"`},
+		{sandbox.Caps{Level: sandbox.Seatbelt}, `go test ./... runs code from the workspace, and the sandbox here is "seatbelt"`},
 		{sandbox.Caps{Level: sandbox.Landlock, Why: "no user namespaces here"}, `the sandbox here is "landlock" (no user namespaces here)`},
 		{sandbox.Caps{Level: sandbox.Full}, ""},
 	} {

@@ -20,6 +20,11 @@ type editFileParams struct {
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence instead of requiring a unique match"`
 }
 
+func init() {
+	Present("edit_file", Presentation{Kind: KindEdit, PathArg: "path",
+		Title: func(c Call) string { return "Edit " + c.Path("path") }})
+}
+
 // NewEditFile stages exact-match replacements into the workspace's changeset.
 func NewEditFile(w *Workspace) Tool {
 	return newTypedTool("edit_file", w.describe(editFileDescription), false, func(ctx context.Context, p editFileParams) (Result, error) {

@@ -62,6 +62,11 @@ type CommandOutcome struct {
 	Unsaved []string
 }
 
+func init() {
+	Present("execute_command", Presentation{Kind: KindExecute,
+		Title: func(c Call) string { return "Run " + c.Code("command") }})
+}
+
 // NewExecuteCommand runs commands in the workspace root under policy. approver
 // may be nil, in which case anything off the allowlist is denied. With
 // several roots it takes cwd, a directory in one of them (by default the
@@ -101,7 +106,7 @@ func runCommandTool(ctx context.Context, w *Workspace, policy *Policy, approver 
 	if len(reasons) > 0 {
 		decision := Deny
 		if approver != nil {
-			decision, err = approver.Approve(ctx, ApprovalRequest{Command: p.Command, Reasons: reasons})
+			decision, err = approver.Approve(ctx, ApprovalRequest{Command: p.Command, Reasons: reasons, Always: allowanceNote(unapproved)})
 			if ctx.Err() != nil {
 				return Result{}, ctx.Err()
 			}

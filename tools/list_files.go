@@ -27,6 +27,15 @@ type listFilesParams struct {
 	Depth int    `json:"depth,omitempty" jsonschema:"how many levels to descend (default 3)"`
 }
 
+func init() {
+	Present("list_files", Presentation{Kind: KindSearch, PathArg: "path", Title: func(c Call) string {
+		if c.String("path") == "" {
+			return "List the workspace"
+		}
+		return "List " + c.Path("path")
+	}})
+}
+
 // NewListFiles lists the workspace tree as the agent may see it.
 func NewListFiles(w *Workspace) Tool {
 	return newTypedTool("list_files", w.describe(listFilesDescription), true, func(ctx context.Context, p listFilesParams) (Result, error) {

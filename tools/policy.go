@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -77,18 +78,18 @@ func usesOption(arg, name string, getopt bool) bool {
 	}
 }
 
-// writeOrRunOption returns the first argument that uses an option of the
-// program's rule, or "".
-func writeOrRunOption(name string, args []string) string {
+// writeOrRunOption returns the index of the first argument that uses an
+// option of the program's rule, or -1.
+func writeOrRunOption(name string, args []string) int {
 	rule := writeOrRunOptions[name]
-	for _, a := range args {
+	for i, a := range args {
 		for _, o := range rule.names {
 			if usesOption(a, o, rule.getopt) {
-				return a
+				return i
 			}
 		}
 	}
-	return ""
+	return -1
 }
 
 // noOperands are programs that never open their operands, so computed or
@@ -185,6 +186,10 @@ const (
 type ApprovalRequest struct {
 	Command string
 	Reasons []string
+	// Always says what "Always allow" lets run without asking from then on,
+	// escaped for display (allowanceNote); approvers show it as it is. ""
+	// says nothing.
+	Always string
 }
 
 // Approver asks the user. A client that cannot ask answers Deny; an error is
@@ -199,7 +204,7 @@ type Approver interface {
 type Policy struct {
 	mu           sync.Mutex      // guards the fields below
 	allow        [][]string      // allowlist entries, split into words
-	always       map[string]bool // simple commands the user allowed for good, by their text
+	always       map[string]bool // simple commands the user allowed for good, by their allowance
 	root         string          // workspace root that reads must stay in; "" = no path checks
 	codeApproval string          // why workspace code needs approval; "" = it does not
 }
@@ -239,7 +244,8 @@ func (p *Policy) SetCodeApproval(reason string) {
 // Check parses command with a POSIX/Bash parser and checks every simple command
 // in it (pipelines, lists, substitutions, sh -c strings) and every redirection.
 // It returns why approval is needed, or nil when the command may run as is.
-// Unapproved holds the simple commands that AllowAlways would remember.
+// Unapproved holds the allowances of the simple commands that need
+// approval: what AllowFromNow would remember (see allowance).
 // Paths are checked against SetRoot's root.
 func (p *Policy) Check(command string) (reasons []string, unapproved []string, err error) {
 	p.mu.Lock()
@@ -272,7 +278,8 @@ func (p *Policy) CheckIn(command, dir string, roots []string) (reasons []string,
 }
 
 // AllowFromNow allows these simple commands without asking from now on (the
-// user's "Always allow").
+// user's "Always allow"): allowances as Check's unapproved gives them,
+// which admit nothing but the same simple command.
 func (p *Policy) AllowFromNow(simple []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -291,10 +298,12 @@ type checker struct {
 	unapproved []string
 }
 
-func (c *checker) flag(simple, reason string) {
+// flag records why approval is needed; simple is the allowance that would
+// cover it, nil where none can.
+func (c *checker) flag(simple *allowance, reason string) {
 	c.reasons = append(c.reasons, reason)
-	if simple != "" {
-		c.unapproved = append(c.unapproved, simple)
+	if simple != nil && !slices.Contains(c.unapproved, simple.String()) {
+		c.unapproved = append(c.unapproved, simple.String())
 	}
 }
 
@@ -303,27 +312,47 @@ const maxShellNesting = 4
 func (c *checker) node(n syntax.Node, depth int) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
-		case *syntax.CallExpr:
-			c.call(n, depth)
-		case *syntax.Redirect:
-			c.redirect(n)
+		case *syntax.Stmt:
+			c.stmt(n, depth)
 		case *syntax.FuncDecl:
-			c.flag("", "defines a shell function")
+			c.flag(nil, "defines a shell function")
 		case *syntax.DeclClause:
-			c.flag("", fmt.Sprintf("runs the shell builtin %q", n.Variant.Value))
+			c.flag(nil, "runs the shell builtin "+n.Variant.Value)
 		case *syntax.CoprocClause:
-			c.flag("", "starts a coprocess")
+			c.flag(nil, "starts a coprocess")
 		}
 		return true
 	})
 }
 
-// call checks one simple command; its substitutions are checked by the walk.
-func (c *checker) call(call *syntax.CallExpr, depth int) {
-	if len(call.Args) > 0 && !isLiteral(call.Args[0]) {
-		c.flag("", fmt.Sprintf("the command name %q is computed at run time", printWord(call.Args[0])))
+// stmt checks a statement's simple command with its redirections, which
+// the user allows together; its substitutions are checked by the walk.
+func (c *checker) stmt(s *syntax.Stmt, depth int) {
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok {
+		for _, r := range s.Redirs {
+			c.redirect(nil, r)
+		}
 		return
 	}
+	simple := &allowance{call: call, redirs: s.Redirs}
+	switch {
+	case len(call.Args) > 0 && !isLiteral(call.Args[0]):
+		// Nothing of it can be allowed for good: what runs is decided later.
+		c.flag(nil, fmt.Sprintf("the command name %s is computed at run time", printWord(call.Args[0])))
+		simple = nil
+	case len(c.p.always) > 0 && c.p.always[simple.String()]:
+		return
+	default:
+		c.call(simple, call, depth)
+	}
+	for _, r := range s.Redirs {
+		c.redirect(simple, r)
+	}
+}
+
+// call checks one simple command, whose allowance is simple.
+func (c *checker) call(simple *allowance, call *syntax.CallExpr, depth int) {
 	args := make([]string, 0, len(call.Args))
 	allLiteral := true
 	for _, w := range call.Args {
@@ -334,19 +363,15 @@ func (c *checker) call(call *syntax.CallExpr, depth int) {
 		}
 		args = append(args, s)
 	}
-	simple := simpleCommand(call.Assigns, args)
-	if c.p.always[simple] {
-		return
-	}
 	if len(call.Args) == 0 {
 		if reason := bareAssignReason(call.Assigns); reason != "" {
-			c.flag(simple, fmt.Sprintf("%q %s", simple, reason))
+			c.flag(simple, simple.String()+" "+reason)
 		}
 		return
 	}
 	for _, a := range call.Assigns {
 		if !isHarmlessEnv(a.Name.Value) {
-			c.flag(simple, fmt.Sprintf("%q sets %s for the command", simple, a.Name.Value))
+			c.flag(simple, fmt.Sprintf("%s sets %s for the command", simple, a.Name.Value))
 			return
 		}
 	}
@@ -355,11 +380,11 @@ func (c *checker) call(call *syntax.CallExpr, depth int) {
 		return
 	}
 	if !c.allowlisted(args) {
-		c.flag(simple, fmt.Sprintf("%q is not on the allowlist", simple))
+		c.flag(simple, simple.String()+" is not on the allowlist")
 		return
 	}
 	if reason := c.allowedReason(call.Args, args, allLiteral); reason != "" {
-		c.flag(simple, fmt.Sprintf("%q %s", simple, reason))
+		c.flag(simple, simple.String()+" "+reason)
 	}
 }
 
@@ -376,32 +401,21 @@ func (c *checker) allowedReason(words []*syntax.Word, args []string, allLiteral 
 		for _, w := range words[1:] {
 			// A pattern that can match a file named "-o…" can become an option.
 			if prefix, glob := globPrefix(w); glob && (prefix == "" || prefix[0] == '-') {
-				return fmt.Sprintf("has a pattern %q that can expand to an option", printWord(w))
+				return fmt.Sprintf("has a pattern %s that can expand to an option", printWord(w))
 			}
 		}
 	}
-	if a := writeOrRunOption(name, args[1:]); a != "" {
-		return fmt.Sprintf("uses %s, which writes files or runs other programs", a)
+	// Words are shown as written, values compared.
+	if i := writeOrRunOption(name, args[1:]); i >= 0 {
+		return fmt.Sprintf("uses %s, which writes files or runs other programs", printWord(words[1+i]))
 	}
-	if a := c.outsideArg(args[1:]); a != "" {
-		return fmt.Sprintf("reads %q, outside the workspace", a)
+	if i := c.outsideArg(args[1:]); i >= 0 {
+		return fmt.Sprintf("reads %s, outside the workspace", printWord(words[1+i]))
 	}
 	if c.p.codeApproval != "" && runsCode(args) {
 		return "runs code from the workspace, and " + c.p.codeApproval
 	}
 	return ""
-}
-
-// simpleCommand is the text AllowAlways remembers: the assignments before the
-// command, then its words.
-func simpleCommand(assigns []*syntax.Assign, args []string) string {
-	words := make([]string, 0, len(assigns)+len(args))
-	for _, a := range assigns {
-		var b strings.Builder
-		_ = syntax.NewPrinter().Print(&b, a)
-		words = append(words, b.String())
-	}
-	return strings.Join(append(words, args...), " ")
 }
 
 // bareAssignReason says why a shell assignment without a command needs
@@ -435,14 +449,14 @@ func hasSubstitution(w *syntax.Word) bool {
 }
 
 // shell checks `bash -c 'script'` by checking the script.
-func (c *checker) shell(args []string, allLiteral bool, simple string, depth int) {
+func (c *checker) shell(args []string, allLiteral bool, simple *allowance, depth int) {
 	if !allLiteral || len(args) < 3 || args[1] != "-c" || depth >= maxShellNesting {
-		c.flag(simple, fmt.Sprintf("%q runs a shell whose script cannot be checked", simple))
+		c.flag(simple, simple.String()+" runs a shell whose script cannot be checked")
 		return
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(args[2]), "")
 	if err != nil {
-		c.flag(simple, fmt.Sprintf("cannot parse the script of %q: %v", simple, err))
+		c.flag(simple, fmt.Sprintf("cannot parse the script of %s: %v", simple, err))
 		return
 	}
 	c.node(f, depth+1)
@@ -466,7 +480,9 @@ func equalWords(a, b []string) bool {
 	return true
 }
 
-func (c *checker) redirect(r *syntax.Redirect) {
+// redirect checks a redirection of the statement whose allowance is simple
+// (nil for one that cannot be allowed for good).
+func (c *checker) redirect(simple *allowance, r *syntax.Redirect) {
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob,
 		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
@@ -475,7 +491,7 @@ func (c *checker) redirect(r *syntax.Redirect) {
 			return
 		}
 	case syntax.RdrIn:
-		c.inputRedirect(r.Word)
+		c.inputRedirect(simple, r.Word)
 		return
 	default:
 		return // here-documents and descriptor duplications open no file
@@ -484,7 +500,7 @@ func (c *checker) redirect(r *syntax.Redirect) {
 	if ok && target == "/dev/null" {
 		return
 	}
-	c.flag("", fmt.Sprintf("writes to %q through a redirection", printWord(r.Word)))
+	c.flag(simple, fmt.Sprintf("writes to %s through a redirection", printWord(r.Word)))
 }
 
 // literal returns a word's value when it has no expansion in it.

@@ -21,15 +21,15 @@ func (p *Policy) SetRoot(root string) {
 	p.root = root
 }
 
-// outsideArg returns the first argument of an allowlisted command that names
-// a path outside the root, or "". Every operand and every option value after
+// outsideArg returns the index of the first argument of an allowlisted
+// command that names a path outside the root, or -1. Every operand and every option value after
 // "=" counts as a path: telling a grep pattern from a file name would take a
 // model of each program, and a false alarm costs one approval.
-func (c *checker) outsideArg(args []string) string {
+func (c *checker) outsideArg(args []string) int {
 	if c.dir == "" {
-		return ""
+		return -1
 	}
-	for _, a := range args {
+	for i, a := range args {
 		p := a
 		if strings.HasPrefix(a, "-") && a != "-" {
 			var ok bool
@@ -38,23 +38,23 @@ func (c *checker) outsideArg(args []string) string {
 			}
 		}
 		if c.outside(p) {
-			return a
+			return i
 		}
 	}
-	return ""
+	return -1
 }
 
 // inputRedirect checks what `cmd < file` reads.
-func (c *checker) inputRedirect(w *syntax.Word) {
+func (c *checker) inputRedirect(simple *allowance, w *syntax.Word) {
 	if c.dir == "" {
 		return
 	}
 	target, ok := literal(w)
 	switch {
 	case !ok || hasBraces(w):
-		c.flag("", fmt.Sprintf("reads %q through a redirection, computed at run time", printWord(w)))
+		c.flag(simple, fmt.Sprintf("reads %s through a redirection, computed at run time", printWord(w)))
 	case c.outside(target):
-		c.flag("", fmt.Sprintf("reads %q through a redirection, outside the workspace", target))
+		c.flag(simple, fmt.Sprintf("reads %s through a redirection, outside the workspace", printWord(w)))
 	}
 }
 

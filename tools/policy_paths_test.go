@@ -56,29 +56,29 @@ func TestPolicyKeepsReadsInWorkspace(t *testing.T) {
 		"echo ~/.secret",
 	}
 	needsApproval := map[string]string{
-		"cat ~/.secret":                     `"cat ~/.secret" reads "~/.secret", outside the workspace`,
-		"grep -r x ~":                       `"grep -r x ~" reads "~", outside the workspace`,
-		"head ../sibling/.env":              `reads "../sibling/.env", outside the workspace`,
-		"git diff --no-index /etc/passwd a": `reads "/etc/passwd", outside the workspace`,
-		"cat /proc/self/environ":            `reads "/proc/self/environ"`,
-		"find / -name x":                    `"find / -name x" reads "/", outside the workspace`,
-		"git -C /tmp status":                `"git -C /tmp status" is not on the allowlist`,
-		"ls link":                           `"ls link" reads "link", outside the workspace`,
-		"cat link/file.txt":                 `reads "link/file.txt"`,
-		"cat link/../secret":                `reads "link/../secret"`,
-		"cat /etc/pass*":                    `reads "/etc/pass*"`,
-		"cat ~root/.profile":                `reads "~root/.profile"`,
-		"rg --ignore-file=/etc/x foo":       `reads "--ignore-file=/etc/x"`,
-		"cat < ~/.secret":                   `reads "~/.secret" through a redirection, outside the workspace`,
-		"wc -l < $F":                        `reads "$F" through a redirection, computed at run time`,
-		`bash -c 'cat ../sibling/.env'`:     `reads "../sibling/.env"`,
+		"cat ~/.secret":                     `cat ~/.secret reads ~/.secret, outside the workspace`,
+		"grep -r x ~":                       `grep -r x ~ reads ~, outside the workspace`,
+		"head ../sibling/.env":              `reads ../sibling/.env, outside the workspace`,
+		"git diff --no-index /etc/passwd a": `reads /etc/passwd, outside the workspace`,
+		"cat /proc/self/environ":            `reads /proc/self/environ`,
+		"find / -name x":                    `find / -name x reads /, outside the workspace`,
+		"git -C /tmp status":                `git -C /tmp status is not on the allowlist`,
+		"ls link":                           `ls link reads link, outside the workspace`,
+		"cat link/file.txt":                 `reads link/file.txt`,
+		"cat link/../secret":                `reads link/../secret`,
+		"cat /etc/pass*":                    `reads /etc/pass*`,
+		"cat ~root/.profile":                `reads ~root/.profile`,
+		"rg --ignore-file=/etc/x foo":       `reads --ignore-file=/etc/x`,
+		"cat < ~/.secret":                   `reads ~/.secret through a redirection, outside the workspace`,
+		"wc -l < $F":                        `reads $F through a redirection, computed at run time`,
+		`bash -c 'cat ../sibling/.env'`:     `reads ../sibling/.env`,
 	}
 	checkPolicy(t, p, allowed, needsApproval)
 
 	withGit := NewPolicy([]string{"git"})
 	withGit.SetRoot(root)
 	checkPolicy(t, withGit, nil, map[string]string{
-		"git -C /tmp status": `"git -C /tmp status" reads "/tmp", outside the workspace`,
+		"git -C /tmp status": `git -C /tmp status reads /tmp, outside the workspace`,
 	})
 
 	p.SetRoot("")

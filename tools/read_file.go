@@ -33,6 +33,11 @@ type readFileParams struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"maximum number of lines to return (default 2000)"`
 }
 
+func init() {
+	Present("read_file", Presentation{Kind: KindRead, PathArg: "path", LineArg: "offset",
+		Title: func(c Call) string { return "Read " + c.Path("path") }})
+}
+
 // NewReadFile reads files through the workspace view. A file on disk is
 // read as far as the lines returned (and, to count what follows, at most
 // countAheadBytes more), never whole: a line limit of 10 costs 10 lines

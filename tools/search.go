@@ -58,6 +58,19 @@ type searchMatch struct {
 	Text string
 }
 
+func init() {
+	Present("search", Presentation{Kind: KindSearch, PathArg: "path", Title: func(c Call) string {
+		title := "Search " + c.Code("pattern")
+		if c.String("path") != "" {
+			title += " in " + c.Path("path")
+		}
+		if glob := c.String("glob"); glob != "" {
+			title += " (" + glob + ")"
+		}
+		return title
+	}})
+}
+
 // NewSearch searches the workspace with a regexp.
 func NewSearch(w *Workspace) Tool {
 	return newTypedTool("search", w.describe(searchDescription), true, func(ctx context.Context, p searchParams) (Result, error) {

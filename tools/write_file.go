@@ -15,6 +15,11 @@ type writeFileParams struct {
 	Content string `json:"content" jsonschema:"the complete new content of the file"`
 }
 
+func init() {
+	Present("write_file", Presentation{Kind: KindEdit, PathArg: "path",
+		Title: func(c Call) string { return "Write " + c.Path("path") }})
+}
+
 // NewWriteFile stages whole-file writes into the workspace's changeset. The
 // file keeps its line ending (CRLF stays CRLF); a new one gets the
 // system's (CRLF on Windows).

@@ -17,6 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools/projectfile"
 )
 
@@ -69,6 +70,7 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 		if !s.TrustProjectConfig {
 			warnings = append(warnings, untrusted(p, s, &project)...)
 		}
+		warnings = append(warnings, projectLSPCommands(p, &project)...)
 		if len(project.SandboxNetwork) > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: sandbox_network ignored: only your own config can give commands the network", p))
 			project.SandboxNetwork = nil
@@ -207,7 +209,7 @@ func (s Settings) Validate() error {
 			return err
 		}
 		if err := s.For(m).validateOne(); err != nil {
-			return fmt.Errorf("fallback %q: %w", b.Ref, err)
+			return fmt.Errorf("fallback %q: %w", llm.RedactURLs(b.Ref), err)
 		}
 	}
 	return nil
@@ -280,7 +282,7 @@ func (s Settings) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "provider=%s model=%s", s.Provider, s.Model)
 	if s.BaseURL != "" {
-		fmt.Fprintf(&b, " base_url=%s", s.BaseURL)
+		fmt.Fprintf(&b, " base_url=%s", llm.RedactURL(s.BaseURL))
 	}
 	return b.String()
 }
@@ -299,7 +301,7 @@ func ParseModelRef(s string) (ModelRef, error) {
 	m.BaseURL = base
 	parts := strings.SplitN(ref, ":", 3)
 	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
-		return m, fmt.Errorf("fallback %q: want provider:model, e.g. openai:gpt-4o-mini or gemini:gemini-2.5-flash", s)
+		return m, fmt.Errorf("fallback %q: want provider:model, e.g. openai:gpt-4o-mini or gemini:gemini-2.5-flash", llm.RedactURLs(s))
 	}
 	m.Provider, m.Model = parts[0], parts[1]
 	if len(parts) == 3 {

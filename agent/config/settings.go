@@ -82,6 +82,9 @@ type Settings struct {
 	NES NES `toml:"nes" json:"nes,omitzero"`
 	// MCP is the MCP servers whose tools the agent may use (see mcp.go).
 	MCP MCP `toml:"mcp" json:"mcp,omitzero"`
+	// LSP configures the language servers the agent asks ([lsp.NAME],
+	// see lsp.go): config files only.
+	LSP map[string]LSPServer `toml:"lsp" json:"-"`
 
 	// Secrets, from the environment only.
 	OpenAIKey string `toml:"-" json:"-"`
@@ -203,6 +206,8 @@ var table = withFields([]Setting{
 		Doc: "Next edit suggestions (textDocument/copilotInlineEdit) from your recent edits, on their own model; off without a model."},
 	{TOML: "mcp", Untrusted: Rule{Says: "no", filter: filterMCP}, merge: mergeMCPRow,
 		Doc: "MCP servers whose tools the agent may use."},
+	{TOML: "lsp", Untrusted: Rule{Says: "enabled = false only", filter: filterLSP}, merge: mergeLSPRow,
+		Doc: "Language servers the agent asks ([lsp.NAME]: command, args, languages, extensions, root_markers, initialization_options, enabled); a project file never names a command."},
 })
 
 // Table returns the settings table, in order.

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/llm"
 )
 
 // trustHint ends every warning about an ignored project setting.
@@ -22,7 +24,7 @@ func untrusted(path string, user Settings, project *Settings) []string {
 func filterUntrusted(source, hint string, user Settings, s *Settings) []string {
 	var warnings []string
 	warn := func(format string, args ...any) {
-		warnings = append(warnings, source+": "+fmt.Sprintf(format, args...)+" "+hint)
+		warnings = append(warnings, source+": "+llm.RedactURLs(fmt.Sprintf(format, args...))+" "+hint)
 	}
 	for _, r := range table {
 		if r.Untrusted.filter != nil {

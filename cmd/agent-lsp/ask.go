@@ -66,19 +66,33 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// with the command.
 	servers := mcp.NewPool(mcp.Options{Env: env, Version: versionString()})
 	defer servers.Close()
+	// Language servers start when the run first needs one, and end with
+	// the command.
+	languageServers := agentrun.NewLanguageServers(agentrun.SandboxDir(env))
+	defer languageServers.Close()
 	out, err := agentrun.Do(ctx, agentrun.Request{
 		Settings: settings, Provider: provider, Mode: m, Prompt: prompt, History: &agent.History{}, PlanOnly: *planOnly,
-		View: ws, Policy: agentrun.Policy(settings), Approver: newTerminalApprover(stdin, stderr), Notes: memory, MCP: servers,
+		View: ws, Policy: agentrun.Policy(settings), Approver: newTerminalApprover(stdin, stderr), Notes: memory, MCP: servers, LSP: languageServers,
 		OnEvent: agent.TraceWriter(stderr, provider.Name()),
 	})
-	if err != nil {
+	switch out.Ending {
+	case agentrun.Cancelled, agentrun.Failed:
 		reason := err.Error()
-		if errors.Is(err, context.Canceled) {
+		if out.Ending == agentrun.Cancelled {
 			reason = "cancelled"
 		}
 		fmt.Fprintf(stderr, "agent-lsp ask: %s\n", reason)
 		if hint := providerHint(err, settings); hint != "" {
 			fmt.Fprintf(stderr, "agent-lsp ask: %s\n", hint)
+		}
+		return exitFailed
+	case agentrun.Stopped:
+		// Shown as every wire offers it, but never applied unasked: --apply
+		// was said before the run, for a run that finishes.
+		finishAsk(out, memory, false, false, stdout, stderr)
+		fmt.Fprintln(stderr, out.StopNote)
+		if *apply || *applySensitive {
+			fmt.Fprintln(stderr, "agent-lsp ask: not applied: the run stopped before the model finished")
 		}
 		return exitFailed
 	}
@@ -192,14 +206,18 @@ func newTerminalApprover(stdin io.Reader, stderr io.Writer) *terminalApprover {
 
 func (t *terminalApprover) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
 	if !t.tty {
-		fmt.Fprintf(t.out, "[AGENT] denied %q: %s (stdin is not a terminal, so nobody can approve it; add it to allowlist in the config to allow it, or an MCP tool to its server's allowed_tools)\n",
-			req.Command, tools.Printable(strings.Join(req.Reasons, "; ")))
+		fmt.Fprintf(t.out, "[AGENT] denied %s: %s (stdin is not a terminal, so nobody can approve it; add it to allowlist in the config to allow it, or an MCP tool to its server's allowed_tools)\n",
+			tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; ")))
 		return tools.Deny, nil
 	}
 	// Escaped: the command comes from the model, and a newline, an ESC
 	// sequence or a bidi override must not hide or reorder part of it.
-	fmt.Fprintf(t.out, "\nThe agent wants to run:\n  %s\nbecause: %s\nDeny [N], allow once [y], or always in this workspace [a]? ",
-		tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; ")))
+	always := ""
+	if req.Always != "" {
+		always = req.Always + "\n" // escaped already
+	}
+	fmt.Fprintf(t.out, "\nThe agent wants to run:\n  %s\nbecause: %s\n%sDeny [N], allow once [y], or always in this workspace [a]? ",
+		tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; ")), always)
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := t.in.ReadString('\n')
@@ -235,7 +253,7 @@ func providerHint(err error, s config.Settings) string {
 	}
 	where := "the provider"
 	if s.BaseURL != "" {
-		where = s.BaseURL
+		where = llm.RedactURL(s.BaseURL)
 	}
 	hint := where + " kept failing after retries"
 	if len(s.Backups()) == 0 {

@@ -185,7 +185,7 @@ func TestAskFailuresExitNonZeroWithOneLine(t *testing.T) {
 	r = runCLI(t, map[string]string{"AGENT_LSP_MODEL": "m", "OPENAI_BASE_URL": srv.URL + "/v1"},
 		"ask", "--workspace", ws, "--max-iterations", "2", "loop")
 	last := strings.Split(strings.TrimSpace(r.stderr), "\n")
-	if r.code != exitFailed || !strings.Contains(last[len(last)-1], "iteration limit reached") {
+	if r.code != exitFailed || !strings.Contains(last[len(last)-1], "stopped at the iteration cap (2 model calls)") {
 		t.Fatalf("iteration cap: exit %d, last line %q", r.code, last[len(last)-1])
 	}
 	srv = llmtest.NewOpenAIServer(t, llmtest.Turn{Status: 401, Body: `{"error":{"message":"Incorrect API key provided"}}`})
@@ -202,7 +202,7 @@ func TestAskDeniesUnlistedCommandsWithoutATerminal(t *testing.T) {
 		llmtest.Turn{Text: "I could not run it."},
 	)
 	r := runCLI(t, map[string]string{"AGENT_LSP_MODEL": "m", "OPENAI_BASE_URL": srv.URL + "/v1"}, "ask", "--workspace", ws, "touch a file")
-	if r.code != 0 || !strings.Contains(r.stderr, `denied "touch pwned"`) {
+	if r.code != 0 || !strings.Contains(r.stderr, "denied touch pwned: touch pwned is not on the allowlist") {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/llm/openai"
 )
 
@@ -66,10 +67,10 @@ func pickServerModel(ctx context.Context, s config.Settings, srv localServer, st
 	defer cancel()
 	models, err := listModels(ctx, srv.baseURL)
 	if err != nil || len(models) == 0 {
-		return s, fmt.Errorf("no model configured and %s (%s) lists none: set AGENT_LSP_MODEL", srv.name, srv.baseURL)
+		return s, fmt.Errorf("no model configured and %s (%s) lists none: set AGENT_LSP_MODEL", srv.name, llm.RedactURL(srv.baseURL))
 	}
 	s.Model = bestCodingModel(models)
-	fmt.Fprintf(stderr, "[AGENT] no model configured: using %s from %s (AGENT_LSP_MODEL picks another)\n", s.Model, srv.baseURL)
+	fmt.Fprintf(stderr, "[AGENT] no model configured: using %s from %s (AGENT_LSP_MODEL picks another)\n", s.Model, llm.RedactURL(srv.baseURL))
 	return s, nil
 }
 
@@ -94,7 +95,7 @@ func pickLocalModel(ctx context.Context, s config.Settings, stderr io.Writer) (c
 		}
 		srv := localServers[i]
 		s.Provider, s.BaseURL, s.Model = config.ProviderOpenAI, srv.baseURL, bestCodingModel(models)
-		fmt.Fprintf(stderr, "[AGENT] no model configured: using %s from %s at %s (AGENT_LSP_MODEL picks another)\n", s.Model, srv.name, srv.baseURL)
+		fmt.Fprintf(stderr, "[AGENT] no model configured: using %s from %s at %s (AGENT_LSP_MODEL picks another)\n", s.Model, srv.name, llm.RedactURL(srv.baseURL))
 		return s, nil
 	}
 	return s, errNoModel

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,7 +117,7 @@ func (c check) String() string {
 	if c.fixHint != "" {
 		s += "\n       " + c.fixHint
 	}
-	return s
+	return llm.RedactURLs(s) // a base URL's or an MCP server's credentials
 }
 
 // doctor is `agent-lsp doctor`: the configuration checked end to end, as a
@@ -126,11 +127,16 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer, env fu
 	fs.SetOutput(stderr)
 	workspace := fs.String("workspace", ".", "the workspace to check")
 	world := fs.Bool("sandbox", false, "print instead the whole world a command of the workspace gets: mounts, environment, limits, filter, network")
+	server := fs.String("server", "", "with --sandbox, the world of this language server instead (its command line: gopls, 'pyright-langserver --stdio')")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
+	if *server != "" && !*world {
+		fmt.Fprintln(stderr, "agent-lsp doctor: --server goes with --sandbox")
+		return exitUsage
+	}
 	if *world {
-		return doctorSandbox(*workspace, stdout, stderr, env)
+		return doctorSandbox(*workspace, strings.Fields(*server), stdout, stderr, env)
 	}
 	checks := doctorChecks(ctx, *workspace, env)
 	failed := false
@@ -164,6 +170,7 @@ func doctorChecks(ctx context.Context, workspace string, env func(string) string
 		checks = append(checks, check{ok: true, what: "tool protocol: " + protocol})
 	}
 	checks = append(checks, mcpChecks(ctx, r.settings, r.root, env)...)
+	checks = append(checks, languageServerChecks(r.settings, r.root)...)
 	checks = append(checks, sandboxCheck(), editorsCheck())
 	return checks
 }
@@ -196,6 +203,22 @@ func mcpChecks(ctx context.Context, s config.Settings, root string, env func(str
 		}
 		for _, w := range st.Warnings {
 			out = append(out, check{ok: true, warn: true, what: fmt.Sprintf("MCP server %s: %s", st.Name, w)})
+		}
+	}
+	return out
+}
+
+// languageServerChecks say, for the servers the workspace looks like it
+// uses (and those configured), whether each is installed and how to
+// install it; nothing is downloaded.
+func languageServerChecks(s config.Settings, root string) []check {
+	var out []check
+	for _, a := range agentrun.LanguageServers(s).Available(root, slices.Collect(maps.Keys(s.LSP)), exec.LookPath) {
+		switch {
+		case a.Missing != "":
+			out = append(out, check{ok: true, warn: true, what: "language server " + a.Server + ": " + a.Missing})
+		default:
+			out = append(out, check{ok: true, what: "language server " + a.Server + ": " + tools.Printable(a.Path) + " (started in the sandbox when a run needs it)"})
 		}
 	}
 	return out
@@ -255,8 +278,10 @@ func sandboxCheck() check {
 // machine, built as a run's are — from this process's environment, as
 // ask's and the server's commands start from it, with the user's
 // sandbox_network and command_timeout_s — with the dirs a run makes named
-// by placeholders.
-func doctorSandbox(workspace string, stdout, stderr io.Writer, env func(string) string) int {
+// by placeholders. With server (a language server's argv), the world that
+// server gets (sandbox.Start's): no network and no timeout whatever the
+// settings.
+func doctorSandbox(workspace string, server []string, stdout, stderr io.Writer, env func(string) string) int {
 	ws, err := tools.NewWorkspace(workspace, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp doctor: %v\n", err)
@@ -280,6 +305,9 @@ func doctorSandbox(workspace string, stdout, stderr io.Writer, env func(string) 
 	caps := tools.SandboxLevel()
 	spec := sandbox.Spec{Command: "<command>", Env: os.Environ(), Network: settings.SandboxNetwork.Allows(ws.Root(), env("HOME")),
 		Limits: sandbox.Limits{Timeout: timeout}}
+	if len(server) > 0 {
+		spec = sandbox.Spec{Server: true, Argv: server, Env: os.Environ()}
+	}
 	world, placeholders, err := sandbox.Preview(caps, ws.Root(), spec)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-lsp doctor: %v\n", err)
@@ -299,6 +327,7 @@ func doctorSandbox(workspace string, stdout, stderr io.Writer, env func(string) 
 var placeholderMeans = map[string]string{
 	"$VIEW":    "the dir a run makes in %s at its first command: its view of the workspace and its cache",
 	"$SCRATCH": "the dir made empty in %s for each command: its home and tmp",
+	"$CACHE":   "the language server's own cache, kept for its life, which only it writes (here a stand-in in %s)",
 }
 
 // editorsCheck names the editors found and where their set-up is.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,6 +62,36 @@ func TestDoctor(t *testing.T) {
 	}
 }
 
+// Credentials in a base URL (and a fallback's) never show: doctor names the
+// server with its userinfo and secret query values as ***, and a provider
+// that cannot be reached is named the same way in ask's error.
+func TestDoctorAndAskRedactBaseURLCredentials(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t)
+	srv.SetModels([]string{"qwen-coder"}, "")
+	host := strings.TrimPrefix(srv.URL, "http://")
+	env := map[string]string{"AGENT_LSP_MODEL": "qwen-coder", "OPENAI_API_KEY": "k",
+		"OPENAI_BASE_URL":    "http://TOKENUSER:PASSWORD@" + host + "/v1?api_key=QUERYKEY",
+		"AGENT_LSP_FALLBACK": "openai:other@http://FBUSER:FBPASS@" + host + "/v1"}
+	r := runCLI(t, env, "doctor", "--workspace", newWorkspace(t, nil))
+	if want := "[ok  ] model: openai:qwen-coder at http://***@" + host + "/v1?api_key=***"; !strings.Contains(r.stdout, want) {
+		t.Errorf("doctor lacks %q:\n%s%s", want, r.stdout, r.stderr)
+	}
+	dead := newWorkspace(t, map[string]string{"hello.py": "print(1)\n"})
+	env["OPENAI_BASE_URL"], env["AGENT_LSP_FALLBACK"] = "http://TOKENUSER:PASSWORD@127.0.0.1:1/v1?api_key=QUERYKEY", ""
+	env["XDG_CONFIG_HOME"] = userConfig(t, "retry_attempts = 1\nretry_base_ms = 1\n")
+	a := runCLI(t, env, "ask", "--workspace", dead, "explain hello.py")
+	if a.code == 0 || !strings.Contains(a.stderr, "Post \"http://***@127.0.0.1:1/v1/chat/completions\": dial tcp") {
+		t.Errorf("ask against a dead server: exit %d, stderr:\n%s", a.code, a.stderr)
+	}
+	for _, out := range []string{r.stdout, r.stderr, a.stdout, a.stderr} {
+		for _, secret := range []string{"TOKENUSER", "PASSWORD", "QUERYKEY", "FBUSER", "FBPASS"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s shows in:\n%s", secret, out)
+			}
+		}
+	}
+}
+
 // doctor --sandbox prints the world a command of the workspace gets: the
 // view at the workspace's path, none of the caller's secrets, and the
 // network only with the user's opt-in.
@@ -104,5 +135,48 @@ func TestDoctorSandbox(t *testing.T) {
 	}
 	if level.Level == sandbox.Full && !strings.Contains(r.stdout, "\nnamespaces user mount pid ipc uts\n") {
 		t.Errorf("with the opt-in, the command still has a network namespace of its own:\n%s", r.stdout)
+	}
+}
+
+// doctor --sandbox --server prints a language server's world: its program
+// found on PATH, the view read-only, its own cache, no timeout and no
+// network even with the user's opt-in for commands, none of the caller's
+// secrets.
+func TestDoctorSandboxServer(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "canary")
+	ws := newWorkspace(t, map[string]string{"main.go": "package main\n"})
+	root, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat")
+	}
+	level := tools.SandboxLevel()
+	env := map[string]string{"OPENAI_API_KEY": "canary", "HOME": t.TempDir(), "XDG_CONFIG_HOME": userConfig(t, "sandbox_network = true\n")}
+	r := runCLI(t, env, "doctor", "--sandbox", "--server", "cat -u", "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	wants := []string{"\nkind language server: ", "\nargv " + cat + " -u\n", "\nwhere $CACHE is ", "\nenv GOTOOLCHAIN=local\n", "\nenv GOPROXY=off\n", "\nenv GOSUMDB=off\n"}
+	if level.Level == sandbox.Full {
+		wants = append(wants, "\nmount view "+root+" ro\n", "\nnamespaces user mount pid net ipc uts\n", "\nnetwork off: ")
+	}
+	for _, want := range wants {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor --sandbox --server lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, leak := range []string{"canary", "OPENAI_API_KEY", "opted in", "limit timeout"} {
+		if strings.Contains(r.stdout, leak) {
+			t.Errorf("doctor --sandbox --server holds %q:\n%s", leak, r.stdout)
+		}
+	}
+	if r := runCLI(t, env, "doctor", "--sandbox", "--server", "no-such-language-server", "--workspace", ws); r.code == 0 || !strings.Contains(r.stderr, "no-such-language-server") {
+		t.Errorf("a missing server: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, env, "doctor", "--server", "gopls", "--workspace", ws); r.code != exitUsage {
+		t.Errorf("--server without --sandbox: exit %d", r.code)
 	}
 }

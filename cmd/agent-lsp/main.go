@@ -34,6 +34,8 @@ Usage:
   agent-lsp models             list the configured provider's models (* marks the one in use)
   agent-lsp doctor             check the configuration end to end: files, provider, model, sandbox
   agent-lsp doctor --sandbox   print the whole world a command gets in the sandbox here
+  agent-lsp doctor --sandbox --server 'gopls'
+                               the same for a language server's command line
   agent-lsp version            print the version
 
 Run "agent-lsp ask -h" for the ask flags. Configuration: see README.md.

@@ -58,7 +58,7 @@ allowed_tools = ["greet"]
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	for _, want := range []string{"[AGENT] MCP server test (stdio) started: 11 tool(s)", "[ACT] Executing tool: mcp__test__greet",
-		`[AGENT] denied "mcp__test__lookup {\"name\":\"secret\"}": a tool of the MCP server test (user config); it is not in the server's allowed_tools`} {
+		`[AGENT] denied mcp__test__lookup {"name":"secret"}: a tool of the MCP server test (user config); it is not in the server's allowed_tools`} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}

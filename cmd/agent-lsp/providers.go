@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
@@ -43,11 +42,7 @@ func (ps *providers) New(ctx context.Context, s config.Settings) (llm.Provider, 
 		}
 		tiers = append(tiers, resilience.Tier{Provider: p, Degraded: b.Degraded})
 	}
-	retry := resilience.RetryOptions{MaxAttempts: s.RetryAttempts}
-	if s.RetryBaseMS > 0 {
-		retry.Base = time.Duration(s.RetryBaseMS) * time.Millisecond
-		retry.Max = 8 * retry.Base
-	}
+	retry := resilience.RetryOptions{MaxAttempts: s.Retries(), Base: s.RetryBase(), Max: 8 * s.RetryBase()}
 	return resilience.Chain(resilience.Options{Retry: retry, Breakers: ps.breakers}, tiers...), nil
 }
 

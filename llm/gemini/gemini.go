@@ -70,6 +70,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		return llm.Response{}, err
 	}
 	acc := accumulator{onReasoning: req.OnReasoning}
+	acc.content = llm.NewThinkSplitter(req.OnText, req.OnReasoning, false)
 	if req.OnText == nil {
 		r, err := p.client.Models.GenerateContent(ctx, p.model, contents, config)
 		if err != nil {
@@ -77,7 +78,6 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		}
 		acc.add(r)
 	} else {
-		acc.onText = req.OnText
 		for r, err := range p.client.Models.GenerateContentStream(ctx, p.model, contents, config) {
 			if err != nil {
 				return llm.Response{}, p.wrapError(ctx, err)
@@ -104,9 +104,11 @@ func (p *Provider) Models(ctx context.Context) ([]string, error) {
 
 // accumulator gathers one answer from one or many (streamed) responses.
 type accumulator struct {
-	onText, onReasoning func(string)
+	onReasoning func(string)
+	// content is the answer's text: a model served here without thought
+	// parts (Gemma) may write its thought into it, as elsewhere.
+	content *llm.ThinkSplitter
 
-	text          strings.Builder
 	reasoning     strings.Builder
 	textSignature []byte
 	calls         []llm.ToolCall
@@ -156,16 +158,14 @@ func (a *accumulator) add(r *genai.GenerateContentResponse) {
 			if len(part.ThoughtSignature) > 0 {
 				a.textSignature = part.ThoughtSignature
 			}
-			a.text.WriteString(part.Text)
-			if a.onText != nil && part.Text != "" {
-				a.onText(part.Text)
-			}
+			a.content.Write(part.Text)
 		}
 	}
 }
 
 func (a *accumulator) response() llm.Response {
-	resp := llm.Response{Text: a.text.String(), ToolCalls: a.calls, Usage: a.usage, Reasoning: a.reasoning.String()}
+	content := a.content.Close(a.finish == genai.FinishReasonMaxTokens)
+	resp := llm.Response{Text: content.Text, ToolCalls: a.calls, Usage: a.usage, Reasoning: llm.JoinReasoning(a.reasoning.String(), content.Reasoning)}
 	switch {
 	case len(a.calls) > 0:
 		resp.StopReason = llm.StopToolUse

@@ -124,3 +124,48 @@ func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// TestThoughtInTextIsReasoning: a model served without thought parts that
+// writes its thought into the text (Gemma through the Gemini API) is read
+// as elsewhere: reasoning, never the answer.
+func TestThoughtInTextIsReasoning(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		t.Run(map[bool]string{false: "non-streaming", true: "streaming"}[streaming], func(t *testing.T) {
+			srv := llmtest.NewGeminiServer(t, llmtest.Turn{Text: "<think>\nThe user asks for a sum.\n</think>\n\nIt is 4."})
+			var text, reasoning strings.Builder
+			req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "2 + 2?"}}, OnReasoning: func(d string) { reasoning.WriteString(d) }}
+			if streaming {
+				req.OnText = func(d string) { text.WriteString(d) }
+			}
+			resp, err := newProvider(t, srv).Chat(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Text != "It is 4." || resp.Reasoning != "The user asks for a sum." || strings.TrimSpace(reasoning.String()) != resp.Reasoning {
+				t.Fatalf("text %q, reasoning %q (streamed %q)", resp.Text, resp.Reasoning, reasoning.String())
+			}
+			if streaming && text.String() != "It is 4." {
+				t.Fatalf("streamed text %q", text.String())
+			}
+		})
+	}
+}
+
+// A server that cannot be reached is named in the error without the
+// credentials of its base URL.
+func TestUnreachableServerErrorHidesCredentials(t *testing.T) {
+	p, err := gemini.New(context.Background(), gemini.Config{Model: "gemini-test", APIKey: "test-key",
+		BaseURL: "http://TOKENUSER:PASSWORD@127.0.0.1:1/?key=QUERYKEY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}})
+	if err == nil || !strings.Contains(err.Error(), "***@127.0.0.1:1") {
+		t.Fatalf("error %v does not name the server, redacted", err)
+	}
+	for _, secret := range []string{"TOKENUSER", "PASSWORD", "QUERYKEY"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("%s shows in %q", secret, err)
+		}
+	}
+}

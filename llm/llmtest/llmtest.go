@@ -1,7 +1,8 @@
 // Package llmtest holds test doubles for the llm layer: a scripted in-process
 // Provider, and httptest servers that speak the real OpenAI and Gemini wire
-// formats so the real SDKs can be exercised. Each is scripted per test; none is
-// a product mode.
+// formats so the real SDKs can be exercised, with recorded shapes of real
+// providers' answers for their quirks (recorded.go). Each is scripted per
+// test; none is a product mode.
 package llmtest
 
 import (
@@ -32,6 +33,9 @@ type Turn struct {
 	// RawBody makes a wire server answer 200 with this body as it is (a
 	// malformed response).
 	RawBody string
+	// SSE makes a wire server answer 200 with this event stream as it is
+	// (a recorded stream, see recorded.go).
+	SSE string
 	// CloseMidStream makes a wire server start the answer and drop the
 	// connection halfway.
 	CloseMidStream bool

@@ -89,6 +89,11 @@ func newServer(t testing.TB, turns []Turn, respond func(map[string]any) Turn, an
 			io.WriteString(w, turn.RawBody)
 			return
 		}
+		if turn.SSE != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, turn.SSE)
+			return
+		}
 		if turn.CloseMidStream {
 			closeMidStream(w)
 			return

@@ -73,5 +73,6 @@ func (p *Provider) Infill(ctx context.Context, req llm.InfillRequest) (string, e
 	if len(completion.Choices) == 0 {
 		return "", nil
 	}
-	return completion.Choices[0].Text, nil
+	// A reasoning model's thought is never inserted into the buffer.
+	return llm.SplitThinking(completion.Choices[0].Text).Text, nil
 }

@@ -51,3 +51,33 @@ func TestInfillErrorsAreTyped(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestInfillNeverInsertsAThought: a reasoning model's thought, whether
+// it fills in the middle or answers a chat prompt, never reaches the
+// buffer; a thought the token limit cut is no completion at all.
+func TestInfillNeverInsertsAThought(t *testing.T) {
+	for _, c := range []struct {
+		name, model, answer, want string
+		chat                      bool
+	}{
+		{"fill in the middle", "qwen3:8b", "<think>\nThey want the sum.\n</think>\n\nreturn a + b", "return a + b", false},
+		{"cut off while thinking", "qwen3:8b", "<think>\nThey want", "", false},
+		{"chat prompt", "deepseek-r1:8b", "<think>\nThey want the sum.\n</think>\n\n```go\nreturn a + b\n```", "return a + b", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: c.answer})
+			p, err := openai.New(openai.Config{Model: c.model, BaseURL: srv.URL + "/v1", FIM: "suffix"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var in llm.Infiller = p
+			if c.chat {
+				in = llm.ChatInfiller(p)
+			}
+			got, err := in.Infill(context.Background(), llm.InfillRequest{Prefix: "func add(a, b int) int {\n\t", Suffix: "\n}\n"})
+			if err != nil || got != c.want {
+				t.Fatalf("%q %v", got, err)
+			}
+		})
+	}
+}

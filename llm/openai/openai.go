@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -43,6 +42,7 @@ type Provider struct {
 	fim      string
 	client   sdk.Client
 	model    string
+	server   string // base URL and model: the key of what is learned of them
 }
 
 // New builds a provider. The SDK's own retries are disabled: retrying is decided
@@ -57,7 +57,7 @@ func New(cfg Config) (*Provider, error) {
 		// environment on its own; keep configuration in one place.
 		key = "unused"
 	}
-	opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(0)}
+	opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(0), option.WithMiddleware(errorBodies)}
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
@@ -66,7 +66,8 @@ func New(cfg Config) (*Provider, error) {
 		httpClient = llm.SharedHTTPClient()
 	}
 	opts = append(opts, option.WithHTTPClient(httpClient))
-	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, thinking: cfg.Thinking, fim: cfg.FIM}, nil
+	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, thinking: cfg.Thinking, fim: cfg.FIM,
+		server: cfg.BaseURL + " " + cfg.Model}, nil
 }
 
 // Name implements llm.Provider.
@@ -86,21 +87,45 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		return llm.Response{}, p.wrapError(ctx, err)
 	}
 	if len(completion.Choices) == 0 {
+		if err := p.bodyError([]byte(completion.RawJSON()), nil); err != nil {
+			return llm.Response{}, err // a router's failure in a 200
+		}
 		return llm.Response{}, &llm.Error{Kind: llm.KindUnavailable, Provider: p.Name(), Message: "response has no choices"}
 	}
 	choice := completion.Choices[0]
-	resp := responseFrom(choice.Message.Content, choice.Message.ToolCalls, choice.FinishReason)
-	resp.Usage = usageOf(completion.Usage)
-	resp.Reasoning = reasoningOf(choice.Message.JSON.ExtraFields)
+	reasoning := reasoningOf(choice.Message.JSON.ExtraFields)
+	content := p.splitter(nil, nil)
+	if reasoning != "" {
+		content.ReasoningApart()
+	}
+	content.Write(choice.Message.Content)
+	resp := responseFrom(p.split(content, choice.FinishReason), choice.Message.ToolCalls, choice.FinishReason)
+	resp.Usage, _ = reportedUsage(completion.Usage, completion.JSON.Usage, completion.JSON.ExtraFields)
+	resp.Reasoning = llm.JoinReasoning(reasoning, resp.Reasoning)
 	if req.OnReasoning != nil && resp.Reasoning != "" {
 		req.OnReasoning(resp.Reasoning)
 	}
 	return resp, nil
 }
 
-func usageOf(u sdk.CompletionUsage) llm.Usage {
-	return llm.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens),
-		CachedTokens: int(u.PromptTokensDetails.CachedTokens), ReasoningTokens: int(u.CompletionTokensDetails.ReasoningTokens)}
+// splitter reads the content for reasoning written into it (see
+// llm.ThinkSplitter), starting inside a thought for a model seen to open
+// it in the prompt.
+func (p *Provider) splitter(onText, onReasoning func(string)) *llm.ThinkSplitter {
+	return llm.NewThinkSplitter(onText, onReasoning, opensThought.is(p.server))
+}
+
+// split ends the content and learns whether the model opens its thought in
+// the prompt.
+func (p *Provider) split(s *llm.ThinkSplitter, finish string) llm.Split {
+	split := s.Close(finish == "length")
+	switch {
+	case split.OpenedInPrompt:
+		opensThought.set(p.server, true)
+	case split.WrongGuess:
+		opensThought.set(p.server, false)
+	}
+	return split
 }
 
 // reasoningOf reads the reasoning a compatible server reports beside the
@@ -137,21 +162,25 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 	defer stream.Close()
 	var acc sdk.ChatCompletionAccumulator
 	var reasoning strings.Builder
+	var usage streamUsage
+	content := p.splitter(onText, onReasoning)
 	for stream.Next() {
 		chunk := stream.Current()
 		acc.AddChunk(chunk)
+		usage.see(chunk)
 		for _, c := range chunk.Choices {
 			if c.Index != 0 {
 				continue
 			}
 			if r := reasoningOf(c.Delta.JSON.ExtraFields); r != "" {
+				content.ReasoningApart()
 				reasoning.WriteString(r)
 				if onReasoning != nil {
 					onReasoning(r)
 				}
 			}
 			if c.Delta.Content != "" {
-				onText(c.Delta.Content)
+				content.Write(c.Delta.Content)
 			}
 		}
 	}
@@ -164,14 +193,14 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 	// Tool calls are read from the accumulated message after the stream ends:
 	// JustFinishedToolCall can miss a call whose last delta comes with finish_reason.
 	choice := acc.Choices[0]
-	resp := responseFrom(choice.Message.Content, choice.Message.ToolCalls, choice.FinishReason)
-	resp.Usage = usageOf(acc.Usage)
-	resp.Reasoning = reasoning.String()
+	resp := responseFrom(p.split(content, choice.FinishReason), choice.Message.ToolCalls, choice.FinishReason)
+	resp.Usage = usage.usage
+	resp.Reasoning = llm.JoinReasoning(reasoning.String(), resp.Reasoning)
 	return resp, nil
 }
 
-func responseFrom(text string, calls []sdk.ChatCompletionMessageToolCallUnion, finish string) llm.Response {
-	resp := llm.Response{Text: text}
+func responseFrom(content llm.Split, calls []sdk.ChatCompletionMessageToolCallUnion, finish string) llm.Response {
+	resp := llm.Response{Text: content.Text, Reasoning: content.Reasoning}
 	for _, c := range calls {
 		if c.Type != "" && c.Type != "function" {
 			continue
@@ -243,25 +272,6 @@ func (p *Provider) params(req llm.Request) (sdk.ChatCompletionNewParams, error) 
 		params.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
 	}
 	return params, nil
-}
-
-func (p *Provider) wrapError(ctx context.Context, err error) error {
-	var apiErr *sdk.Error
-	if !errors.As(err, &apiErr) {
-		return llm.TransportError(ctx, p.Name(), err)
-	}
-	msg := apiErr.Message
-	if apiErr.Code != "" {
-		msg = apiErr.Code + ": " + msg
-	}
-	if msg == "" {
-		msg = http.StatusText(apiErr.StatusCode)
-	}
-	e := &llm.Error{Kind: llm.KindForStatus(apiErr.StatusCode, msg), Provider: p.Name(), Status: apiErr.StatusCode, Message: msg, Err: err}
-	if apiErr.Response != nil {
-		e.RetryAfter = llm.ParseRetryAfter(apiErr.Response.Header.Get("Retry-After"), time.Now())
-	}
-	return e
 }
 
 // toolJSON holds each tool's definition as sent, by its name, description

@@ -18,7 +18,7 @@ var readFileSpec = llm.ToolSpec{
 	Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 }
 
-func newProvider(t *testing.T, srv *llmtest.Server) *openai.Provider {
+func newProvider(t testing.TB, srv *llmtest.Server) *openai.Provider {
 	t.Helper()
 	p, err := openai.New(openai.Config{Model: "gpt-test", BaseURL: srv.URL + "/v1"})
 	if err != nil {

@@ -25,6 +25,8 @@ func TestAutoReadsCallsWrittenInText(t *testing.T) {
 			[]string{`read_file {"path": "a.go"}`, `search {"pattern":"x"}`}, "Let me look."},
 		{"TOOL_CALL lines", "TOOL_CALL: {\"name\": \"read_file\", \"args\": {\"path\": \"b.go\"}}", []string{`read_file {"path": "b.go"}`}, ""},
 		{"json mode", `{"thought": "read it", "tool_call": {"name": "read_file", "input": {"path": "c.go"}}}`, []string{`read_file {"path": "c.go"}`}, "read it"},
+		{"a thought before the call (QwQ, Qwen3 without a reasoning parser)", "<think>\nI should read a.go first.\n</think>\n\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.go\"}}\n</tool_call>",
+			[]string{`read_file {"path": "a.go"}`}, ""},
 		{"plain answer", "The answer is 42.", nil, "The answer is 42."},
 		{"unknown tool stays text", "<tool_call>{\"name\":\"rm_rf\",\"arguments\":{}}</tool_call>", nil, "<tool_call>{\"name\":\"rm_rf\",\"arguments\":{}}</tool_call>"},
 		{"broken block stays text", "<tool_call>{\"name\":</tool_call>", nil, "<tool_call>{\"name\":</tool_call>"},

@@ -15,6 +15,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
@@ -46,6 +47,7 @@ type Agent struct {
 	log  *slog.Logger
 	conn *sdk.AgentSideConnection // set before the first message is read
 	mcp  *mcp.Pool                // the MCP servers of every session (the user's, the client's), closed with the connection
+	lsp  *langserver.Manager      // the sessions' language servers (nil: none), closed with the connection
 
 	// running counts the turns' goroutines, which may outlive their
 	// prompt (cancelled) and end by saving the session.
@@ -79,6 +81,7 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 	if err := a.mcp.Close(); err != nil {
 		a.log.Warn("acp: stopping the MCP servers", "error", err)
 	}
+	a.lsp.Close()
 	return nil
 }
 
@@ -90,7 +93,7 @@ func newAgent(opts Options) *Agent {
 		opts.Env = os.Getenv
 	}
 	return &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{},
-		mcp: mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version})}
+		mcp: mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}), lsp: agentrun.NewLanguageServers(opts.SandboxDir)}
 }
 
 // Initialize negotiates the version (we speak 1 and answer 1 to any other,
@@ -139,7 +142,9 @@ func (a *Agent) clientCaps() sdk.ClientCapabilities {
 	return a.client
 }
 
-// policy is root's command policy, made from settings the first time.
+// policy is root's command policy, made from settings the first time and
+// given the allowlist of settings read since (a new session reads them
+// again): what the user allowed for good stays.
 func (a *Agent) policy(root string, s config.Settings) *tools.Policy {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -147,6 +152,8 @@ func (a *Agent) policy(root string, s config.Settings) *tools.Policy {
 	if !ok {
 		p = agentrun.Policy(s)
 		a.policies[root] = p
+	} else {
+		agentrun.RefreshPolicy(p, s)
 	}
 	return p
 }

@@ -42,6 +42,15 @@ func TestCommandApprovalBothWays(t *testing.T) {
 			if len(kinds) != 3 || kinds[0] != sdk.PermissionOptionKindRejectOnce || kinds[1] != sdk.PermissionOptionKindAllowOnce || kinds[2] != sdk.PermissionOptionKindAllowAlways {
 				t.Errorf("options = %v, want reject, allow once, allow always", kinds)
 			}
+			var question strings.Builder
+			for _, c := range asked[0].ToolCall.Content {
+				if c.Content != nil && c.Content.Content.Text != nil {
+					question.WriteString(c.Content.Content.Text.Text)
+				}
+			}
+			if want := "printf approved-output is not on the allowlist\nAlways allowing it lets exactly this run without asking from then on (any other spelling asks again):\n  printf approved-output"; !strings.Contains(question.String(), want) {
+				t.Errorf("the question %q does not hold %q", question.String(), want)
+			}
 			run := findCall(toolCalls(updates), sdk.ToolKindExecute, "Run `printf approved-output`")
 			if run == nil || asked[0].ToolCall.ToolCallId != run.ID {
 				t.Fatalf("the request is not about the command's tool call: %+v / %+v", asked[0].ToolCall, run)

@@ -59,11 +59,14 @@ func (t *turn) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.De
 	c := t.callAsking(req.Command)
 	if c == nil {
 		// Nothing shown is asking (a check, say): show what is.
-		c = &shownCall{id: t.newCallID("command"), title: "Run " + code(req.Command), kind: sdk.ToolKindExecute}
+		c = &shownCall{id: t.newCallID("command"), title: "Run " + tools.InlineCode(tools.Printable(req.Command)), kind: sdk.ToolKindExecute}
 		t.send(sdk.StartToolCall(c.id, c.title, sdk.WithStartKind(c.kind), sdk.WithStartStatus(sdk.ToolCallStatusPending)))
 		defer t.send(sdk.UpdateToolCall(c.id, sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted)))
 	}
 	why := "Needs your approval because: " + tools.Printable(strings.Join(req.Reasons, "; "))
+	if req.Always != "" {
+		why += "\n" + req.Always // escaped already
+	}
 	if c.kind == sdk.ToolKindExecute {
 		why = "Runs in the sandbox (level " + tools.SandboxLevel().String() + ") once you allow it. " + why
 	}

@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,7 +106,7 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 	}
 	out, runErr := agentrun.Do(ctx, agentrun.Request{
 		Settings: settings, Provider: provider, Mode: mode, Prompt: prompt, History: s.historyRef(),
-		View: t.ws, Policy: s.policy, Approver: t, Notes: notes, MCP: t.a.mcp,
+		View: t.ws, Policy: s.policy, Approver: t, Notes: notes, MCP: t.a.mcp, LSP: t.a.lsp,
 		ConfirmPlan: t.confirmPlan, Stream: true, OnEvent: t.event,
 	})
 	resp.Usage = usageOf(out.Usage)
@@ -115,18 +114,24 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 		return cancelled(resp), nil
 	}
 	resp.StopReason = sdk.StopReasonEndTurn
-	switch {
-	case errors.Is(runErr, agent.ErrIterationLimit):
-		resp.StopReason = sdk.StopReasonMaxTurnRequests
-		t.message(fmt.Sprintf("\n\nagent-lsp: stopped at the iteration cap (%d model calls); say \"continue\" to go on, or raise max_iterations.\n", cmp.Or(settings.MaxIterations, agent.DefaultMaxIterations)))
-	case runErr != nil && agentrun.Ended(runErr):
-		t.message("\n\nagent-lsp: stopped: " + runErr.Error() + "\n")
-	case runErr != nil:
+	switch out.Ending {
+	case agentrun.Cancelled:
+		return cancelled(resp), nil
+	case agentrun.Failed:
 		return resp, requestError(fmt.Errorf("the run failed: %w", runErr))
-	case out.Strategy != agent.StrategyReAct:
+	}
+	if out.Strategy != agent.StrategyReAct {
 		// A plan's or reflexion's answer is composed at the end, not
 		// streamed; react's went out as the model gave it.
 		t.message(out.Answer)
+	} else if out.Check != "" {
+		t.message("\n\n" + out.Check) // the end of Answer, which was not streamed
+	}
+	if out.Ending == agentrun.Stopped {
+		if errors.Is(runErr, agent.ErrIterationLimit) {
+			resp.StopReason = sdk.StopReasonMaxTurnRequests
+		}
+		t.message("\n\n" + out.StopNote + "\n")
 	}
 	if !t.offer(out.Proposal, notes) {
 		return cancelled(resp), nil

@@ -189,73 +189,29 @@ type resolver interface {
 	Resolve(p string) (abs, rel string, err error)
 }
 
-// describeCall gives a tool call's title, kind and locations. A path that
-// leaves the workspace gets no location (the client would open it).
+// describeCall gives a tool call's title, kind and locations, as the tool
+// presents itself (tools.Show). A path that leaves the workspace gets no
+// location (the client would open it) and is shown as the model gave it.
 func describeCall(c llm.ToolCall, r resolver) (string, sdk.ToolKind, []sdk.ToolCallLocation) {
-	path := argString(c.Args, "path")
+	name := func(p string) string {
+		if _, rel, err := r.Resolve(p); err == nil {
+			return tools.Printable(rel)
+		}
+		return tools.Printable(p)
+	}
+	shown := tools.Show(c.Name, c.Args, name)
 	var locs []sdk.ToolCallLocation
-	shown := tools.Printable(path)
-	if abs, rel, err := r.Resolve(path); err == nil {
-		loc := sdk.ToolCallLocation{Path: abs}
-		// read_file's offset is 1-based; a location's line is a 0-based row (as Zed reads it).
-		if line, err := strconv.Atoi(argNumber(c.Args, "offset")); err == nil && line > 1 && c.Name == "read_file" {
-			loc.Line = sdk.Ptr(line - 1)
+	if shown.Located {
+		if abs, _, err := r.Resolve(shown.Path); err == nil {
+			loc := sdk.ToolCallLocation{Path: abs}
+			// The line is 1-based; a location's line is a 0-based row (as Zed reads it).
+			if shown.Line > 1 {
+				loc.Line = sdk.Ptr(shown.Line - 1)
+			}
+			locs = []sdk.ToolCallLocation{loc}
 		}
-		locs = []sdk.ToolCallLocation{loc}
-		shown = tools.Printable(rel)
 	}
-	switch c.Name {
-	case "read_file":
-		return "Read " + shown, sdk.ToolKindRead, locs
-	case "list_files":
-		if path == "" {
-			shown = "the workspace"
-		}
-		return "List " + shown, sdk.ToolKindSearch, locs
-	case "search":
-		title := "Search " + code(argString(c.Args, "pattern"))
-		if path != "" {
-			title += " in " + shown
-		}
-		if glob := argString(c.Args, "glob"); glob != "" {
-			title += " (" + tools.Printable(glob) + ")"
-		}
-		return title, sdk.ToolKindSearch, locs
-	case "write_file":
-		return "Write " + shown, sdk.ToolKindEdit, locs
-	case "edit_file":
-		return "Edit " + shown, sdk.ToolKindEdit, locs
-	case "execute_command":
-		return "Run " + code(argString(c.Args, "command")), sdk.ToolKindExecute, nil
-	case "delegate":
-		return "Sub-agent: " + firstLine(argString(c.Args, "task"), 80), sdk.ToolKindThink, nil
-	case "remember":
-		return "Propose a note: " + firstLine(argString(c.Args, "note"), 80), sdk.ToolKindOther, nil
-	}
-	if rest, ok := strings.CutPrefix(c.Name, "mcp__"); ok {
-		server, tool, _ := strings.Cut(rest, "__")
-		return "MCP " + tools.Printable(server) + ": " + tools.Printable(tool), sdk.ToolKindOther, nil
-	}
-	return tools.Printable(c.Name), sdk.ToolKindOther, locs
-}
-
-// code shows a model-given string inline, escaped so that no control
-// character, newline or bidi override hides part of it.
-func code(s string) string {
-	s = tools.Printable(s)
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	return fence + s + fence
-}
-
-func firstLine(s string, n int) string {
-	s = tools.Printable(strings.SplitN(strings.TrimSpace(s), "\n", 2)[0])
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return shown.Title, sdk.ToolKind(shown.Kind), locs
 }
 
 func argString(args json.RawMessage, key string) string {
@@ -265,14 +221,6 @@ func argString(args json.RawMessage, key string) string {
 	}
 	s, _ := m[key].(string)
 	return s
-}
-
-func argNumber(args json.RawMessage, key string) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(args, &m) != nil {
-		return ""
-	}
-	return string(m[key])
 }
 
 // rawArgs is the call's input as JSON when it is JSON (a malformed one,

@@ -8,6 +8,10 @@
 // and the Outcome back, and holds no step of the run itself, so a mode or
 // a cancel means the same on every wire.
 //
+// How a run ends is decided here once (Ending, Outcome.Offers,
+// Outcome.StopNote), and agentruntest holds the contract as a table of
+// scenarios each wire's tests play through its own protocol.
+//
 // It knows no protocol: the client's buffers come as a tools.Overlay, its
 // approvals as a tools.Approver, the plan's confirmation as a function.
 package agentrun

@@ -2,7 +2,6 @@ package agentrun
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
@@ -40,6 +40,9 @@ type Request struct {
 	Notes *agent.Memory
 	// MCP holds the MCP servers of Settings; nil: the run gets no MCP tools.
 	MCP *mcp.Pool
+	// LSP holds the language servers (NewLanguageServers); nil: the run
+	// gets no language tools and no check.
+	LSP *langserver.Manager
 	// ConfirmPlan is asked before a plan's steps run, unless plan_confirm
 	// is false; nil runs them.
 	ConfirmPlan func(ctx context.Context, plan string) (bool, error)
@@ -53,17 +56,18 @@ type Outcome struct {
 	agent.Outcome
 	Mode     Mode
 	Strategy agent.Strategy
+	// Ending is how it ended; every wire shows and offers by it (Offers).
+	Ending Ending
+	// StopNote, when the run Stopped, says why and how to go on; the wire
+	// shows it after the answer.
+	StopNote string
 	// Proposal is what the run staged, whatever its end: a wire offers it
-	// when the run ended (Ended) and drops it otherwise.
+	// when Offers and drops it otherwise.
 	Proposal tools.Proposal
-}
-
-// Ended reports whether a run that returned err still ended with an answer
-// the user should see with its proposal: no error, or a stop of the loop's
-// own (the iteration cap, a loop, the model's broken answers), where what
-// was staged so far is worth offering. A cancel or a failure is not.
-func Ended(err error) bool {
-	return err == nil || errors.Is(err, agent.ErrIterationLimit) || errors.Is(err, agent.ErrLoop) || errors.Is(err, agent.ErrTooManyMistakes)
+	// Check is what the language servers found in the proposal at the
+	// run's end ("no new errors", or the list), already at the end of
+	// Answer; "" when nothing was checked.
+	Check string
 }
 
 // Do runs r to its end. A cancel (ctx) and a failure leave the history
@@ -76,9 +80,12 @@ func Do(ctx context.Context, r Request) (Outcome, error) {
 		mode = DefaultMode(r.Settings)
 	}
 	out := Outcome{Mode: mode}
-	a, task, err := prepare(r, mode)
+	a, task, servers, err := prepare(r, mode)
 	if err != nil {
 		return out, err
+	}
+	if servers != nil {
+		defer servers.Close() // the documents go back; the servers stay warm
 	}
 	out.Strategy = task.Strategy
 	if r.Continue {
@@ -87,38 +94,51 @@ func Do(ctx context.Context, r Request) (Outcome, error) {
 	} else {
 		out.Outcome, err = a.Do(ctx, task)
 	}
+	checkProposal(ctx, r, a, servers, &out, &err)
 	out.Proposal = r.View.Proposal()
-	switch {
-	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+	out.Ending = endingOf(ctx, err)
+	switch out.Ending {
+	case Cancelled:
 		r.History.AnswerPending(cancelledToolCalls)
 		r.History.SetAside(asideCancelled)
-	case !Ended(err):
+	case Failed:
 		r.History.SetAside(fmt.Sprintf(asideFailed, err))
+	case Stopped:
+		out.StopNote = stopNote(err, r.Settings.Iterations())
 	}
 	return out, err
 }
 
-// prepare builds the agent of r's mode and its task.
-func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, error) {
+// prepare builds the agent of r's mode, its task, and its use of the
+// language servers (nil without them).
+func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, *langserver.Session, error) {
 	s := r.Settings
 	strategy, err := strategy(mode, s)
 	if err != nil {
-		return nil, agent.Task{}, err
+		return nil, agent.Task{}, nil, err
 	}
 	notes := r.Notes
 	if mode == ModeAsk {
 		notes = nil
 	}
-	a, err := build(r, notes)
+	var servers *langserver.Session
+	if r.LSP != nil {
+		servers = langserver.NewSession(r.LSP, r.View, LanguageServers(s))
+		askBeforeStarting(servers, r.Approver)
+	}
+	a, err := build(r, notes, servers)
 	if err != nil {
-		return nil, agent.Task{}, err
+		if servers != nil {
+			servers.Close()
+		}
+		return nil, agent.Task{}, nil, err
 	}
 	if mode == ModeAsk {
 		a = a.ReadOnly()
 	}
 	task := agent.Task{
 		Strategy: strategy, History: r.History, Workspace: r.View,
-		Checks: s.Checks, MaxTrials: s.MaxTrials, MaxReplans: s.MaxReplans,
+		Checks: s.Checks, MaxTrials: s.Trials(), MaxReplans: s.Replans(),
 	}
 	if !r.Continue {
 		task.Prompt = taskText(mode, r.History.TakeAside(), r.Prompt)
@@ -129,19 +149,18 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, error) {
 	case s.ConfirmsPlans():
 		task.ConfirmPlan = r.ConfirmPlan
 	}
-	return a, task, nil
+	return a, task, servers, nil
 }
 
 // build assembles the agent the same way wherever it runs: the standard
 // tools over the view, remember when there are notes, the MCP servers'
 // tools (started when the run first asks for them), delegate for
-// sub-agents, and the system prompt with AGENTS.md and the notes. Why
-// AGENTS.md was left out or cut goes to OnEvent as a notice.
-func build(r Request, notes *agent.Memory) (*agent.Agent, error) {
+// sub-agents, the language servers' tools and checks (lsp, may be
+// nil), and the system prompt with AGENTS.md and the notes. Why AGENTS.md
+// was left out or cut goes to OnEvent as a notice.
+func build(r Request, notes *agent.Memory, lsp *langserver.Session) (*agent.Agent, error) {
 	s := r.Settings
-	// The user's command_timeout_s is also the most a model may ask for.
-	timeout := time.Duration(s.CommandTimeoutS) * time.Second
-	limits := tools.CommandLimits{Timeout: timeout, MaxTimeout: timeout, MaxOutput: s.MaxOutput}
+	limits := commandLimits(s)
 	ts := tools.NewDefaultRegistry(r.View, r.Policy, r.Approver, limits).Tools()
 	system, notice := agent.WorkspacePrompt(r.View)
 	if notice != "" && r.OnEvent != nil {
@@ -151,6 +170,7 @@ func build(r Request, notes *agent.Memory) (*agent.Agent, error) {
 		ts = append(ts, agent.NewRememberTool(notes))
 		system += notes.Prompt()
 	}
+	ts = withLanguageServers(ts, lsp)
 	registry, err := tools.NewRegistry(ts...)
 	if err != nil {
 		return nil, err
@@ -163,12 +183,18 @@ func build(r Request, notes *agent.Memory) (*agent.Agent, error) {
 	}
 	cfg, err := agent.WithSubAgents(agent.Config{
 		Provider: r.Provider, Tools: registry, Source: source, System: system,
-		MaxIterations: s.MaxIterations, ContextWindow: s.ContextWindow, Stream: r.Stream, OnEvent: r.OnEvent,
+		MaxIterations: s.Iterations(), ContextWindow: s.ContextWindow, Stream: r.Stream, OnEvent: r.OnEvent,
 	})
 	if err != nil {
 		return nil, err
 	}
 	return agent.New(cfg), nil
+}
+
+// commandLimits are a run's command bounds: the user's command_timeout_s
+// (set, or its default) is also the most a model may ask for.
+func commandLimits(s config.Settings) tools.CommandLimits {
+	return tools.CommandLimits{Timeout: s.CommandTimeout(), MaxTimeout: s.CommandTimeout(), MaxOutput: s.OutputLimit()}
 }
 
 // mcpPrompt tells the model whose words an MCP tool's are.

@@ -19,9 +19,15 @@ import (
 func TestMain(m *testing.M) { toolstest.Main(m) }
 
 // request is a run over a fresh workspace holding files.
-func request(t *testing.T, files map[string]string, p llm.Provider) agentrun.Request {
+func request(t testing.TB, files map[string]string, p llm.Provider) agentrun.Request {
 	t.Helper()
-	ws, err := tools.NewWorkspace(toolstest.WriteTree(t, files), nil)
+	return requestIn(t, toolstest.WriteTree(t, files), p)
+}
+
+// requestIn is a run over a fresh view of root.
+func requestIn(t testing.TB, root string, p llm.Provider) agentrun.Request {
+	t.Helper()
+	ws, err := tools.NewWorkspace(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,13 @@ func Policy(s config.Settings) *tools.Policy {
 	return tools.NewPolicy(s.EffectiveAllowlist(tools.DefaultAllowlist))
 }
 
+// RefreshPolicy gives p the allowlist of settings that changed since it was
+// made, keeping what the user allowed for good: every wire refreshes its
+// policies this way when it reads the settings again.
+func RefreshPolicy(p *tools.Policy, s config.Settings) {
+	p.SetAllowlist(s.EffectiveAllowlist(tools.DefaultAllowlist))
+}
+
 // OpenView opens a run's view of roots, starting in roots[current], reading
 // through overlay (the client's buffers; nil: disk), with its commands'
 // sandbox (SetSandbox).

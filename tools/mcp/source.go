@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -141,10 +140,7 @@ func (s *Source) admit(ctx context.Context, e entry) (bool, string) {
 	if ok || asked {
 		return ok || decided, ""
 	}
-	what := e.cfg.URL
-	if e.cfg.Command != "" {
-		what = strings.Join(append([]string{e.cfg.Command}, e.cfg.Args...), " ")
-	}
+	what := target(e.cfg) // a URL without its credentials and query
 	decision := tools.Deny
 	if s.opts.Approver != nil {
 		d, err := s.opts.Approver.Approve(ctx, tools.ApprovalRequest{

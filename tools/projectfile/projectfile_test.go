@@ -200,3 +200,17 @@ func TestReadNoFollowRefusesALastLinkOnly(t *testing.T) {
 		}
 	})
 }
+
+// A last component os.Root calls irregular (a junction on Windows) is
+// refused as what it is, not as "a symlink".
+func TestAnIrregularFileIsNotCalledALink(t *testing.T) {
+	if err := notALastLink(fs.ModeIrregular); err == nil || strings.Contains(err.Error(), "symlink") || !strings.Contains(err.Error(), "irregular") {
+		t.Fatalf("irregular: %v", err)
+	}
+	if err := notALastLink(fs.ModeSymlink); err != aLink {
+		t.Fatalf("symlink: %v", err)
+	}
+	if err := notALastLink(0); err != nil {
+		t.Fatalf("regular: %v", err)
+	}
+}

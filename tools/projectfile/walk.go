@@ -23,8 +23,8 @@ func openWalk(root, rel string, noFollow bool) (*os.File, error) {
 		if before, err = r.Lstat(rel); err != nil {
 			return nil, outside(err)
 		}
-		if before.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 {
-			return nil, aLink
+		if refused := notALastLink(before.Mode()); refused != nil {
+			return nil, refused
 		}
 	}
 	f, err := r.OpenFile(rel, openFlags, 0)
@@ -34,11 +34,28 @@ func openWalk(root, rel string, noFollow bool) (*os.File, error) {
 	if noFollow {
 		if after, err := f.Stat(); err != nil || !os.SameFile(before, after) {
 			f.Close()
-			return nil, aLink // swapped for a link since it was looked at
+			return nil, swapped
 		}
 	}
 	return f, nil
 }
+
+// notALastLink refuses, with noFollow, a last component that is a link or
+// something os.Root cannot tell from one (Windows' junctions and other
+// reparse points are ModeIrregular), each named as what it is.
+func notALastLink(m fs.FileMode) error {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return aLink
+	case m&fs.ModeIrregular != 0:
+		return notRegular("an irregular file (a junction or another reparse point), not followed here")
+	}
+	return nil
+}
+
+// swapped is the refusal of a file that changed between the look and the
+// open: something replaced it, perhaps with a link.
+const swapped = notRegular("replaced while it was opened, not followed here")
 
 // outside is errOutside for os.Root's refusal of a path that leads out.
 func outside(err error) error {

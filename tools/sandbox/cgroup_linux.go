@@ -20,6 +20,9 @@ const cgroupRoot = "/sys/fs/cgroup"
 // cgroup holds even for root, where RLIMIT_NPROC does not.
 type cgroup struct {
 	dirs []string // the cgroups made for this command (v2: one; v1: pids, memory)
+	// in are dirs by controller ("unified", "pids", "memory"): where
+	// cgroups inside this one are made (a Group's).
+	in map[string]string
 }
 
 var cgroupSeq atomic.Int64
@@ -67,8 +70,15 @@ func newCgroup(l Limits) (*cgroup, error) {
 	if version == "" {
 		return nil, errors.New("no pids cgroup controller")
 	}
+	return newCgroupIn(parents, l, false)
+}
+
+// newCgroupIn makes the cgroups of limits l under parents (a dir per
+// controller); with group, ones that hold others (a Group's): their
+// controllers are handed down to those.
+func newCgroupIn(parents map[string]string, l Limits, group bool) (*cgroup, error) {
 	name := fmt.Sprintf("agent-lsp-%d-%d", os.Getpid(), cgroupSeq.Add(1))
-	cg := &cgroup{}
+	cg := &cgroup{in: map[string]string{}}
 	settings := map[string][][2]string{
 		"unified": {{"pids.max", strconv.Itoa(l.Processes)}, {"memory.max", strconv.FormatInt(l.Memory, 10)}, {"memory.swap.max", "0"}},
 		"pids":    {{"pids.max", strconv.Itoa(l.Processes)}},
@@ -81,6 +91,15 @@ func newCgroup(l Limits) (*cgroup, error) {
 			return nil, err
 		}
 		cg.dirs = append(cg.dirs, dir)
+		cg.in[controller] = dir
+		if group && controller == "unified" {
+			// cgroup v2: a cgroup's controllers are its children's only
+			// when it hands them down (and it then holds no process).
+			if err := os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("+pids +memory"), 0); err != nil {
+				cg.remove()
+				return nil, fmt.Errorf("cgroup.subtree_control: %w", err)
+			}
+		}
 		for i, kv := range settings[controller] {
 			err := os.WriteFile(filepath.Join(dir, kv[0]), []byte(kv[1]), 0)
 			if err != nil && i == 0 {
@@ -153,7 +172,8 @@ func (cg *cgroup) remove() {
 }
 
 // removeStaleCgroups removes the empty cgroups of agent-lsp processes that
-// died without removing them (killed mid-command).
+// died without removing them (killed mid-command), and those in them (a
+// Group's).
 func removeStaleCgroups() {
 	_, parents := cgroupParents()
 	for _, parent := range parents {
@@ -164,8 +184,20 @@ func removeStaleCgroups() {
 				continue
 			}
 			if syscall.Kill(pid, 0) == syscall.ESRCH {
-				os.Remove(filepath.Join(parent, e.Name())) // fails, harmlessly, if not empty
+				removeCgroupTree(filepath.Join(parent, e.Name()))
 			}
 		}
 	}
+}
+
+// removeCgroupTree removes the cgroup dir and those below it, the deepest
+// first; one that still holds a process stays (rmdir fails, harmlessly).
+func removeCgroupTree(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			removeCgroupTree(filepath.Join(dir, e.Name()))
+		}
+	}
+	os.Remove(dir)
 }

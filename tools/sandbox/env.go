@@ -155,10 +155,23 @@ func gitEnv(gitDir, copy string) []string {
 }
 
 // plainEnv is the environment of a command at level none (runPlain, on
-// every system; win for Windows): environ's, and git pointed at noRepo,
-// never at the workspace's repository, which nothing could keep read-only
-// there.
-func plainEnv(spec Spec, home, tmp, modCache, noRepo string, win bool) []string {
+// every system; win for Windows) that runs in dir: environ's, and git
+// pointed at noRepo, never at the workspace's repository, which nothing
+// could keep read-only there.
+func plainEnv(spec Spec, home, tmp, modCache, noRepo string, win bool, dir string) []string {
 	env := environFor(spec.Env, home, tmp, spec.Cache, modCache, win)
-	return append(env, gitEnv(noRepo, spec.View.Copy)...)
+	return append(env, gitEnv(noRepo, dir)...)
+}
+
+// serverEnv is what a language server's environment adds to a command's
+// (which has GOTOOLCHAIN=local and GOPROXY=off, and no GOFLAGS): gopls's
+// go commands never ask the checksum database either, so nothing of Go's
+// tries the network; and Cargo builds (rust-analyzer's cargo check, build
+// scripts) in the server's cache, its view being read-only. cache is the
+// cache's path as the server sees it, "" for its home's .cache.
+func serverEnv(home, cache string) []string {
+	if cache == "" {
+		cache = filepath.Join(home, ".cache")
+	}
+	return []string{"GOSUMDB=off", "CARGO_TARGET_DIR=" + filepath.Join(cache, "cargo-target")}
 }

@@ -71,7 +71,7 @@ func TestLevelNonePointsGitAtNoRepository(t *testing.T) {
 		{true, "C:/Users/me/AppData/Local/Temp/agent-lsp-sandbox-1/copy", "C:/Users/me/AppData/Local/Temp/agent-lsp-scratch-1/no-repository",
 			"C:/Users/me/AppData/Local/Temp/agent-lsp-sandbox-1"},
 	} {
-		env := plainEnv(Spec{Env: callerGit, View: View{Root: "/ws", Copy: c.copy}, GitDir: "/ws/.git"}, "/h", "/t", "", c.noRepo, c.win)
+		env := plainEnv(Spec{Env: callerGit, View: View{Root: "/ws", Copy: c.copy}, GitDir: "/ws/.git"}, "/h", "/t", "", c.noRepo, c.win, c.copy)
 		for name, want := range map[string]string{"GIT_DIR": c.noRepo, "GIT_WORK_TREE": c.copy, "GIT_CEILING_DIRECTORIES": c.ceiling} {
 			if got := envValues(env, name, c.win); !slices.Equal(got, []string{want}) {
 				t.Errorf("win=%v: %s = %q, want just %q", c.win, name, got, want)

@@ -67,8 +67,8 @@ func TestGitEnvironmentsBelowFullFindNoRepository(t *testing.T) {
 		env   []string
 		want  string // in git's output
 	}{
-		{"none", plainEnv(spec, home, dir, "", noRepository, false), "not a git repository"},
-		{"none on Windows", plainEnv(spec, home, dir, "", filepath.Join(dir, "scratch", "no-repository"), true), "not a git repository"},
+		{"none", plainEnv(spec, home, dir, "", noRepository, false, spec.View.Copy), "not a git repository"},
+		{"none on Windows", plainEnv(spec, home, dir, "", filepath.Join(dir, "scratch", "no-repository"), true, spec.View.Copy), "not a git repository"},
 		{"seatbelt", append(environ(spec.Env, home, dir, "", ""), noRepo...), "not a git repository"},
 		{"seatbelt with a repository", append(environ(spec.Env, home, dir, "", ""), withRepo...), "Untracked files"},
 	} {

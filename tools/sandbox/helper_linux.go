@@ -63,7 +63,9 @@ func helperMain() int {
 		fmt.Fprint(report, probeInside(spec))
 		return 0
 	}
-	code, err := helperRun(spec)
+	// A server's start is known to its caller by the report's end: the
+	// report is closed once the server runs.
+	code, err := helperRun(spec, func() { report.Close() })
 	if err != nil {
 		fmt.Fprint(report, err)
 		return exitSetupFailed
@@ -73,9 +75,10 @@ func helperMain() int {
 
 // helperRun isolates, starts the command from a thread that carries the
 // Landlock domain, the seccomp filter, no_new_privs, no capabilities and a
-// fresh session keyring, and reaps every process (it is pid 1 at full
-// level) until the command exits.
-func helperRun(spec helperSpec) (int, error) {
+// fresh session keyring, calls started if it is a server's (Spec.Server),
+// and reaps every process (it is pid 1 at full level) until the command
+// exits. A server gets the helper's stdin, a command /dev/null.
+func helperRun(spec helperSpec, started func()) (int, error) {
 	w := spec.World
 	if len(w.Namespaces) > 0 {
 		var layer *os.File
@@ -133,9 +136,13 @@ func helperRun(spec helperSpec) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	stdin := null.Fd()
+	if w.Server {
+		stdin = 0
+	}
 	pid, err := syscall.ForkExec(w.Argv[0], w.Argv, &syscall.ProcAttr{
 		Dir: w.Dir, Env: w.Env,
-		Files: []uintptr{null.Fd(), 1, 2},
+		Files: []uintptr{stdin, 1, 2},
 		// A session of its own: no controlling terminal to type into
 		// (TIOCSTI) or read from when agent-lsp runs in one. Below full, no
 		// pid namespace ends the command with the helper: at least the
@@ -146,6 +153,9 @@ func helperRun(spec helperSpec) (int, error) {
 		return 0, fmt.Errorf("starting %s: %w", w.Argv[0], err)
 	}
 	null.Close()
+	if w.Server {
+		started()
+	}
 	return reapUntil(pid)
 }
 
@@ -218,13 +228,17 @@ func reapUntil(pid int) (int, error) {
 }
 
 // mountOverlay mounts the view's overlay on target: the staged changes over
-// the workspace, and the run's upper dir over both.
+// the workspace, and the run's upper dir over both; without an upper dir
+// (a server's view), the overlay is read-only.
 func mountOverlay(v View, target string) error {
 	lower := overlayEscape(v.Lower)
 	if v.Staged != "" {
 		lower = overlayEscape(v.Staged) + ":" + lower
 	}
 	opts := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", lower, overlayEscape(v.Upper), overlayEscape(v.Work))
+	if v.Upper == "" {
+		opts = fmt.Sprintf("lowerdir=%s,userxattr", lower)
+	}
 	if err := unix.Mount("overlay", target, "overlay", 0, opts); err != nil {
 		return fmt.Errorf("overlay on %s: %w", target, err)
 	}

@@ -34,7 +34,11 @@ type helperProc struct {
 	reportR        *os.File
 	layer          layerSocket
 	stdout, stderr relay
-	done           chan error // cmd.Wait's result
+	// server, when set, are a server's stdin and stdout, the helper's own
+	// (which the server inherits); else its stdin is /dev/null and its
+	// stdout the relay.
+	server *serverPipes
+	done   chan error // cmd.Wait's result
 }
 
 // relay forwards the helper's output to the command's writer, known only
@@ -85,7 +89,7 @@ func takeHelper(flags uintptr) (*helperProc, error) {
 			go h.cg.remove()
 		}
 	}
-	return spawnHelper(flags)
+	return spawnHelper(flags, nil, nil)
 }
 
 // prepare has the spare helper of the level's usual namespaces started
@@ -111,7 +115,7 @@ func startSpare(flags uintptr) {
 	}
 	warmStarting[flags] = true
 	warmMu.Unlock()
-	next, err := spawnHelper(flags)
+	next, err := spawnHelper(flags, nil, nil)
 	warmMu.Lock()
 	defer warmMu.Unlock()
 	warmStarting[flags] = false
@@ -120,12 +124,14 @@ func startSpare(flags uintptr) {
 	}
 }
 
-// spawnHelper starts a helper in new namespaces (flags; 0: none). The
-// goroutine that starts it keeps its thread until the helper is done:
+// spawnHelper starts a helper in new namespaces (flags; 0: none), with a
+// server's pipes as its stdin and stdout (nil: a command's), its cgroup
+// made under cgroupParents (nil: this process's own, cgroupParents()).
+// The goroutine that starts it keeps its thread until the helper is done:
 // Pdeathsig fires when that thread ends, not when the process does.
-func spawnHelper(flags uintptr) (*helperProc, error) {
+func spawnHelper(flags uintptr, server *serverPipes, parents map[string]string) (*helperProc, error) {
 	started := make(chan error, 1)
-	h := &helperProc{flags: flags, done: make(chan error, 1)}
+	h := &helperProc{flags: flags, server: server, done: make(chan error, 1)}
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
@@ -139,7 +145,14 @@ func spawnHelper(flags uintptr) (*helperProc, error) {
 		return nil, err
 	}
 	if cgroupsUsable.Load() {
-		if cg, err := newCgroup(Limits{}.withDefaults()); err == nil {
+		var cg *cgroup
+		var err error
+		if parents != nil {
+			cg, err = newCgroupIn(parents, Limits{}.withDefaults(), false)
+		} else {
+			cg, err = newCgroup(Limits{}.withDefaults())
+		}
+		if err == nil {
 			if cg.add(h.cmd.Process.Pid) == nil {
 				h.cg = cg
 			} else {
@@ -174,6 +187,9 @@ func (h *helperProc) start() error {
 	cmd.Env = []string{} // never nil (nil inherits ours): the helper's environ shows nothing
 	cmd.ExtraFiles = []*os.File{specR, reportW, layerTheirs}
 	cmd.Stdout, cmd.Stderr = &h.stdout, &h.stderr
+	if h.server != nil {
+		cmd.Stdin, cmd.Stdout = h.server.stdinR, h.server.stdoutW
+	}
 	cmd.WaitDelay = outputWait
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: h.flags == 0}
 	if h.flags != 0 {

@@ -177,9 +177,9 @@ func resolvedBind(h hostFS, p, target string) []Mount {
 // rootPlan is the whole root of one command: the base, the toolchains
 // (read-only, where the base does not have them already), a private /tmp
 // and home (one tmpfs), the run's cache in the home's .cache (a host dir,
-// else the view's layer's), and the view at its root with .git bound
-// read-only from the original.
-func (h host) rootPlan(toolchains []string, v View, home, cache string, l Limits) []Mount {
+// else the view's layer's), and the view at its root (read-only unless
+// viewRW) with .git bound read-only from the original.
+func (h host) rootPlan(toolchains []string, v View, home, cache string, l Limits, viewRW bool) []Mount {
 	ops := slices.Clone(h.base())
 	ops = append(ops,
 		Mount{Kind: MountPrivate, Target: "/tmp", RW: true, Size: l.Disk, Inodes: l.Files, Mode: 0o1777},
@@ -197,7 +197,7 @@ func (h host) rootPlan(toolchains []string, v View, home, cache string, l Limits
 	case v.Layer != nil:
 		ops = append(ops, Mount{Kind: MountLayer, Target: filepath.Join(home, ".cache"), Source: "cache", RW: true})
 	}
-	ops = append(ops, Mount{Kind: MountView, Target: v.Root, RW: true})
+	ops = append(ops, Mount{Kind: MountView, Target: v.Root, RW: viewRW})
 	git := filepath.Join(v.Lower, ".git")
 	if v.Copy != "" {
 		git = filepath.Join(v.Root, ".git")

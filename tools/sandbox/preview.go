@@ -14,8 +14,16 @@ import (
 // Cache and GitDir are Preview's to set. The placeholders name the
 // stand-ins for Format: $VIEW the run's view dir, $SCRATCH the command's
 // own. A bounded view's layer is closed before Preview returns: the World
-// says there is one, nothing more.
+// says there is one, nothing more. With spec.Server, the World is a
+// language server's (its program found as Start finds it), whose own
+// cache is named $CACHE.
 func Preview(caps Caps, root string, spec Spec) (World, []Placeholder, error) {
+	if spec.Server {
+		var err error
+		if spec, err = serverSpec(spec); err != nil {
+			return World{}, nil, err
+		}
+	}
 	made, err := MkdirTemp("preview")
 	if err != nil {
 		return World{}, nil, err
@@ -43,6 +51,16 @@ func Preview(caps Caps, root string, spec Spec) (World, []Placeholder, error) {
 		dirs = append(dirs, spec.View.Copy, spec.Cache)
 	}
 	placeholders := []Placeholder{{"$VIEW", view}}
+	if spec.Server {
+		// Its own, kept for its life: not the run's.
+		spec.Cache = filepath.Join(dir, "cache")
+		dirs = append(dirs, spec.Cache)
+		placeholders = append(placeholders, Placeholder{"$CACHE", spec.Cache})
+		if spec.View.Layer != nil {
+			spec.View.Layer.Close()
+			spec.View.Layer = nil
+		}
+	}
 	if caps.Level == Full {
 		scratch = ""
 	} else {

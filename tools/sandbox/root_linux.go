@@ -132,8 +132,12 @@ func openSources(ops []Mount, clone *os.File) ([]*os.File, error) {
 // view's layer (clone, a clone of it in this namespace), the overlay's
 // upper and work dirs are the layer's.
 func openView(v View, clone *os.File) (*os.File, error) {
-	if v.Copy != "" {
+	switch {
+	case v.Copy != "":
 		return os.OpenFile(v.Copy, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	case v.Upper == "" && clone == nil && v.Staged == "":
+		// A server's view with nothing staged: the workspace (bound read-only).
+		return os.OpenFile(v.Lower, unix.O_PATH|unix.O_CLOEXEC, 0)
 	}
 	if clone == nil {
 		if err := mountOverlay(v, v.Root); err != nil {

@@ -71,6 +71,35 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 	return runSeatbelt(ctx, w, spec.Stdout, spec.Stderr)
 }
 
+// start starts a server's world: under sandbox-exec with its profile at
+// level seatbelt (killed past its disk limit, checked while it runs), else
+// as a plain process.
+func start(_ context.Context, caps Caps, spec Spec) (*Process, error) {
+	w, done, err := commandWorld(caps, spec)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	if w.Level != Seatbelt || w.Disk == nil {
+		return startPlain(w, spec.Stderr, done)
+	}
+	var started atomic.Pointer[Process] // the first check comes diskCheckEvery after it is set
+	stop := watchDisk(w.Disk.Limit, w.Disk.Counted, w.Disk.Grown, func() {
+		if p := started.Load(); p != nil {
+			p.Kill()
+		}
+	})
+	p, err := startPlain(w, spec.Stderr, func() {
+		stop()
+		done()
+	})
+	if err != nil {
+		return nil, err
+	}
+	started.Store(p)
+	return p, nil
+}
+
 // runSeatbelt runs world w (seatbeltWorld): sandbox-exec with its profile
 // in the view (an APFS clone of the workspace with the run's changes, made
 // by the tools package), in a new session (no controlling terminal),

@@ -92,6 +92,20 @@ func probeNamespaces() (mounts string, bounded bool, err error) {
 	return "", false, fmt.Errorf("%s %s", report, strings.TrimSpace(out.String()))
 }
 
+// start starts a server's world: in a helper at levels full and
+// landlock, else as a plain process.
+func start(ctx context.Context, caps Caps, spec Spec) (*Process, error) {
+	w, done, err := commandWorld(caps, spec)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	if w.Level == None {
+		return startPlain(w, spec.Stderr, done)
+	}
+	return startServerHelper(ctx, w, spec.Group, spec.Stderr, done)
+}
+
 func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 	w, done, err := commandWorld(caps, spec)
 	defer done()
@@ -120,10 +134,17 @@ func runHelper(ctx context.Context, w World, stdout, stderr io.Writer) (Result, 
 	start := time.Now()
 	report, err := startHelper(ctx, helperSpec{World: w}, flags, &w.Limits, w.View.Layer, quota, stdout, stderr)
 	res := Result{Duration: time.Since(start)}
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	return helperResult(res, w, report, err)
+}
+
+// helperResult is how a helper's command ended, from the helper's report
+// and its exit (err).
+func helperResult(res Result, w World, report string, err error) (Result, error) {
 	var exitErr *exec.ExitError
 	switch {
-	case ctx.Err() != nil:
-		return res, ctx.Err()
 	case errors.Is(err, ErrDiskLimit):
 		res.ExitCode, res.Exceeded = 128+int(syscall.SIGKILL), fmt.Sprintf("wrote more than %d MiB, the sandbox's disk limit", w.Limits.Disk>>20)
 	case report != "":

@@ -38,10 +38,57 @@ func runPlain(ctx context.Context, w World, stdout, stderr io.Writer) (Result, e
 	case errors.As(err, &exitErr):
 		res.ExitCode = exitErr.ExitCode()
 	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
-		return res, fmt.Errorf("execute_command: %w", err)
+		return res, fmt.Errorf("sandbox: running the command: %w", err)
 	}
 	return res, nil
 }
 
 // findShell is bash on PATH (host.shell).
 func findShell() (string, error) { return exec.LookPath("bash") }
+
+// startPlain starts a server's world w with no OS isolation (level none, or
+// Seatbelt's sandbox-exec, whose profile is in w.Argv): in a session of
+// its own whose process group Kill kills. done removes its scratch dir once
+// it exited.
+func startPlain(w World, stderr io.Writer, done func()) (*Process, error) {
+	pipes, err := newServerPipes()
+	if err != nil {
+		done()
+		return nil, err
+	}
+	cmd := exec.Command(w.Argv[0], w.Argv[1:]...)
+	cmd.Dir, cmd.Env = w.Dir, w.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes.stdinR, pipes.stdoutW, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.WaitDelay = outputWait
+	if err := cmd.Start(); err != nil {
+		pipes.close()
+		done()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	pipes.started()
+	pid := cmd.Process.Pid
+	kill := func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }
+	wait := func() (Result, error) {
+		err := cmd.Wait()
+		kill() // a background child must not outlive the server
+		return exitResult(err)
+	}
+	return newProcess(w, pid, pipes.stdinW, pipes.stdoutR, kill, wait, done), nil
+}
+
+// exitResult is how a process that exited with err (cmd.Wait's) ended.
+func exitResult(err error) (Result, error) {
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		res := Result{ExitCode: exitErr.ExitCode()}
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.ExitCode = 128 + int(ws.Signal())
+		}
+		return res, nil
+	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		return Result{}, fmt.Errorf("sandbox: %w", err)
+	}
+	return Result{}, nil
+}

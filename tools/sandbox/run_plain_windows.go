@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -46,12 +47,12 @@ func runPlain(ctx context.Context, w World, stdout, stderr io.Writer) (Result, e
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return Result{}, fmt.Errorf("execute_command: %w", err)
+		return Result{}, fmt.Errorf("sandbox: the command did not start: %w", err)
 	}
 	if err := joinAndResume(job, uint32(cmd.Process.Pid)); err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
-		return Result{}, fmt.Errorf("execute_command: %w", err)
+		return Result{}, fmt.Errorf("sandbox: the command did not start: %w", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -69,7 +70,7 @@ func runPlain(ctx context.Context, w World, stdout, stderr io.Writer) (Result, e
 	case errors.As(err, &exitErr):
 		res.ExitCode = exitErr.ExitCode()
 	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
-		return res, fmt.Errorf("execute_command: %w", err)
+		return res, fmt.Errorf("sandbox: running the command: %w", err)
 	}
 	return res, nil
 }
@@ -142,4 +143,66 @@ func killOnCloseJob() (windows.Handle, error) {
 		return 0, err
 	}
 	return job, nil
+}
+
+// startPlain starts a server's world w (level none) with no OS isolation:
+// its program itself, no shell, in a Job Object it joins before it runs,
+// so that Kill, or its end, kills the whole tree it started. done removes
+// its scratch dir once it exited.
+func startPlain(w World, stderr io.Writer, done func()) (*Process, error) {
+	job, err := killOnCloseJob()
+	if err != nil {
+		done()
+		return nil, fmt.Errorf("job object: %w", err)
+	}
+	pipes, err := newServerPipes()
+	if err != nil {
+		windows.CloseHandle(job)
+		done()
+		return nil, err
+	}
+	cmd := exec.Command(w.Argv[0], w.Argv[1:]...)
+	cmd.Dir, cmd.Env = w.Dir, w.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes.stdinR, pipes.stdoutW, stderr
+	cmd.WaitDelay = outputWait
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED}
+	fail := func(err error) (*Process, error) {
+		pipes.close()
+		windows.CloseHandle(job)
+		done()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fail(err)
+	}
+	if err := joinAndResume(job, uint32(cmd.Process.Pid)); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return fail(err)
+	}
+	pipes.started()
+	var mu sync.Mutex // guards job, which is 0 once closed (its handle could be another's by then)
+	kill := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if job != 0 {
+			windows.TerminateJobObject(job, 1)
+		}
+	}
+	wait := func() (Result, error) {
+		err := cmd.Wait()
+		mu.Lock()
+		windows.CloseHandle(job) // kills whatever is left in it
+		job = 0
+		mu.Unlock()
+		var exitErr *exec.ExitError
+		switch {
+		case errors.As(err, &exitErr):
+			return Result{ExitCode: exitErr.ExitCode()}, nil
+		case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+			return Result{}, fmt.Errorf("sandbox: %w", err)
+		}
+		return Result{}, nil
+	}
+	return newProcess(w, cmd.Process.Pid, pipes.stdinW, pipes.stdoutR, kill, wait, done), nil
 }

@@ -173,6 +173,21 @@ type Spec struct {
 	Limits   Limits
 	Stdout   io.Writer
 	Stderr   io.Writer
+	// Server makes spec a language server's (Start), not a command's:
+	// Argv runs as it is, no shell; the view is read-only to it (at level
+	// full an overlay of the staged changes over the workspace with no
+	// layer to write to, or the copy bound read-only; below full the copy,
+	// else the workspace itself, read-only under Landlock); Cache is its
+	// own, kept for its life, and the only place it writes besides its
+	// private home and tmp; Go never fetches a module or a toolchain; no
+	// timeout unless Limits sets one. Start sets it.
+	Server bool
+	// Argv is a server's program and arguments: a name is looked up on
+	// the PATH of Env, as the server will see it.
+	Argv []string
+	// Group, when set, bounds the server together with the group's other
+	// servers (their memory and processes in all; see Group).
+	Group *Group
 }
 
 // outputWait bounds how long a finished command's output is waited for: a

@@ -319,7 +319,7 @@ func TestASpareHelperKilledWhileWaitingIsReplaced(t *testing.T) {
 // The plan pins what the root hides: runc's masks under /proc, /proc/sys
 // and the like read-only, no /sys at all.
 func TestThePlanMasksProc(t *testing.T) {
-	ops := thisHost().rootPlan(nil, View{Root: "/w", Lower: "/w"}, "/home/u", "", Limits{}.withDefaults())
+	ops := thisHost().rootPlan(nil, View{Root: "/w", Lower: "/w"}, "/home/u", "", Limits{}.withDefaults(), true)
 	got := map[string]Mount{}
 	for _, op := range ops {
 		got[op.Target] = op
@@ -344,7 +344,7 @@ func TestThePlanMasksProc(t *testing.T) {
 // dirs of one tmpfs bounded in bytes and files, and the run's cache is the
 // view's layer's.
 func TestThePlanBoundsWhatCommandsWrite(t *testing.T) {
-	ops := thisHost().rootPlan(nil, View{Root: "/w", Lower: "/w", Layer: NewLayer()}, "/home/u", "", Limits{Disk: 64 << 20}.withDefaults())
+	ops := thisHost().rootPlan(nil, View{Root: "/w", Lower: "/w", Layer: NewLayer()}, "/home/u", "", Limits{Disk: 64 << 20}.withDefaults(), true)
 	got := map[string]Mount{}
 	for _, op := range ops {
 		got[op.Target] = op

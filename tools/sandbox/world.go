@@ -16,6 +16,9 @@ import (
 // secret: its environment is the allowlisted one the command gets.
 type World struct {
 	Level Level
+	// Server: a language server's world (Spec.Server), started by Start
+	// with its stdin and stdout piped to agent-lsp; else a command's.
+	Server bool `json:",omitempty"`
 	// Command is the command line; Argv is what runs it.
 	Command string
 	Argv    []string
@@ -45,7 +48,11 @@ type World struct {
 	// Cgroup: Limits.Processes and Limits.Memory are a cgroup's bounds
 	// (the helper is put in it before it may fork); else the rlimits NPROC
 	// and DATA stand in for them.
-	Cgroup  bool     `json:",omitempty"`
+	Cgroup bool `json:",omitempty"`
+	// Group: a language server's cgroup is in its group's (Spec.Group),
+	// which bounds the group's servers together by these Processes and
+	// Memory.
+	Group   *Limits  `json:",omitempty"`
 	Rlimits []Rlimit `json:",omitempty"`
 	// Disk is what the host measures of what the command writes while it
 	// runs; nil where tmpfs mounts bound all of it (and at level none,
@@ -119,6 +126,9 @@ var namespaceNames = []string{"user", "mount", "pid", "net", "ipc", "uts"}
 // full, holding its home and tmp (newScratch; made by the caller), ""
 // at full.
 func (h host) world(caps Caps, spec Spec, scratch string) (World, error) {
+	if spec.Server && len(spec.Argv) == 0 {
+		return World{}, errors.New("sandbox: a server needs its argv")
+	}
 	switch caps.Level {
 	case Full, Landlock:
 		return h.linuxWorld(caps, spec, scratch)
@@ -133,9 +143,18 @@ func (h host) world(caps Caps, spec Spec, scratch string) (World, error) {
 // timeout and nothing else.
 func (h host) plainWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	win := h.goos == "windows"
-	w := World{Level: None, Command: spec.Command, Argv: []string{"bash", "-c", spec.Command}, Dir: spec.View.Copy,
+	w := World{Level: None, Server: spec.Server, Command: spec.Command, Argv: []string{"bash", "-c", spec.Command}, Dir: spec.View.Copy,
 		View: spec.View, Network: Network{Allowed: spec.Network}, Limits: Limits{Timeout: spec.Limits.Timeout}}
 	w.View.Layer = nil
+	if spec.Server {
+		// It only reads: the workspace itself will do where no copy was
+		// made, though nothing at this level keeps it from writing there.
+		w.Command, w.Argv, w.Dir = serverCommand(spec), spec.Argv, serverDir(spec.View)
+		w.View = View{Root: spec.View.Root, Copy: spec.View.Copy}
+		home := filepath.Join(scratch, "home")
+		w.Env = append(plainEnv(spec, home, filepath.Join(scratch, "tmp"), caps.modCache, noRepository, win, w.Dir), serverEnv(home, spec.Cache)...)
+		return w, nil
+	}
 	noRepo := noRepository
 	if win {
 		// The command reaches the shell in a file (runPlain writes it) and
@@ -147,7 +166,7 @@ func (h host) plainWorld(caps Caps, spec Spec, scratch string) (World, error) {
 		w.Argv = []string{h.shell, filepath.Join(scratch, "command.sh")}
 		noRepo = filepath.Join(scratch, "no-repository")
 	}
-	w.Env = plainEnv(spec, filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp"), caps.modCache, noRepo, win)
+	w.Env = plainEnv(spec, filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp"), caps.modCache, noRepo, win, spec.View.Copy)
 	return w, nil
 }
 
@@ -158,14 +177,22 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	}
 	limits := spec.Limits.withDefaultsFor(h.memory, h.cpus)
 	toolchains := slices.Concat([]string{caps.goRoot, caps.modCache, filepath.Dir(h.shell)}, caps.toolDirs, spec.ReadOnly)
+	command, argv := spec.Command, []string{h.shell, "-c", spec.Command}
+	if spec.Server {
+		command, argv = serverCommand(spec), spec.Argv
+		toolchains = append(serverInstall(h.fs, argv[0], spec.View), toolchains...)
+	}
 	w := World{
-		Level: caps.Level, Command: spec.Command, Argv: []string{h.shell, "-c", spec.Command},
+		Level: caps.Level, Server: spec.Server, Command: command, Argv: argv,
 		Network: Network{Allowed: spec.Network}, Limits: limits, Cgroup: h.cgroups, DropGroups: h.dropGroups,
 		Landlock: &LandlockRules{ABI: caps.LandlockABI, RO: nonEmpty(slices.Concat(h.roSystem(), toolchains)...), Scoped: true},
 		Rlimits:  []Rlimit{{"FSIZE", uint64(limits.FileSize)}, {"CORE", 0}},
 	}
 	if limits.CPU > 0 {
 		w.Rlimits = append(w.Rlimits, Rlimit{"CPU", seconds(limits.CPU)})
+	}
+	if spec.Server && spec.Group != nil && h.cgroups {
+		w.Group = &Limits{Processes: spec.Group.limits.Processes, Memory: spec.Group.limits.Memory}
 	}
 	if !h.cgroups {
 		// RLIMIT_NPROC counts the user's processes (and spares root), so it is
@@ -177,6 +204,10 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	}
 	// What the file system does not bound is measured while it runs.
 	disk := &DiskWatch{Limit: limits.Disk, Counted: nonEmpty(spec.Cache)}
+	if spec.Server {
+		// Its cache outlives it: what is there already is not its writing.
+		disk.Counted, disk.Grown = nil, nonEmpty(spec.Cache)
+	}
 	if caps.Level == Full {
 		w.Namespaces = slices.Clone(namespaceNames)
 		if spec.Network {
@@ -188,6 +219,10 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 		if v.Copy != "" {
 			v.Layer = nil
 		}
+		if spec.Server {
+			// Nothing to write to: the staged changes over the workspace.
+			v.Upper, v.Work, v.Layer = "", "", nil
+		}
 		if v.Layer != nil && !caps.Bounded {
 			return World{}, errors.New("sandbox: a view's layer cannot be mounted here")
 		}
@@ -198,9 +233,15 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 		}
 		w.Env = environFor(spec.Env, home, "/tmp", cache, caps.modCache, false)
 		w.View, w.Dir = v, v.Root
-		w.Mounts = h.rootPlan(toolchains, v, home, spec.Cache, limits)
+		w.Mounts = h.rootPlan(toolchains, v, home, spec.Cache, limits, !spec.Server)
 		w.Landlock.RW = []string{v.Root, "/tmp", home, "/dev/shm", "/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+		if spec.Server {
+			w.Env = append(w.Env, serverEnv(home, cache)...)
+			w.Landlock.RO, w.Landlock.RW = append(w.Landlock.RO, v.Root), w.Landlock.RW[1:]
+		}
 		switch {
+		case spec.Server: // its view is read-only: its cache, home and tmp are what grows
+			disk.Tmpfs = []string{"/tmp"}
 		case v.Layer != nil && spec.Cache == "":
 			disk = nil // all bounded by tmpfs mounts
 		case v.Layer != nil:
@@ -216,8 +257,15 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	w.Env = environFor(spec.Env, home, tmp, spec.Cache, caps.modCache, false)
 	w.View, w.Dir = View{Root: spec.View.Root, Copy: spec.View.Copy}, spec.View.Copy
 	w.Landlock.RW = nonEmpty(home, tmp, spec.Cache, spec.View.Copy, "/dev/null")
+	grown := nonEmpty(spec.View.Copy)
+	if spec.Server {
+		w.Dir, grown = serverDir(spec.View), disk.Grown
+		w.Env = append(w.Env, serverEnv(home, spec.Cache)...)
+		w.Landlock.RO = append(w.Landlock.RO, w.Dir)
+		w.Landlock.RW = nonEmpty(home, tmp, spec.Cache, "/dev/null")
+	}
 	if spec.GitDir != "" {
-		w.Env = append(w.Env, gitEnv(spec.GitDir, spec.View.Copy)...)
+		w.Env = append(w.Env, gitEnv(spec.GitDir, w.Dir)...)
 		if spec.GitDir != noRepository {
 			w.Landlock.RO = append(w.Landlock.RO, spec.GitDir)
 		}
@@ -235,7 +283,7 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	}
 	w.Limits.Files = 0 // no tmpfs of the command's: files are not counted
 	disk.Counted = append(disk.Counted, nonEmpty(scratch)...)
-	disk.Grown = nonEmpty(spec.View.Copy)
+	disk.Grown = grown
 	w.Disk = disk
 	return w, nil
 }
@@ -253,25 +301,35 @@ func (h host) seatbeltWorld(caps Caps, spec Spec, scratch string) (World, error)
 	limits := spec.Limits.withDefaultsFor(h.memory, h.cpus)
 	env := environFor(spec.Env, home, tmp, spec.Cache, caps.modCache, false)
 	read := realPathsIn(h.fs, slices.Concat([]string{caps.goRoot, caps.modCache, filepath.Dir(bash)}, caps.toolDirs, spec.ReadOnly))
-	gitVars, repo := seatbeltGitIn(h.fs, spec.GitDir, spec.View.Copy)
+	command, dir, view := spec.Command, spec.View.Copy, []string{spec.View.Copy}
+	if spec.Server {
+		command, dir, view = serverCommand(spec), serverDir(spec.View), nil
+		env = append(env, serverEnv(home, spec.Cache)...)
+		read = append(read, realPathsIn(h.fs, append(serverInstall(h.fs, spec.Argv[0], spec.View), dir))...)
+	}
+	gitVars, repo := seatbeltGitIn(h.fs, spec.GitDir, dir)
 	env = append(env, gitVars...)
 	read = append(read, repo...)
-	write := realPathsIn(h.fs, []string{spec.View.Copy, home, tmp, spec.Cache})
+	write := realPathsIn(h.fs, append(view, home, tmp, spec.Cache))
 	profile, err := seatbeltProfile(seatbeltPolicy{Read: read, Write: write, Network: spec.Network})
 	if err != nil {
 		return World{}, err
 	}
 	rlimits := macRlimits(limits)
+	counted, grown := nonEmpty(scratch, spec.Cache), nonEmpty(view...)
+	if spec.Server { // its cache outlives it: what is there already is not its writing
+		counted, grown = nonEmpty(scratch), nonEmpty(spec.Cache)
+	}
 	w := World{
-		Level: Seatbelt, Command: spec.Command,
-		Argv: []string{sandboxExec, "-p", profile, bash, "-c", ulimitScript(rlimits), bash, spec.Command},
-		Dir:  spec.View.Copy, Env: env, View: View{Root: spec.View.Root, Copy: spec.View.Copy},
+		Level: Seatbelt, Server: spec.Server, Command: command,
+		Argv: []string{sandboxExec, "-p", profile, bash, "-c", ulimitScript(rlimits), bash, command},
+		Dir:  dir, Env: env, View: View{Root: spec.View.Root, Copy: spec.View.Copy},
 		Network: Network{Allowed: spec.Network},
 		// macOS enforces no memory rlimit, and a process-count one counts
 		// all the user's processes: neither is set.
 		Limits:   Limits{FileSize: limits.FileSize, Disk: limits.Disk, CPU: limits.CPU, Timeout: limits.Timeout},
 		Rlimits:  rlimits,
-		Disk:     &DiskWatch{Limit: limits.Disk, Counted: nonEmpty(scratch, spec.Cache), Grown: nonEmpty(spec.View.Copy)},
+		Disk:     &DiskWatch{Limit: limits.Disk, Counted: counted, Grown: grown},
 		Seatbelt: profile,
 	}
 	if !spec.Network {

@@ -51,6 +51,9 @@ func (w World) Format(out io.Writer, placeholders ...Placeholder) error {
 
 func (w World) format(line func(string, ...any)) {
 	line("level %s", w.Level)
+	if w.Server {
+		line("kind language server: its stdin and stdout piped to agent-lsp, no timeout")
+	}
 	var argv []string
 	for _, a := range w.Argv {
 		if w.Seatbelt != "" && a == w.Seatbelt {
@@ -128,18 +131,29 @@ func (w World) formatCredentials(line func(string, ...any)) {
 
 func (w World) formatView(line func(string, ...any)) {
 	v := w.View
+	readOnly := " read-only"
+	if w.Level == None {
+		readOnly = ", read-only by agreement only: nothing at level none enforces it"
+	}
 	switch {
+	case v.Copy != "" && w.Server:
+		line("view %s copy=%s%s", v.Root, v.Copy, readOnly)
 	case v.Copy != "":
 		line("view %s copy=%s", v.Root, v.Copy)
+	case v.Lower == "" && w.Server:
+		line("view %s itself%s", v.Root, readOnly)
 	case v.Lower != "":
 		s := fmt.Sprintf("view %s overlay lower=%s", v.Root, v.Lower)
 		if v.Staged != "" {
 			s += " staged=" + v.Staged
 		}
-		if v.Layer != nil {
+		switch {
+		case v.Layer != nil:
 			s += " upper=<layer>/upper work=<layer>/work"
-		} else {
+		case v.Upper != "":
 			s += " upper=" + v.Upper + " work=" + v.Work
+		default:
+			s += " read-only (no upper layer)"
 		}
 		line("%s", s)
 	}
@@ -170,6 +184,9 @@ func (w World) formatLimits(line func(string, ...any)) {
 	}
 	if w.Cgroup && (l.Processes > 0 || l.Memory > 0) {
 		line("cgroup processes %d, memory %s (no swap where cgroup v2); the helper is put in it before it may fork", l.Processes, size(l.Memory))
+	}
+	if g := w.Group; g != nil {
+		line("cgroup in its group's, which bounds the group's language servers together: processes %d, memory %s", g.Processes, size(g.Memory))
 	}
 	for _, r := range w.Rlimits {
 		line("rlimit %s %d", r.Name, r.Value)

@@ -42,6 +42,8 @@ var callerEnv = []string{
 const (
 	goldenView    = "/tmp/agent-lsp-view-100.200-1"
 	goldenScratch = "/tmp/agent-lsp-scratch-100.200-2"
+	// goldenCache is a language server's own cache; Format names it $CACHE.
+	goldenCache = "/home/u/.cache/agent-lsp/servers/gopls-1"
 )
 
 // linuxHost is a Debian-like machine with a merged /usr, Go in
@@ -51,13 +53,15 @@ func linuxHost() fakeFS {
 	f := newFakeFS()
 	f.dirs("/usr/bin", "/usr/sbin", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/go/bin", "/usr/local/go/src/runtime", "/opt",
 		"/etc/ld.so.conf.d", "/etc/ssl/certs", "/etc/ssl/private", "/etc/ca-certificates", "/etc/alternatives", "/etc/java-21-openjdk", "/etc/python3.12",
-		"/home/u/.cargo/bin", "/home/u/.rustup", "/home/u/go/pkg/mod", "/home/u/.ssh", "/home/u/src/app/.git",
+		"/home/u/.cargo/bin", "/home/u/.rustup", "/home/u/go/pkg/mod", "/home/u/.ssh", "/home/u/src/app/.git", goldenCache,
+		"/opt/lsp/node_modules/.bin", "/opt/lsp/node_modules/typescript/lib",
 		goldenView+"/staged", goldenView+"/copy", goldenView+"/cache", goldenScratch+"/home", goldenScratch+"/tmp")
-	f.files("/usr/bin/bash", "/usr/lib/os-release", "/usr/share/zoneinfo/Etc/UTC", "/run/systemd/resolve/stub-resolv.conf",
+	f.files("/usr/bin/bash", "/home/u/go/bin/gopls", "/opt/lsp/node_modules/typescript-language-server/lib/cli.mjs", "/usr/lib/os-release", "/usr/share/zoneinfo/Etc/UTC", "/run/systemd/resolve/stub-resolv.conf",
 		"/etc/passwd", "/etc/group", "/etc/hosts", "/etc/hostname", "/etc/nsswitch.conf", "/etc/ld.so.cache", "/etc/ld.so.conf",
 		"/etc/ssl/openssl.cnf", "/etc/bash.bashrc", "/etc/profile", "/etc/shells",
 		"/etc/shadow", "/etc/sudoers", "/etc/ssh/ssh_host_ed25519_key", "/home/u/.ssh/id_ed25519")
 	f.links(map[string]string{"/bin": "usr/bin", "/sbin": "usr/sbin", "/lib": "usr/lib", "/lib64": "usr/lib64",
+		"/opt/lsp/node_modules/.bin/typescript-language-server": "../typescript-language-server/lib/cli.mjs",
 		"/etc/resolv.conf": "../run/systemd/resolve/stub-resolv.conf", "/etc/localtime": "/usr/share/zoneinfo/Etc/UTC",
 		"/etc/os-release": "../usr/lib/os-release"})
 	f.dirs("/dev")
@@ -74,7 +78,8 @@ func macHost() fakeFS {
 	f.dirs("/usr/bin", "/bin", "/opt/homebrew/bin", "/usr/local/go/bin", "/Users/u/go/pkg/mod", "/Users/u/src/app/.git",
 		"/private/var/folders/xy/T/agent-lsp-sandbox-100.200-1/copy", "/private/var/folders/xy/T/agent-lsp-sandbox-100.200-1/cache",
 		"/private/var/folders/xy/T/agent-lsp-scratch-100.200-2/home", "/private/var/folders/xy/T/agent-lsp-scratch-100.200-2/tmp")
-	f.files("/opt/homebrew/bin/bash")
+	f.files("/opt/homebrew/bin/bash", "/Users/u/go/bin/gopls")
+	f.dirs("/Users/u/Library/Caches/agent-lsp/gopls-1")
 	f.links(map[string]string{"/var": "private/var", "/tmp": "private/tmp", "/etc": "private/etc"})
 	return f
 }
@@ -97,6 +102,24 @@ func linuxCaps(level Level) Caps {
 
 func goldenSpec() Spec {
 	return Spec{Command: "go test ./... && cargo build", Env: callerEnv, GitDir: "/home/u/src/app/.git", Limits: Limits{Timeout: 30 * time.Second}}
+}
+
+// goldenServer makes spec a language server's: argv, its own cache, bounds
+// of its own, no timeout.
+func goldenServer(argv ...string) func(*Spec) {
+	return func(s *Spec) {
+		s.Server, s.Command, s.Argv, s.Cache = true, "", argv, goldenCache
+		s.Limits = Limits{Memory: 2 << 30, Processes: 256}
+	}
+}
+
+// and runs each of its changes.
+func and(changes ...func(*Spec)) func(*Spec) {
+	return func(s *Spec) {
+		for _, c := range changes {
+			c(s)
+		}
+	}
 }
 
 func TestWorldGolden(t *testing.T) {
@@ -140,6 +163,19 @@ func TestWorldGolden(t *testing.T) {
 				s.Env[i] = strings.NewReplacer("/home/u/.cargo/bin", "/opt/homebrew/bin", "/home/u", "/Users/u").Replace(kv)
 			}
 		}, "/private/var/folders/xy/T/agent-lsp-scratch-100.200-2"},
+		// Language servers (Start): the same worlds, read-only views, their
+		// own caches and bounds, no timeout, Go kept off the network.
+		{"linux-full-server", goldenHost(linuxHost(), "linux"), linuxCaps(Full), and(func(s *Spec) { s.View = overlay }, goldenServer("/home/u/go/bin/gopls"),
+			func(s *Spec) { s.Group = &Group{limits: Limits{Memory: 4 << 30, Processes: 1024}} }), ""},
+		{"linux-landlock-server", goldenHost(linuxHost(), "linux"), linuxCaps(Landlock),
+			and(func(s *Spec) { s.View = copyView }, goldenServer("/opt/lsp/node_modules/.bin/typescript-language-server", "--stdio")), goldenScratch},
+		{"linux-none-server", goldenHost(linuxHost(), "linux"), Caps{Level: None, modCache: "/home/u/go/pkg/mod"},
+			and(func(s *Spec) { s.View, s.GitDir = View{Root: "/home/u/src/app"}, noRepository }, goldenServer("/home/u/go/bin/gopls")), goldenScratch},
+		{"darwin-seatbelt-server", goldenHost(macHost(), "darwin"), Caps{Level: Seatbelt, goRoot: "/usr/local/go", modCache: "/Users/u/go/pkg/mod",
+			toolDirs: []string{"/opt/homebrew/bin", "/usr/bin", "/bin"}}, and(func(s *Spec) {
+			s.View, s.GitDir = View{Root: "/Users/u/src/app"}, "/Users/u/src/app/.git"
+			s.Env = []string{"PATH=/Users/u/go/bin:/usr/bin:/bin", "HOME=/Users/u", "OPENAI_API_KEY=canary-openai", "GOFLAGS=-toolexec=/evil"}
+		}, goldenServer("/Users/u/go/bin/gopls"), func(s *Spec) { s.Cache = "/Users/u/Library/Caches/agent-lsp/gopls-1" }), "/private/var/folders/xy/T/agent-lsp-scratch-100.200-2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			spec := goldenSpec()
@@ -149,7 +185,7 @@ func TestWorldGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var b strings.Builder
-			w.Format(&b, Placeholder{"$VIEW", goldenView}, Placeholder{"$SCRATCH", goldenScratch},
+			w.Format(&b, Placeholder{"$VIEW", goldenView}, Placeholder{"$SCRATCH", goldenScratch}, Placeholder{"$CACHE", goldenCache},
 				Placeholder{"$VIEW", "/private/var/folders/xy/T/agent-lsp-sandbox-100.200-1"}, Placeholder{"$VIEW", "/var/folders/xy/T/agent-lsp-sandbox-100.200-1"},
 				Placeholder{"$SCRATCH", "/private/var/folders/xy/T/agent-lsp-scratch-100.200-2"})
 			got := b.String()

@@ -84,8 +84,21 @@ local ok, err = pcall(function()
   assert(ne._keys_of({ rhs = '<C-n>', expr = 0 }, '<Tab>') == tc('<C-n>'), 'a mapping before')
   assert(ne._keys_of({ rhs = '"<C-p>"', expr = 1 }, '<Tab>') == tc('<C-p>'), 'an expression mapping before')
   assert(ne._keys_of({ callback = function() return '<C-y>' end, expr = 1 }, '<Tab>') == tc('<C-y>'), 'an expr callback before')
-  local called = false
-  assert(ne._keys_of({ callback = function() called = true end, expr = 0 }, '<Tab>') == '' and called, 'a callback before')
+  -- A plain callback runs after our expr mapping returns, outside its
+  -- textlock: one that changes the buffer (a snippet expanding) works.
+  local changed_by_callback = false
+  vim.keymap.set('i', '<F7>', function()
+    return ne._keys_of({ callback = function()
+      vim.api.nvim_buf_set_lines(buf, 0, 1, false, { 'a = 1 -- expanded' })
+      changed_by_callback = true
+    end, expr = 0 }, '<F7>')
+  end, { expr = true, buffer = buf })
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('i<F7><Esc>', true, false, true), 'x', false)
+  vim.wait(2000, function() return changed_by_callback end)
+  assert(changed_by_callback and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == 'a = 1 -- expanded',
+    'a plain callback before: ' .. vim.inspect(vim.api.nvim_buf_get_lines(buf, 0, 1, false)) .. ' ' .. vim.v.errmsg)
+  vim.keymap.del('i', '<F7>', { buffer = buf })
+  reset()
 
   -- Accept: the first jumps to the edit, the second applies it.
   vim.api.nvim_win_set_cursor(0, { 1, 0 })

@@ -7,8 +7,9 @@
 // a context key and keybindings): the proposed inline-edit API cannot ship
 // in a .vsix.
 import * as vscode from 'vscode';
-import { DidChangeTextDocumentNotification, ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
+import { DidChangeTextDocumentNotification, DidCloseTextDocumentNotification, DidOpenTextDocumentNotification, ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
 import { editFor, endOf, InlineEdit, tabAction, viewOf } from './inlineEdit';
+import { SentVersions } from './sentVersions';
 
 const visibleKey = 'agentLsp.nextEditVisible';
 
@@ -21,9 +22,8 @@ export class NextEdits implements vscode.Disposable {
   private enabled?: boolean;
   /** Set while an accepted edit is applied: that change asks for nothing until the server knows it was accepted. */
   private applying = false;
-  /** The newest version of each document whose didChange the client has sent, by the server's URI. */
-  private readonly sent = new Map<string, number>();
-  private readonly sentWaiters = new Set<() => void>();
+  /** What the server has of each document, by the server's URI. */
+  private readonly sent = new SentVersions();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly removed = vscode.window.createTextEditorDecorationType({
     textDecoration: 'line-through',
@@ -36,12 +36,13 @@ export class NextEdits implements vscode.Disposable {
 
   /** start listens once the client runs (its didChange feature exists then). */
   start(context: vscode.ExtensionContext): void {
+    const opens = this.client.getFeature(DidOpenTextDocumentNotification.method);
     const changes = this.client.getFeature(DidChangeTextDocumentNotification.method);
+    const closes = this.client.getFeature(DidCloseTextDocumentNotification.method);
     this.disposables.push(
-      changes.onNotificationSent(({ params }) => {
-        this.sent.set(params.textDocument.uri, params.textDocument.version);
-        for (const wake of [...this.sentWaiters]) wake();
-      }),
+      opens.onNotificationSent(({ params }) => this.sent.opened(params.textDocument.uri, params.textDocument.version)),
+      changes.onNotificationSent(({ params }) => this.sent.changed(params.textDocument.uri, params.textDocument.version)),
+      closes.onNotificationSent(({ params }) => this.sent.closed(params.textDocument.uri)),
       vscode.workspace.onDidChangeTextDocument((e) => this.changed(e)),
       vscode.window.onDidChangeActiveTextEditor(() => this.clear()),
       vscode.window.onDidChangeTextEditorSelection((e) => { if (e.textEditor === this.shown?.editor) this.render(); }),
@@ -204,20 +205,10 @@ export class NextEdits implements vscode.Disposable {
     void vscode.commands.executeCommand('setContext', visibleKey, false);
   }
 
-  /** whenSent resolves once the client has sent doc's change to version (or after 2 s, not to hang on a lost event). */
+  /** whenSent resolves once the client has sent doc at version (or after 2 s, not to hang on a lost event). */
   private whenSent(doc: vscode.TextDocument, version: number): Promise<void> {
-    const uri = this.client.code2ProtocolConverter.asUri(doc.uri);
-    if (version <= 1 || (this.sent.get(uri) ?? 0) >= version) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.sentWaiters.delete(wake);
-        resolve();
-      };
-      const wake = () => { if ((this.sent.get(uri) ?? 0) >= version) done(); };
-      const timer = setTimeout(done, 2000);
-      this.sentWaiters.add(wake);
-    });
+    if (version <= 1) return Promise.resolve(); // didOpen goes before any request
+    return this.sent.whenSent(this.client.code2ProtocolConverter.asUri(doc.uri), version, 2000);
   }
 
   private async refreshEnabled(): Promise<void> {

@@ -93,12 +93,17 @@ local function encoding()
 end
 
 -- _keys_of is what the mapping m (maparg's dict; empty: none) of lhs types:
--- its callback's or expression's keys, its right-hand side, or lhs itself.
+-- its expression's keys, its right-hand side, or lhs itself. It is called
+-- from our expr mapping, under textlock: an expr callback belongs there,
+-- but a plain one (which may change the buffer: E565) runs just after.
 function M._keys_of(m, lhs)
   local keys = lhs
-  if type(m) == 'table' and m.callback then
+  if type(m) == 'table' and m.callback and m.expr == 1 then
     local r = m.callback()
-    keys = m.expr == 1 and type(r) == 'string' and r or ''
+    keys = type(r) == 'string' and r or ''
+  elseif type(m) == 'table' and m.callback then
+    vim.schedule(m.callback)
+    keys = ''
   elseif type(m) == 'table' and m.rhs and m.rhs ~= '' then
     keys = m.expr == 1 and vim.api.nvim_eval(m.rhs) or m.rhs
   end

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
+)
+
+var goModule = map[string]string{
+	"go.mod": "module example.com/m\n\ngo 1.22\n",
+	"a/a.go": "package a\n\nfunc Add(x, y int) int { return x + y }\n",
+	"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\nfunc Two() int {\n\treturn a.Add(1, 1)\n}\n",
+}
+
+func editCall(path, old, new string) llmtest.Call {
+	b, _ := json.Marshal(map[string]string{"path": path, "old_string": old, "new_string": new})
+	return llmtest.Call{Name: "edit_file", Args: string(b)}
+}
+
+// withGopls lets the CLI's runs start gopls, as a plain process (the
+// product's starter is the sandbox's), found on PATH.
+func withGopls(t *testing.T) {
+	gopls := langservertest.LookPath(t, "gopls")
+	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	saved := agentrun.LanguageServerStarter
+	agentrun.LanguageServerStarter = langservertest.Exec(langservertest.GoEnv(t)...)
+	t.Cleanup(func() { agentrun.LanguageServerStarter = saved })
+}
+
+// TestAskTellsTheModelAndTheReviewerWhatTheLanguageServerSays: through the
+// CLI, an edit's result names the caller it broke, and the printed answer
+// ends with the run-end check.
+func TestAskTellsTheModelAndTheReviewerWhatTheLanguageServerSays(t *testing.T) {
+	withGopls(t)
+	ws := newWorkspace(t, goModule)
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{editCall("a/a.go", "x, y int", "x, y, z int")}},
+		llmtest.Turn{Calls: []llmtest.Call{editCall("b/b.go", "a.Add(1, 1)", "a.Add(1, 1, 0)")}},
+		llmtest.Turn{Text: "Add takes z; Two passes 0."})
+	r := runCLI(t, map[string]string{"AGENT_LSP_MODEL": "gpt-test", "OPENAI_BASE_URL": srv.URL + "/v1"},
+		"ask", "--workspace", ws, "give Add a third operand")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	bodies := srv.Requests()
+	second, _ := json.Marshal(bodies[1]["messages"])
+	if !strings.Contains(string(second), "b/b.go:6:") || !strings.Contains(string(second), "not enough arguments") {
+		t.Errorf("the edit's result did not name the broken caller: %s", second)
+	}
+	if !strings.Contains(r.stdout, "Add takes z; Two passes 0.\n\nLanguage server: no new errors") || !strings.Contains(r.stdout, "+++ b/b/b.go") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(ws, "a/a.go")); string(disk) != goModule["a/a.go"] {
+		t.Errorf("a/a.go written: %q", disk)
+	}
+}
+
+// TestDoctorSaysWhichLanguageServersAreInstalled: a missing one is named
+// with its install command; nothing is downloaded.
+func TestDoctorSaysWhichLanguageServersAreInstalled(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	ws := newWorkspace(t, map[string]string{"go.mod": "module m\n", "pyproject.toml": "[project]\nname = \"p\"\n"})
+	r := runCLI(t, map[string]string{"AGENT_LSP_MODEL": "m", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}, "doctor", "--workspace", ws)
+	for _, want := range []string{
+		"language server gopls: gopls is not installed (not on PATH); install it with: go install golang.org/x/tools/gopls@latest",
+		"language server pyright: pyright-langserver is not installed (not on PATH); install it with: npm install -g pyright",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "clangd") {
+		t.Errorf("doctor names a server the workspace does not use:\n%s", r.stdout)
+	}
+}

@@ -1,0 +1,126 @@
+package agentrun
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os/exec"
+	"slices"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
+)
+
+// LanguageServerStarter, when set, replaces the sandbox as the starter of
+// every wire's language servers: tests start them as plain processes.
+var LanguageServerStarter langserver.Starter
+
+// NewLanguageServers is the language servers' Manager of a wire's process:
+// one per process, shared by its runs, closed with it. Its servers start
+// in the sandbox (SandboxStarter), their caches under sandboxDir ("": the
+// user's cache dir).
+func NewLanguageServers(sandboxDir string) *langserver.Manager {
+	start := LanguageServerStarter
+	if start == nil {
+		start = SandboxStarter(sandboxDir)
+	}
+	return langserver.NewManager(langserver.Options{Start: start})
+}
+
+// LanguageServers are the servers a run may use: the known ones found on
+// PATH, with the settings' [lsp.NAME] laid over them.
+func LanguageServers(s config.Settings) langserver.Servers {
+	var configs []langserver.ServerConfig
+	for _, name := range slices.Sorted(maps.Keys(s.LSP)) {
+		l := s.LSP[name]
+		ext := l.Extensions
+		if len(ext) == 0 && len(l.Languages) > 0 {
+			ext = langserver.ExtensionsOf(l.Languages)
+		}
+		configs = append(configs, langserver.ServerConfig{
+			Name: name, Command: l.Command, Args: l.Args, Languages: l.Languages, Extensions: ext,
+			RootMarkers: l.RootMarkers, InitializationOptions: l.InitializationOptions, Disabled: !l.IsEnabled(),
+		})
+	}
+	return langserver.WithOverrides(langserver.KnownServers(), configs)
+}
+
+// withLanguageServers adds the session's part to a run's tools: edits
+// report their new errors, reads warm the file's server, and the language
+// tools join (rename is dropped where the run is read-only).
+func withLanguageServers(ts []tools.Tool, s *langserver.Session) []tools.Tool {
+	if s == nil {
+		return ts
+	}
+	for i, t := range ts {
+		switch t.Name() {
+		case "edit_file", "write_file":
+			ts[i] = s.CheckingEdits(t)
+		case "read_file":
+			ts[i] = s.WarmingOnRead(t)
+		}
+	}
+	return append(ts, s.Tools()...)
+}
+
+// checkNote tells the model what the run-end check found, so it can fix it.
+const checkNote = "(Note from agent-lsp: before the user reviews your changes, the language server checked them:\n%s\nFix these errors if they are yours, or say in your answer why they remain.)"
+
+// checkProposal diagnoses the proposal once at the run's end; with new
+// errors and a run that ended on its own, the model gets one more turn to
+// fix them, and the changes are checked again. The report's text is for
+// the reviewer.
+func checkProposal(ctx context.Context, r Request, a *agent.Agent, s *langserver.Session, out *Outcome, err *error) {
+	if s == nil || !offered(ctx, *err) || r.View.Proposal().Empty() {
+		return
+	}
+	report := s.Check(ctx)
+	if len(report.New) > 0 && *err == nil {
+		r.History.AddUser(fmt.Sprintf(checkNote, report.Text()))
+		more, cerr := a.Continue(ctx, r.History)
+		out.Usage.Add(more.Usage)
+		out.Iterations += more.Iterations
+		if cerr == nil {
+			out.Answer = more.Answer
+		}
+		*err = cerr
+		if !offered(ctx, cerr) {
+			return
+		}
+		report = s.Check(ctx)
+	}
+	out.Check = report.Text()
+	if out.Check != "" {
+		if r.OnEvent != nil {
+			r.OnEvent(agent.Event{Kind: agent.EventNotice, Text: out.Check})
+		}
+		out.Answer += "\n\n" + out.Check
+	}
+}
+
+// offered reports whether a run that returned err offers its proposal.
+func offered(ctx context.Context, err error) bool {
+	e := endingOf(ctx, err)
+	return e == Answered || e == Stopped
+}
+
+// LanguageServerStatus is what agent.status says of the language servers:
+// those the Manager ran on root and their state, and each other server the
+// workspace looks like it uses, installed (not started yet, or not
+// startable in this build) or missing with its install command.
+func LanguageServerStatus(m *langserver.Manager, s config.Settings, root string) []langserver.Status {
+	out := m.Status()
+	for _, a := range LanguageServers(s).Available(root, slices.Collect(maps.Keys(s.LSP)), exec.LookPath) {
+		if slices.ContainsFunc(out, func(st langserver.Status) bool { return st.Server == a.Server }) {
+			continue
+		}
+		st := langserver.Status{Server: a.Server, Root: root, State: "not started yet (" + a.Path + ")"}
+		if a.Missing != "" {
+			st.State = "unavailable: " + a.Missing
+		}
+		out = append(out, st)
+	}
+	return out
+}

@@ -1,0 +1,255 @@
+package langserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Caps of what one report tells the model.
+const (
+	maxReportedErrors = 20
+	maxReportedFiles  = 5
+	// maxTracked bounds the files diagnosed after each edit; maxAffected
+	// the files one edit adds (those referring to what it changed), and
+	// maxChangedSymbols the symbols whose references are asked.
+	maxTracked        = 30
+	maxAffected       = 10
+	maxChangedSymbols = 8
+)
+
+// errorCounts counts a file's errors by what they say, not where: an edit
+// above an old error moves it, and it is still not the agent's.
+type errorCounts map[string]int
+
+func errorKey(d Diagnostic) string { return d.Source + "\x00" + d.Code + "\x00" + d.Message }
+
+func isError(d Diagnostic) bool { return d.Severity == SeverityError || d.Severity == 0 }
+
+func countErrors(ds []Diagnostic) errorCounts {
+	out := errorCounts{}
+	for _, d := range ds {
+		if isError(d) {
+			out[errorKey(d)]++
+		}
+	}
+	return out
+}
+
+// newErrors are the errors of ds beyond those the baseline counts.
+func newErrors(ds []Diagnostic, base errorCounts) []Diagnostic {
+	left := map[string]int{}
+	for k, n := range base {
+		left[k] = n
+	}
+	var out []Diagnostic
+	for _, d := range ds {
+		if !isError(d) {
+			continue
+		}
+		if k := errorKey(d); left[k] > 0 {
+			left[k]--
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// Report is what the servers said of a set of files against the baseline.
+type Report struct {
+	Checked int          // files whose diagnostics are known
+	New     []Diagnostic // new errors, by file then line
+	Unknown []string     // files whose diagnostics are not known (why)
+	Notes   []string     // servers that could not be used
+}
+
+// Text is the report for the model and the reviewer.
+func (r Report) Text() string {
+	var b strings.Builder
+	for _, n := range r.Notes {
+		b.WriteString(n + "\n")
+	}
+	switch {
+	case len(r.New) > 0:
+		files := map[string]bool{}
+		for _, d := range r.New {
+			files[d.Path] = true
+		}
+		fmt.Fprintf(&b, "Language server: %d new error(s) in %d file(s) (errors from before this run are left out):\n", len(r.New), len(files))
+		shown, shownFiles := 0, []string{}
+		for _, d := range r.New {
+			if shown == maxReportedErrors || !slices.Contains(shownFiles, d.Path) && len(shownFiles) == maxReportedFiles {
+				continue
+			}
+			if !slices.Contains(shownFiles, d.Path) {
+				shownFiles = append(shownFiles, d.Path)
+			}
+			shown++
+			src := ""
+			if d.Source != "" {
+				src = " [" + d.Source + "]"
+			}
+			fmt.Fprintf(&b, "  %s:%d:%d: %s%s\n", d.Path, d.Range.Start.Line+1, d.Range.Start.Character+1, oneLine(d.Message), src)
+		}
+		if more := len(r.New) - shown; more > 0 {
+			fmt.Fprintf(&b, "  … and %d more\n", more)
+		}
+	case r.Checked > 0:
+		fmt.Fprintf(&b, "Language server: no new errors (%d file(s) checked).\n", r.Checked)
+	}
+	for _, u := range r.Unknown {
+		fmt.Fprintf(&b, "Language server: not known yet for %s.\n", u)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// diagnose gives each file of files (one server's) a new version of the
+// run's view and reads its diagnostics; with originals, the documents
+// hold what they were before the run. Diagnostics not known are listed
+// with why. u.c.Use's lock is held.
+func (s *Session) diagnose(ctx context.Context, u *serverUse, lang string, files []string, originals bool) (map[string][]Diagnostic, []string, error) {
+	versions, err := s.sync(ctx, u, lang, files, originals)
+	if err != nil {
+		return nil, nil, err
+	}
+	var mu sync.Mutex
+	out := map[string][]Diagnostic{}
+	var unknown []string
+	var wg sync.WaitGroup
+	for _, p := range files {
+		wg.Go(func() {
+			ds, err := u.c.Diagnostics(ctx, p, versions[p])
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				why := err.Error()
+				if errors.Is(err, ErrNotKnown) {
+					why = fmt.Sprintf("%s did not say for the version sent", u.cfg.Name)
+				}
+				unknown = append(unknown, s.rel(p)+" ("+why+")")
+				return
+			}
+			for i := range ds {
+				ds[i].Path = s.rel(p)
+			}
+			out[p] = ds
+		})
+	}
+	wg.Wait()
+	sort.Strings(unknown)
+	return out, unknown, nil
+}
+
+// ensureBaseline diagnoses the files of files without a baseline as they
+// were before the run (every document sent as it was), and keeps that.
+// u.c.Use's lock is held.
+func (s *Session) ensureBaseline(ctx context.Context, u *serverUse, lang string, files []string) error {
+	s.mu.Lock()
+	var missing []string
+	for _, p := range files {
+		if _, ok := s.baseline[p]; !ok {
+			missing = append(missing, p)
+		}
+	}
+	s.mu.Unlock()
+	if len(missing) == 0 {
+		return nil
+	}
+	base, _, err := s.diagnose(ctx, u, lang, missing, true)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range missing {
+		if ds, ok := base[p]; ok {
+			s.baseline[p] = countErrors(ds)
+		} else if _, existed := s.original(p); !existed {
+			s.baseline[p] = errorCounts{} // a file the run created had no errors
+		}
+		// Otherwise the baseline is not known: asked again next time.
+	}
+	return nil
+}
+
+// track adds files to those diagnosed after each edit.
+func (s *Session) track(files ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range files {
+		if !slices.Contains(s.tracked, p) && len(s.tracked) < maxTracked {
+			s.tracked = append(s.tracked, p)
+		}
+	}
+}
+
+// trackedFor are the tracked files that server key serves.
+func (s *Session) trackedFor(u *serverUse) []string {
+	s.mu.Lock()
+	tracked := slices.Clone(s.tracked)
+	s.mu.Unlock()
+	var out []string
+	for _, p := range tracked {
+		cfgs, _ := s.servers.For(p)
+		if slices.ContainsFunc(cfgs, func(c ServerConfig) bool { return c.Name == u.cfg.Name }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// judge diagnoses files on u and reports their new errors.
+func (s *Session) judge(ctx context.Context, u *serverUse, lang string, files []string) (Report, error) {
+	if err := s.ensureBaseline(ctx, u, lang, files); err != nil {
+		return Report{}, err
+	}
+	now, unknown, err := s.diagnose(ctx, u, lang, files, false)
+	if err != nil {
+		return Report{}, err
+	}
+	r := Report{Unknown: unknown}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range files {
+		ds, ok := now[p]
+		if !ok {
+			continue
+		}
+		base, known := s.baseline[p]
+		if !known {
+			r.Unknown = append(r.Unknown, s.rel(p)+" (its errors before the run are not known)")
+			continue
+		}
+		r.Checked++
+		r.New = append(r.New, newErrors(ds, base)...)
+	}
+	sort.SliceStable(r.New, func(i, j int) bool {
+		a, b := r.New[i], r.New[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Range.Start.Line < b.Range.Start.Line
+	})
+	return r, nil
+}
+
+// merge adds o to r.
+func (r *Report) merge(o Report) {
+	r.Checked += o.Checked
+	r.New = append(r.New, o.New...)
+	r.Unknown = append(r.Unknown, o.Unknown...)
+	r.Notes = append(r.Notes, o.Notes...)
+}

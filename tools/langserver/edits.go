@@ -1,0 +1,176 @@
+package langserver
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// AfterEdit reports the new errors after the run staged a change of abs,
+// whose text was before: in abs, in the files that refer to what the
+// change touched (opened, so that servers diagnosing open files only see
+// them too), and in the files earlier edits brought in. "" when abs has no
+// server, or its server was already said to be unavailable.
+func (s *Session) AfterEdit(ctx context.Context, abs, before string) Report {
+	u, lang, err := s.server(ctx, abs)
+	if err != nil {
+		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
+	}
+	unlock := u.c.Use()
+	defer unlock()
+	if u.cfg.IsBuildFile(s.rel(abs)) {
+		u.restart = true
+	}
+	affected, err := s.affected(ctx, u, lang, abs, before)
+	if err != nil {
+		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
+	}
+	s.track(append([]string{abs}, affected...)...)
+	r, err := s.judge(ctx, u, lang, s.trackedFor(u))
+	if err != nil {
+		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
+	}
+	return r
+}
+
+// AfterBuildFileEdit notes that the run staged a build file (go.mod,
+// package.json …): servers read those from disk (gopls took neither a
+// staged module path nor go version from an open go.mod), so the server
+// sees the change once the user applies it, and is restarted after the
+// run to read it then.
+func (s *Session) AfterBuildFileEdit(ctx context.Context, abs string) Report {
+	var r Report
+	for _, cfg := range s.servers.ForBuildFile(abs) {
+		u, _, err := s.serverOf(ctx, []ServerConfig{cfg}, "", abs)
+		if err != nil {
+			r.Notes = append(r.Notes, nonEmpty(s.unavailable(abs, err))...)
+			continue
+		}
+		unlock := u.c.Use()
+		u.restart = true
+		unlock()
+		r.Notes = append(r.Notes, fmt.Sprintf("Language server: %s reads %s from disk: its diagnostics do not reflect this change until the user applies it.", cfg.Name, s.rel(abs)))
+	}
+	return r
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// affected are the files (of u's server, in the workspace) that refer to
+// the declarations an edit of abs from before to its staged text touched:
+// the server is asked on before's text, where they still stand.
+func (s *Session) affected(ctx context.Context, u *serverUse, lang, abs, before string) ([]string, error) {
+	after, _ := s.text(abs)
+	from, to := changedLines(before, after)
+	if before == "" || from == to {
+		return nil, nil
+	}
+	if _, err := s.sync(ctx, u, lang, nil, false); err != nil {
+		return nil, err
+	}
+	if _, err := u.c.Sync(ctx, abs, lang, before, false); err != nil {
+		return nil, err
+	}
+	u.opened[abs] = true
+	if u.language[abs] == "" {
+		u.language[abs] = lang
+	}
+	u.c.Prepare(ctx, abs)
+	syms, err := u.c.DocumentSymbols(ctx, abs)
+	u.c.log.Debug("declarations of an edited file", "server", u.cfg.Name, "symbols", len(syms), "changed lines", fmt.Sprint(from, "-", to), "error", err)
+	if err != nil {
+		return nil, nil // no outline: the file alone is checked
+	}
+	var out []string
+	asked := 0
+	for _, sym := range syms {
+		line := int(sym.Selection.Start.Line)
+		if line < from || line >= to || asked == maxChangedSymbols {
+			continue
+		}
+		asked++
+		locs, err := u.c.References(ctx, abs, sym.Selection.Start)
+		u.c.log.Debug("references of a changed declaration", "server", u.cfg.Name, "symbol", sym.Name, "found", len(locs), "error", err)
+		if err != nil {
+			continue
+		}
+		for _, l := range locs {
+			p := l.URI.FsPath()
+			if p == abs || slices.Contains(out, p) || len(out) == maxAffected || !s.serves(u, p) {
+				continue
+			}
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// serves says whether p is in the workspace and u's server is for it.
+func (s *Session) serves(u *serverUse, p string) bool {
+	if _, _, err := s.view.Resolve(p); err != nil {
+		return false
+	}
+	cfgs, _ := s.servers.For(p)
+	return slices.ContainsFunc(cfgs, func(c ServerConfig) bool { return c.Name == u.cfg.Name })
+}
+
+// changedLines is the span [from, to) of before's lines that differ from
+// after's: what is left between their common first and last lines.
+func changedLines(before, after string) (from, to int) {
+	a, b := strings.Split(before, "\n"), strings.Split(after, "\n")
+	for from < len(a) && from < len(b) && a[from] == b[from] {
+		from++
+	}
+	end := 0
+	for end < len(a)-from && end < len(b)-from && a[len(a)-1-end] == b[len(b)-1-end] {
+		end++
+	}
+	to = len(a) - end
+	if to == from && len(b)-end > from {
+		to = from // a pure insertion touches no declaration that was there
+	}
+	return from, to
+}
+
+// Check diagnoses the whole changeset at the run's end, with the files
+// the run's edits affected: the new errors of the proposal.
+func (s *Session) Check(ctx context.Context) Report {
+	var files []string
+	for _, c := range s.view.Changes() {
+		if s.Handles(c.AbsPath) {
+			files = append(files, c.AbsPath)
+		}
+	}
+	s.track(files...)
+	s.mu.Lock()
+	tracked := slices.Clone(s.tracked)
+	s.mu.Unlock()
+	var r Report
+	done := map[*serverUse]bool{}
+	for _, p := range tracked {
+		u, lang, err := s.server(ctx, p)
+		if err != nil {
+			r.Notes = append(r.Notes, nonEmpty(s.unavailable(p, err))...)
+			continue
+		}
+		if done[u] {
+			continue
+		}
+		done[u] = true
+		unlock := u.c.Use()
+		one, err := s.judge(ctx, u, lang, s.trackedFor(u))
+		unlock()
+		if err != nil {
+			r.Notes = append(r.Notes, nonEmpty(s.unavailable(p, err))...)
+			continue
+		}
+		r.merge(one)
+	}
+	return r
+}

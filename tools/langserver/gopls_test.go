@@ -1,0 +1,179 @@
+package langserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
+)
+
+// goModule is a module whose a.Add is called from two other packages, with
+// an error in c from before any run.
+var goModule = map[string]string{
+	"go.mod":   "module example.com/m\n\ngo 1.22\n",
+	"a/a.go":   "package a\n\n// Add adds.\nfunc Add(x, y int) int { return x + y }\n",
+	"b/b.go":   "package b\n\nimport \"example.com/m/a\"\n\nfunc Two() int {\n\treturn a.Add(1, 1)\n}\n",
+	"c/c.go":   "package c\n\nimport \"example.com/m/a\"\n\nfunc Seven() int {\n\treturn a.Add(3, 4)\n}\n",
+	"c/old.go": "package c\n\nvar broken int = \"before the run\"\n",
+}
+
+// goplsManager runs the real gopls as a plain process (tests only).
+func goplsManager(t *testing.T) *langserver.Manager { return goplsManagerB(t) }
+
+func goplsManagerB(t testing.TB) *langserver.Manager {
+	gopls := langservertest.LookPath(t, "gopls")
+	m := langserver.NewManager(langserver.Options{
+		Start:    langservertest.Exec(langservertest.GoEnv(t)...),
+		LookPath: langservertest.Paths(map[string]string{"gopls": gopls}), Logger: langservertest.Logger(t),
+	})
+	t.Cleanup(m.Close)
+	return m
+}
+
+func TestGoplsSignatureChangeNamesBrokenCallers(t *testing.T) {
+	root := toolstest.WriteTree(t, goModule)
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := goplsManager(t)
+	s := langserver.NewSession(m, ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	defer s.Close()
+
+	abs := filepath.Join(root, "a", "a.go")
+	before := goModule["a/a.go"]
+	if _, err := ws.Stage("a/a.go", strings.Replace(before, "x, y int", "x, y, z int", 1)); err != nil {
+		t.Fatal(err)
+	}
+	r := s.AfterEdit(context.Background(), abs, before)
+	text := r.Text()
+	t.Log(text)
+	for _, want := range []string{"b/b.go:6:", "c/c.go:6:", "2 new error(s) in 2 file(s)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report misses %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "before the run\"") || strings.Contains(text, "old.go") {
+		t.Errorf("an error from before the run was reported:\n%s", text)
+	}
+	if data, _ := os.ReadFile(abs); string(data) != before {
+		t.Fatalf("disk changed: %q", data)
+	}
+
+	// The model fixes the callers: no new errors.
+	for _, f := range []string{"b/b.go", "c/c.go"} {
+		fixed := strings.Replace(goModule[f], "a.Add(1, 1)", "a.Add(1, 1, 0)", 1)
+		fixed = strings.Replace(fixed, "a.Add(3, 4)", "a.Add(3, 4, 0)", 1)
+		if _, err := ws.Stage(f, fixed); err != nil {
+			t.Fatal(err)
+		}
+		r = s.AfterEdit(context.Background(), filepath.Join(root, f), goModule[f])
+	}
+	if len(r.New) != 0 || r.Checked < 3 {
+		t.Fatalf("after the fixes: %s", r.Text())
+	}
+	end := s.Check(context.Background())
+	if len(end.New) != 0 || !strings.Contains(end.Text(), "no new errors") {
+		t.Fatalf("the run-end check: %s", end.Text())
+	}
+	t.Log(end.Text())
+}
+
+// call runs one of the session's tools by name.
+func call(t *testing.T, s *langserver.Session, name, args string) tools.Result {
+	t.Helper()
+	for _, tl := range s.Tools() {
+		if tl.Name() == name {
+			res, err := tl.Execute(context.Background(), json.RawMessage(args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return tools.Result{}
+}
+
+func TestGoplsToolsByName(t *testing.T) {
+	root := toolstest.WriteTree(t, goModule)
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s := langserver.NewSession(goplsManager(t), ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	defer s.Close()
+
+	def := call(t, s, "definition", `{"symbol":"Add","path":"b/b.go"}`)
+	if def.IsError || !strings.Contains(def.Text, "a/a.go:4: func Add(x, y int) int") {
+		t.Errorf("definition: %+v", def)
+	}
+	refs := call(t, s, "references", `{"symbol":"Add"}`)
+	if refs.IsError || !strings.Contains(refs.Text, "3 reference(s) to Add in 3 file(s)") || !strings.Contains(refs.Text, "c/c.go\n  6: return a.Add(3, 4)") {
+		t.Errorf("references: %+v", refs)
+	}
+	syms := call(t, s, "symbols", `{"path":"a/a.go"}`)
+	if syms.IsError || !strings.Contains(syms.Text, "function Add (line 4)") {
+		t.Errorf("symbols: %+v", syms)
+	}
+	missing := call(t, s, "definition", `{"symbol":"Nope","path":"b/b.go"}`)
+	if !missing.IsError || !strings.Contains(missing.Text, "Nope does not appear") {
+		t.Errorf("an unknown name: %+v", missing)
+	}
+
+	ren := call(t, s, "rename", `{"symbol":"Add","path":"a/a.go","new_name":"Sum"}`)
+	t.Log(ren.Text)
+	if ren.IsError || !strings.Contains(ren.Text, "in 3 file(s)") || !strings.Contains(ren.Text, "no new errors") {
+		t.Fatalf("rename: %+v", ren)
+	}
+	for _, f := range []string{"a/a.go", "b/b.go", "c/c.go"} {
+		got, _ := ws.Read(f)
+		if !strings.Contains(got.Text, "Sum(") || strings.Contains(got.Text, "Add(") {
+			t.Errorf("%s staged as %q", f, got.Text)
+		}
+		if disk, _ := os.ReadFile(filepath.Join(root, f)); string(disk) != goModule[f] {
+			t.Errorf("%s written to disk", f)
+		}
+	}
+}
+
+// TestAStagedGoModIsSaidAndRestartsTheServer: servers read build files
+// from disk, so the model is told its go.mod change is not seen yet, and
+// gopls is restarted after the run (to read it once applied).
+func TestAStagedGoModIsSaidAndRestartsTheServer(t *testing.T) {
+	root := toolstest.WriteTree(t, goModule)
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := goplsManager(t)
+	s := langserver.NewSession(m, ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	edit := s.CheckingEdits(tools.NewEditFile(ws))
+	res, err := edit.Execute(context.Background(), json.RawMessage(`{"path":"go.mod","old_string":"go 1.22","new_string":"go 1.23"}`))
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if !strings.Contains(res.Text, "gopls reads go.mod from disk: its diagnostics do not reflect this change until the user applies it.") {
+		t.Errorf("the model is not told: %s", res.Text)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(root, "go.mod")); string(disk) != goModule["go.mod"] {
+		t.Errorf("go.mod written")
+	}
+	if st := m.Status(); len(st) != 1 || !strings.HasPrefix(st[0].State, "running") {
+		t.Fatalf("status: %+v", st)
+	}
+	s.Close()
+	if st := m.Status(); len(st) != 0 {
+		t.Errorf("gopls not restarted after the run: %+v", st)
+	}
+}

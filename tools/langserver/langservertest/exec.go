@@ -1,0 +1,119 @@
+// Package langservertest holds what tests of language servers need: a
+// starter that runs a server as a plain process (tests only: production
+// runs servers in the sandbox), and where to find real servers.
+package langservertest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
+)
+
+// process is a plain child process.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+}
+
+func (p *process) Stdin() io.WriteCloser { return p.stdin }
+func (p *process) Stdout() io.ReadCloser { return p.stdout }
+func (p *process) Wait() error           { return p.cmd.Wait() }
+func (p *process) Kill() error           { return p.cmd.Process.Kill() }
+func (p *process) Pid() int              { return p.cmd.Process.Pid }
+
+// Exec starts the server as a plain process in its root, with env added
+// to the test's environment. Tests only.
+func Exec(env ...string) langserver.Starter {
+	return func(ctx context.Context, c langserver.Command) (langserver.Process, error) {
+		cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+		cmd.Dir = c.Root
+		cmd.Env = append(os.Environ(), env...)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, err
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		return &process{cmd: cmd, stdin: stdin, stdout: stdout}, nil
+	}
+}
+
+// LookPath finds a real server: on PATH, in $GOPATH/bin, or in the npm
+// scratch dir $AGENT_LSP_NPM_BIN. Missing, the test is skipped, or fails
+// when CI is set (CI installs them all).
+func LookPath(t testing.TB, name string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	dirs := []string{filepath.Join(os.Getenv("HOME"), "go", "bin"), os.Getenv("AGENT_LSP_NPM_BIN")}
+	if gp := os.Getenv("GOPATH"); gp != "" {
+		dirs = append(dirs, filepath.Join(gp, "bin"))
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s is not installed; CI installs it", name)
+	}
+	t.Skipf("%s is not installed", name)
+	return ""
+}
+
+// Paths is a LookPath for a Manager that finds what LookPath found.
+func Paths(found map[string]string) func(string) (string, error) {
+	return func(name string) (string, error) {
+		if p, ok := found[name]; ok {
+			return p, nil
+		}
+		return "", exec.ErrNotFound
+	}
+}
+
+// GoEnv keeps gopls and the go command it runs out of the user's home
+// (telemetry, config) while using the machine's build and module caches.
+func GoEnv(t testing.TB) []string {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"}
+	for _, v := range []string{"GOCACHE", "GOMODCACHE"} {
+		if out, err := exec.Command("go", "env", v).Output(); err == nil {
+			env = append(env, v+"="+strings.TrimSpace(string(out)))
+		}
+	}
+	return env
+}
+
+// Logger logs to the test's log at debug level when AGENT_LSP_TEST_TRACE
+// is set (what the server said), else nothing.
+func Logger(t testing.TB) *slog.Logger {
+	if os.Getenv("AGENT_LSP_TEST_TRACE") == "" {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}

@@ -1,0 +1,426 @@
+package langserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Defaults of a Manager's bounds.
+const (
+	DefaultIdle        = 10 * time.Minute
+	DefaultMemory      = 2 << 30 // one server
+	DefaultMemoryTotal = 6 << 30 // all of them
+	// maxCrashes is how many times in a row a server may crash or fail to
+	// start before it is unavailable for the Manager's life.
+	maxCrashes = 3
+)
+
+// Options configure a Manager.
+type Options struct {
+	// Start starts a server; production passes the sandbox's. Nil: every
+	// server is unavailable, said so.
+	Start Starter
+	// LookPath finds a command (default exec.LookPath).
+	LookPath func(string) (string, error)
+	// Idle is how long an unused server is kept (default DefaultIdle).
+	Idle time.Duration
+	// Memory bounds each server, MemoryTotal all of them: a start that
+	// would go past the total first stops the least recently used idle
+	// server, else is refused.
+	Memory, MemoryTotal int64
+	// Timeout bounds initialize and each request (default DefaultTimeout).
+	Timeout time.Duration
+	Logger  *slog.Logger
+}
+
+// Manager holds a process's language servers, one per (server, root),
+// each started when first needed, shared by the runs on that root, stopped
+// when idle. Safe for concurrent use; Close stops them all.
+type Manager struct {
+	opts   Options
+	ctx    context.Context // ends at Close: starts under way give up
+	cancel context.CancelFunc
+
+	mu      sync.Mutex // guards servers, closed and allowedAlways
+	servers map[serverKey]*managed
+	closed  bool
+	// allowedAlways are the servers the user allowed to start for good,
+	// where starting one is asked (Session.AskBeforeStarting).
+	allowedAlways map[serverKey]bool
+}
+
+type serverKey struct{ name, root string }
+
+// NewManager makes a Manager; nothing starts before a run needs it.
+func NewManager(opts Options) *Manager {
+	if opts.LookPath == nil {
+		opts.LookPath = exec.LookPath
+	}
+	if opts.Idle <= 0 {
+		opts.Idle = DefaultIdle
+	}
+	if opts.Memory <= 0 {
+		opts.Memory = DefaultMemory
+	}
+	if opts.MemoryTotal <= 0 {
+		opts.MemoryTotal = DefaultMemoryTotal
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	m := &Manager{opts: opts, servers: map[serverKey]*managed{}, allowedAlways: map[serverKey]bool{}}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	return m
+}
+
+// UnavailableError says why a server cannot be used: missing (with the
+// install command), failed, crashed too often, or the memory bound.
+type UnavailableError struct {
+	Server string
+	Why    string
+}
+
+func (e *UnavailableError) Error() string { return e.Server + " unavailable: " + e.Why }
+
+// managed is one server of the Manager.
+type managed struct {
+	m    *Manager
+	cfg  ServerConfig
+	root string
+
+	mu       sync.Mutex // guards the fields below
+	client   *Client
+	starting chan struct{} // closed when the start under way ends
+	stopping chan struct{} // closed when the idle server being stopped ended
+	err      error         // why the last start failed, or how it crashed
+	crashes  int           // in a row
+	retryAt  time.Time
+	lastUsed time.Time
+	users    int
+	idle     *time.Timer
+}
+
+func (m *Manager) server(cfg ServerConfig, root string) (*managed, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, &UnavailableError{cfg.Name, "agent-lsp is shutting down"}
+	}
+	k := serverKey{cfg.Name, root}
+	s, ok := m.servers[k]
+	if !ok || fmt.Sprint(s.cfg) != fmt.Sprint(cfg) {
+		if ok {
+			go s.stop() // its configuration changed
+		}
+		s = &managed{m: m, cfg: cfg, root: root}
+		m.servers[k] = s
+	}
+	return s, nil
+}
+
+// Client returns the running server cfg for root, starting it (and
+// waiting, within ctx) if need be. release must be called when the caller
+// is done with it: the idle time counts from the last release.
+func (m *Manager) Client(ctx context.Context, cfg ServerConfig, root string) (c *Client, release func(), err error) {
+	s, err := m.server(cfg, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err = s.acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var once sync.Once
+	return c, func() { once.Do(s.release) }, nil
+}
+
+// Warm starts cfg for root without waiting: a run read a file of its.
+func (m *Manager) Warm(cfg ServerConfig, root string) {
+	go func() {
+		if _, release, err := m.Client(m.ctx, cfg, root); err == nil {
+			release()
+		}
+	}()
+}
+
+// Restart stops cfg's server for root, if one runs: the next use starts
+// it again (a build file changed).
+func (m *Manager) Restart(cfg ServerConfig, root string) {
+	m.mu.Lock()
+	s, ok := m.servers[serverKey{cfg.Name, root}]
+	delete(m.servers, serverKey{cfg.Name, root})
+	m.mu.Unlock()
+	if ok {
+		s.stop()
+	}
+}
+
+func (s *managed) acquire(ctx context.Context) (*Client, error) {
+	for {
+		s.mu.Lock()
+		if s.client != nil {
+			select {
+			case <-s.client.Exited():
+				s.crashed()
+			default:
+				s.users++
+				if s.idle != nil {
+					s.idle.Stop()
+				}
+				c := s.client
+				s.mu.Unlock()
+				return c, nil
+			}
+		}
+		if s.crashes >= maxCrashes {
+			err := s.err
+			s.mu.Unlock()
+			return nil, &UnavailableError{s.cfg.Name, fmt.Sprintf("%v (%d times in a row; it is not started again until agent-lsp restarts)", err, maxCrashes)}
+		}
+		if wait := time.Until(s.retryAt); wait > 0 {
+			err := s.err
+			s.mu.Unlock()
+			return nil, &UnavailableError{s.cfg.Name, fmt.Sprintf("%v; tried again in %s", err, wait.Round(time.Second))}
+		}
+		if ch := cmpOr(s.starting, s.stopping); ch != nil {
+			s.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		ch := make(chan struct{})
+		s.starting = ch
+		s.mu.Unlock()
+		c, err := s.m.start(s.cfg, s.root)
+		s.mu.Lock()
+		s.starting = nil
+		if err != nil {
+			var missing *UnavailableError
+			if !errors.As(err, &missing) {
+				s.failed(err)
+			}
+			s.mu.Unlock()
+			close(ch)
+			return nil, err
+		}
+		s.client, s.crashes = c, 0
+		s.mu.Unlock()
+		close(ch)
+	}
+}
+
+// crashed records that the running server ended unasked; s.mu is held.
+func (s *managed) crashed() {
+	err := s.client.exitError()
+	s.client.kill()
+	s.client = nil
+	s.failed(fmt.Errorf("it crashed (%v)", err))
+}
+
+// failed records a failure and backs off: 1s, 2s, 4s …; s.mu is held.
+func (s *managed) failed(err error) {
+	s.err = err
+	s.crashes++
+	s.retryAt = time.Now().Add(time.Second << (s.crashes - 1))
+	s.m.opts.Logger.Warn("language server failed", "server", s.cfg.Name, "root", s.root, "error", err)
+}
+
+func (s *managed) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users--
+	s.lastUsed = time.Now()
+	if s.users == 0 && s.client != nil {
+		s.idle = time.AfterFunc(s.m.opts.Idle, s.stopIfIdle)
+	}
+}
+
+func (s *managed) stopIfIdle() {
+	s.mu.Lock()
+	if s.users > 0 || s.client == nil || time.Since(s.lastUsed) < s.m.opts.Idle {
+		s.mu.Unlock()
+		return
+	}
+	s.retire()
+}
+
+// retire stops the idle server; a use meanwhile waits for its end, so
+// that two of its processes never run at once. s.mu is held, and
+// released.
+func (s *managed) retire() {
+	c, ch := s.client, make(chan struct{})
+	s.client, s.stopping = nil, ch
+	s.mu.Unlock()
+	c.Close()
+	s.mu.Lock()
+	s.stopping = nil
+	s.mu.Unlock()
+	close(ch)
+}
+
+// cmpOr is the first non-nil channel.
+func cmpOr(a, b chan struct{}) chan struct{} {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// stop ends the server now.
+func (s *managed) stop() {
+	s.mu.Lock()
+	c := s.client
+	s.client = nil
+	s.crashes = maxCrashes // a stopped entry is never started again
+	s.err = errors.New("stopped")
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+}
+
+// start finds the command, makes room under the memory bound and starts
+// the server in the Starter.
+func (m *Manager) start(cfg ServerConfig, root string) (*Client, error) {
+	if m.opts.Start == nil {
+		return nil, &UnavailableError{cfg.Name, "language servers run in the sandbox, which this build cannot start"}
+	}
+	path, err := m.opts.LookPath(cfg.Command)
+	if err != nil {
+		return nil, &UnavailableError{cfg.Name, fmt.Sprintf("%s is not installed (not on PATH); install it with: %s", cfg.Command, cfg.Install)}
+	}
+	if err := m.makeRoom(cfg); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(m.ctx, m.timeout())
+	defer cancel()
+	proc, err := m.opts.Start(ctx, Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), Root: root, Memory: m.opts.Memory})
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", cfg.Name, err)
+	}
+	return Start(ctx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics})
+}
+
+func (m *Manager) timeout() time.Duration {
+	if m.opts.Timeout > 0 {
+		return m.opts.Timeout
+	}
+	return DefaultTimeout
+}
+
+// makeRoom stops least recently used idle servers until one more fits
+// under the memory total.
+func (m *Manager) makeRoom(cfg ServerConfig) error {
+	for {
+		var running, idle []*managed
+		m.mu.Lock()
+		for _, s := range m.servers {
+			s.mu.Lock()
+			if s.client != nil {
+				running = append(running, s)
+				if s.users == 0 {
+					idle = append(idle, s)
+				}
+			}
+			s.mu.Unlock()
+		}
+		m.mu.Unlock()
+		if int64(len(running)+1)*m.opts.Memory <= m.opts.MemoryTotal {
+			return nil
+		}
+		if len(idle) == 0 {
+			return &UnavailableError{cfg.Name, fmt.Sprintf("the language servers' memory bound (%d MiB, %d MiB each) is taken by %d servers in use", m.opts.MemoryTotal>>20, m.opts.Memory>>20, len(running))}
+		}
+		sort.Slice(idle, func(i, j int) bool { return idle[i].lastUsed.Before(idle[j].lastUsed) })
+		idle[0].stopIfIdleNow()
+	}
+}
+
+func (s *managed) stopIfIdleNow() {
+	s.mu.Lock()
+	if s.users > 0 || s.client == nil {
+		s.mu.Unlock()
+		return
+	}
+	s.retire()
+}
+
+// Status is one server as doctor and agent.status show it.
+type Status struct {
+	Server string `json:"server"`
+	Root   string `json:"root"`
+	// State is "running (pid N)", "starting", "stopped (idle)" or
+	// "unavailable: why".
+	State string `json:"state"`
+}
+
+// Status lists the servers this Manager knows, by server and root (none
+// for nil).
+func (m *Manager) Status() []Status {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Status
+	for _, s := range m.servers {
+		s.mu.Lock()
+		st := Status{Server: s.cfg.Name, Root: s.root}
+		switch {
+		case s.client != nil:
+			st.State = fmt.Sprintf("running (pid %d)", s.client.Pid())
+		case s.starting != nil:
+			st.State = "starting"
+		case s.err != nil:
+			st.State = "unavailable: " + s.err.Error()
+		default:
+			st.State = "stopped (idle)"
+		}
+		s.mu.Unlock()
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Server+out[i].Root < out[j].Server+out[j].Root })
+	return out
+}
+
+// Running counts the server processes running now.
+func (m *Manager) Running() int {
+	n := 0
+	for _, st := range m.Status() {
+		if st.State != "" && st.State[0] == 'r' {
+			n++
+		}
+	}
+	return n
+}
+
+// Close stops every server and waits for their processes; later uses are
+// refused. A nil Manager has nothing to close.
+func (m *Manager) Close() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.closed = true
+	servers := m.servers
+	m.servers = map[serverKey]*managed{}
+	m.mu.Unlock()
+	m.cancel()
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		wg.Go(s.stop)
+	}
+	wg.Wait()
+}

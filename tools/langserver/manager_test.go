@@ -1,0 +1,143 @@
+package langserver_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
+)
+
+// fakeServers serve .fake files, a project's root being the folder of its
+// fake.toml.
+var fakeServers = langserver.WithOverrides(nil, []langserver.ServerConfig{{
+	Name: "fake", Command: "fake", Extensions: map[string]string{".fake": "fake"}, RootMarkers: []string{"fake.toml"}}})
+
+// oneRun is a run that edits rel: a session, one edit, its end.
+func oneRun(t testing.TB, m *langserver.Manager, ws *tools.Workspace, servers langserver.Servers, rel string) langserver.Report {
+	s := langserver.NewSession(m, ws, servers)
+	defer s.Close()
+	abs := filepath.Join(ws.Root(), rel)
+	before, _ := ws.Read(rel)
+	if _, err := ws.Stage(rel, before.Text+"x\n"); err != nil {
+		t.Fatal(err)
+	}
+	return s.AfterEdit(context.Background(), abs, before.Text)
+}
+
+// TestServersStayUnderTheMemoryTotal: with room for two, a third project's
+// server stops the least recently used idle one; with both in use it is
+// refused, and the run is told why.
+func TestServersStayUnderTheMemoryTotal(t *testing.T) {
+	f := &fakeServer{pull: true}
+	root := toolstest.WriteTree(t, map[string]string{
+		"p1/fake.toml": "", "p1/a.fake": "", "p2/fake.toml": "", "p2/a.fake": "", "p3/fake.toml": "", "p3/a.fake": ""})
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := langserver.NewManager(langserver.Options{Start: f.start, Memory: 1 << 30, MemoryTotal: 2 << 30,
+		LookPath: func(string) (string, error) { return "/fake", nil }})
+	defer m.Close()
+	for _, p := range []string{"p1", "p2", "p3"} {
+		if r := oneRun(t, m, ws, fakeServers, p+"/a.fake"); !strings.Contains(r.Text(), "no new errors") {
+			t.Fatalf("%s: %s", p, r.Text())
+		}
+		if n := m.Running(); n > 2 {
+			t.Fatalf("%d servers run under a total for 2", n)
+		}
+	}
+	running := map[string]bool{}
+	for _, st := range m.Status() {
+		running[filepath.Base(st.Root)] = strings.HasPrefix(st.State, "running")
+	}
+	if running["p1"] || !running["p2"] || !running["p3"] {
+		t.Errorf("the least recently used one was not the one stopped: %+v", m.Status())
+	}
+
+	// Two sessions hold p2's and p3's servers: p1's cannot start.
+	hold := func(p string) *langserver.Session {
+		s := langserver.NewSession(m, ws, fakeServers)
+		s.AfterEdit(context.Background(), filepath.Join(root, p, "a.fake"), "")
+		return s
+	}
+	s2, s3 := hold("p2"), hold("p3")
+	defer s2.Close()
+	defer s3.Close()
+	r := oneRun(t, m, ws, fakeServers, "p1/a.fake")
+	if !strings.Contains(r.Text(), "memory bound (2048 MiB, 1024 MiB each) is taken by 2 servers in use") {
+		t.Errorf("the run is not told: %q", r.Text())
+	}
+}
+
+// TestIdleServersAreStopped: a server no run used for the idle time ends;
+// the next run starts it again.
+func TestIdleServersAreStopped(t *testing.T) {
+	f := &fakeServer{pull: true}
+	root := toolstest.WriteTree(t, map[string]string{"fake.toml": "", "a.fake": ""})
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := langserver.NewManager(langserver.Options{Start: f.start, Idle: 20 * time.Millisecond,
+		LookPath: func(string) (string, error) { return "/fake", nil }})
+	defer m.Close()
+	oneRun(t, m, ws, fakeServers, "a.fake")
+	toolstest.Poll(t, "the idle server to stop", func() bool { return m.Running() == 0 })
+	if st := m.Status(); len(st) != 1 || st[0].State != "stopped (idle)" {
+		t.Errorf("status: %+v", st)
+	}
+	if r := oneRun(t, m, ws, fakeServers, "a.fake"); !strings.Contains(r.Text(), "no new errors") || f.starts.Load() != 2 {
+		t.Errorf("after the idle stop: %q, %d starts", r.Text(), f.starts.Load())
+	}
+}
+
+// processManager starts the scripted server as real processes (this test
+// binary, fakeProcessEnv), each carrying marker in its arguments, and the
+// servers to use it with.
+func processManager(t testing.TB, marker string, idle time.Duration) (*langserver.Manager, langserver.Servers) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := langserver.WithOverrides(nil, []langserver.ServerConfig{{Name: "fake", Command: "fake", Args: []string{marker},
+		Extensions: map[string]string{".fake": "fake"}, RootMarkers: []string{"fake.toml"}}})
+	return langserver.NewManager(langserver.Options{Start: langservertest.Exec(fakeProcessEnv + "=1"), Idle: idle,
+		LookPath: func(string) (string, error) { return self, nil }}), servers
+}
+
+// TestRunsLeaveNoServerProcesses: runs that end, idle stops between them,
+// and the Manager's Close leave no server process alive.
+func TestRunsLeaveNoServerProcesses(t *testing.T) {
+	marker := "langserver-" + toolstest.Marker()
+	m, servers := processManager(t, marker, 30*time.Millisecond)
+	root := toolstest.WriteTree(t, map[string]string{"fake.toml": "", "a.fake": ""})
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for i := range 20 {
+		if r := oneRun(t, m, ws, servers, "a.fake"); !strings.Contains(r.Text(), "no new errors") {
+			t.Fatalf("run %d: %s", i, r.Text())
+		}
+		if n := len(toolstest.Alive(marker)); n > 1 {
+			t.Fatalf("run %d: %d server processes", i, n)
+		}
+		if i == 10 {
+			toolstest.Poll(t, "the idle server to stop", func() bool { return len(toolstest.Alive(marker)) == 0 })
+		}
+	}
+	m.Close()
+	if pids := toolstest.Alive(marker); len(pids) != 0 {
+		t.Fatalf("server processes left behind: %v", pids)
+	}
+}

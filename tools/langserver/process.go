@@ -1,0 +1,36 @@
+package langserver
+
+import (
+	"context"
+	"io"
+)
+
+// Command is a language server to start.
+type Command struct {
+	// Name is the server's name in the settings ("gopls").
+	Name string
+	// Argv is the program and its arguments.
+	Argv []string
+	// Root is the project root the server works on: its working directory,
+	// and the part of the workspace its sandbox shows (read-only).
+	Root string
+	// Memory bounds the server's memory in bytes (0: no bound of ours).
+	Memory int64
+}
+
+// Process is a started language server: its stdio pipes and its end.
+// The sandbox's sandbox.Process satisfies it.
+type Process interface {
+	Stdin() io.WriteCloser
+	Stdout() io.ReadCloser
+	// Wait waits for the process to end.
+	Wait() error
+	// Kill ends the process and whatever it started.
+	Kill() error
+	Pid() int
+}
+
+// Starter starts a language server. In production it runs the server in
+// the sandbox, as a command runs (agentrun wires sandbox.Start here); a
+// plain process starter exists only in tests (langservertest).
+type Starter func(ctx context.Context, c Command) (Process, error)

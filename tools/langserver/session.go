@@ -1,0 +1,246 @@
+package langserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// Session is one run's use of the language servers: its view of the
+// workspace sent as open documents, the run's baseline (what each file's
+// errors were before the run), and the files the run's edits touched or
+// affected. Safe for concurrent use; Close gives the documents back.
+type Session struct {
+	m       *Manager
+	view    *tools.Workspace
+	servers Servers
+
+	mu       sync.Mutex // guards the fields below
+	used     map[serverKey]*serverUse
+	baseline map[string]errorCounts // by absolute path
+	tracked  []string               // absolute paths, in the order met
+	said     map[string]bool        // unavailable servers already told to the model
+	// ask, when set, is asked before a server starts (AskBeforeStarting);
+	// askWhy says why; allowedOnce are the servers allowed for this run.
+	ask         Asker
+	askWhy      string
+	allowedOnce map[serverKey]bool
+}
+
+// serverUse is a server the session holds until Close.
+type serverUse struct {
+	c        *Client
+	cfg      ServerConfig
+	release  func()
+	restart  bool // a build file was staged: restart it after the run
+	opened   map[string]bool
+	language map[string]string // by path: the LSP language id each was opened with
+}
+
+// NewSession starts a run's use of m over view with the servers in force.
+func NewSession(m *Manager, view *tools.Workspace, servers Servers) *Session {
+	return &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}, allowedOnce: map[serverKey]bool{}}
+}
+
+// Close gives the documents back (didClose: the server reads disk again)
+// and releases the servers; a server whose build files the run staged is
+// restarted, so the next run starts it on what it then sees.
+func (s *Session) Close() {
+	s.mu.Lock()
+	used := s.used
+	s.used = map[serverKey]*serverUse{}
+	s.mu.Unlock()
+	for k, u := range used {
+		unlock := u.c.Use()
+		u.c.OnApplyEdit(nil)
+		for p := range u.opened {
+			_ = u.c.CloseDocument(context.Background(), p)
+		}
+		unlock()
+		u.release()
+		if u.restart {
+			s.m.Restart(u.cfg, k.root)
+		}
+	}
+}
+
+// workspaceRoot is the root of the workspace holding abs.
+func (s *Session) workspaceRoot(abs string) string {
+	best := s.view.Root()
+	for _, r := range s.view.Roots() {
+		if abs == r.Dir || strings.HasPrefix(abs, r.Dir+string(filepath.Separator)) {
+			if len(r.Dir) > len(best) || !strings.HasPrefix(abs, best) {
+				best = r.Dir
+			}
+		}
+	}
+	return best
+}
+
+// Handles says whether some server is configured for path's language.
+func (s *Session) Handles(abs string) bool {
+	cfgs, _ := s.servers.For(abs)
+	return len(cfgs) > 0
+}
+
+// Warm starts the server of abs without waiting (a run read the file).
+func (s *Session) Warm(abs string) {
+	cfgs, _ := s.servers.For(abs)
+	if len(cfgs) == 0 || s.m.opts.Start == nil {
+		return
+	}
+	for _, cfg := range cfgs {
+		if _, err := s.m.opts.LookPath(cfg.Command); err == nil {
+			if root := cfg.ProjectRoot(abs, s.workspaceRoot(abs)); s.mayWarm(serverKey{cfg.Name, root}) {
+				s.m.Warm(cfg, root)
+			}
+			return
+		}
+	}
+}
+
+// server is the session's server for abs, acquired on first use: the
+// first of the file's servers that can be had. The error says why none
+// could, each server's reason (the install command of a missing one).
+func (s *Session) server(ctx context.Context, abs string) (*serverUse, string, error) {
+	cfgs, lang := s.servers.For(abs)
+	return s.serverOf(ctx, cfgs, lang, abs)
+}
+
+// serverOf is the first of cfgs that can be had for abs's project.
+func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs string) (*serverUse, string, error) {
+	if len(cfgs) == 0 {
+		return nil, "", errNoServer
+	}
+	var whys []string
+	for _, cfg := range cfgs {
+		k := serverKey{cfg.Name, cfg.ProjectRoot(abs, s.workspaceRoot(abs))}
+		s.mu.Lock()
+		u, ok := s.used[k]
+		s.mu.Unlock()
+		if ok {
+			return u, lang, nil
+		}
+		if err := s.mayStart(ctx, cfg, k); err != nil {
+			whys = append(whys, err.Error())
+			continue
+		}
+		c, release, err := s.m.Client(ctx, cfg, k.root)
+		if err != nil {
+			whys = append(whys, err.Error())
+			continue
+		}
+		u = &serverUse{c: c, cfg: cfg, release: release, opened: map[string]bool{}, language: map[string]string{}}
+		c.OnApplyEdit(func(e WorkspaceEdit) (bool, string) {
+			// A server's own edit (a command's) is staged like the run's.
+			if _, err := s.stageEdit(u, e); err != nil {
+				return false, err.Error()
+			}
+			return true, ""
+		})
+		s.mu.Lock()
+		if prev, ok := s.used[k]; ok { // acquired twice at once
+			s.mu.Unlock()
+			release()
+			return prev, lang, nil
+		}
+		s.used[k] = u
+		s.mu.Unlock()
+		return u, lang, nil
+	}
+	return nil, lang, errors.New(strings.Join(whys, "; "))
+}
+
+// errNoServer: no server is configured for the file's language.
+var errNoServer = errors.New("no language server for this kind of file")
+
+// text is the run's view of abs: staged, else buffer, else disk; ok is
+// false when the file is not in the view (deleted, never created).
+func (s *Session) text(abs string) (string, bool) {
+	f, err := s.view.Read(abs)
+	if err != nil {
+		return "", false
+	}
+	return f.Text, true
+}
+
+// original is what abs was before the run: a staged change's original,
+// else the view (unstaged); ok is false for a file the run created.
+func (s *Session) original(abs string) (string, bool) {
+	for _, c := range s.view.Changes() {
+		if c.AbsPath == abs {
+			return c.Original, c.Existed
+		}
+	}
+	return s.text(abs)
+}
+
+// sync makes the server's open documents the run's view (another run may
+// have left its own text in one), opening files and giving each of bump a
+// new version; with originals, every document holds its text from before
+// the run instead. It returns the versions of bump's files. u.c.Use's lock
+// is held.
+func (s *Session) sync(ctx context.Context, u *serverUse, lang string, bump []string, originals bool) (map[string]int32, error) {
+	read := s.text
+	if originals {
+		read = s.original
+	}
+	versions := map[string]int32{}
+	for _, p := range slices.Compact(slices.Sorted(slices.Values(append(u.c.Open(), bump...)))) {
+		text, ok := read(p)
+		if !ok {
+			// Not in this view: an empty document stands for it, so that
+			// what referred to it is diagnosed as it would be.
+			text = ""
+		}
+		l := u.language[p]
+		if l == "" {
+			_, l = s.servers.For(p)
+			if l == "" {
+				l = lang
+			}
+			u.language[p] = l
+		}
+		v, err := u.c.Sync(ctx, p, l, text, slices.Contains(bump, p))
+		if err != nil {
+			return nil, err
+		}
+		u.opened[p] = true
+		versions[p] = v
+	}
+	return versions, nil
+}
+
+// rel is the workspace's name for abs.
+func (s *Session) rel(abs string) string {
+	if _, rel, err := s.view.Resolve(abs); err == nil {
+		return rel
+	}
+	return abs
+}
+
+// unavailable says once per session that a file's server cannot be used.
+func (s *Session) unavailable(abs string, err error) string {
+	if errors.Is(err, errNoServer) {
+		return ""
+	}
+	cfgs, _ := s.servers.For(abs)
+	var names []string
+	for _, c := range cfgs {
+		names = append(names, c.Name)
+	}
+	key := strings.Join(names, " ")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.said[key] {
+		return ""
+	}
+	s.said[key] = true
+	return fmt.Sprintf("Language server for %s: %v.", s.rel(abs), err)
+}

@@ -1,0 +1,57 @@
+package langserver_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
+)
+
+// importerBreaks stages a change of an exported signature in changed and
+// checks that the session names the error it makes in importer.
+func importerBreaks(t *testing.T, server, command string, files map[string]string, changed, from, to, importer, want string) {
+	t.Helper()
+	path := langservertest.LookPath(t, command)
+	root := toolstest.WriteTree(t, files)
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := langserver.NewManager(langserver.Options{Start: langservertest.Exec("HOME=" + t.TempDir()), LookPath: langservertest.Paths(map[string]string{command: path}),
+		Logger: langservertest.Logger(t)})
+	defer m.Close()
+	s := langserver.NewSession(m, ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	defer s.Close()
+	if _, err := ws.Stage(changed, strings.Replace(files[changed], from, to, 1)); err != nil {
+		t.Fatal(err)
+	}
+	r := s.AfterEdit(context.Background(), filepath.Join(root, changed), files[changed])
+	text := r.Text()
+	t.Logf("%s:\n%s", server, text)
+	if !strings.Contains(text, importer+":") || !strings.Contains(text, want) {
+		t.Fatalf("%s: the importer's error is not named (%s, %q):\n%s", server, importer, want, text)
+	}
+}
+
+func TestTypeScriptExportedSignatureChangeShowsTheImportersError(t *testing.T) {
+	importerBreaks(t, "typescript-language-server", "typescript-language-server", map[string]string{
+		"package.json":  `{"name": "m", "version": "1.0.0"}` + "\n",
+		"tsconfig.json": `{"compilerOptions": {"strict": true, "module": "commonjs", "target": "es2020"}, "include": ["src"]}` + "\n",
+		"src/math.ts":   "export function add(x: number, y: number): number {\n  return x + y;\n}\n",
+		"src/main.ts":   "import { add } from \"./math\";\n\nexport const two = add(1, 1);\n",
+	}, "src/math.ts", "y: number)", "y: number, z: number)", "src/main.ts", "Expected 3 arguments, but got 2")
+}
+
+func TestPythonExportedSignatureChangeShowsTheImportersError(t *testing.T) {
+	importerBreaks(t, "pyright", "pyright-langserver", map[string]string{
+		"pyproject.toml": "[project]\nname = \"m\"\nversion = \"0\"\n",
+		"mathx.py":       "def add(x: int, y: int) -> int:\n    return x + y\n",
+		"main.py":        "from mathx import add\n\nTWO = add(1, 1)\n",
+	}, "mathx.py", "y: int)", "y: int, z: int)", "main.py", `"z"`)
+}
