@@ -12,6 +12,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/server/documents"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -67,7 +68,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	// the folders open now.
 	docPath := ""
 	if a.URI != "" {
-		docPath, _ = pathOf(a.URI)
+		docPath, _ = documents.PathOf(a.URI)
 	}
 	folders := s.workspace.openFolders()
 	start := folderFor(folders, docPath)
@@ -130,7 +131,7 @@ func (s *Server) taskPrompt(a askArgs, ws *tools.Workspace) string {
 	if a.URI == "" {
 		return a.Prompt
 	}
-	path, err := pathOf(a.URI)
+	path, err := documents.PathOf(a.URI)
 	if err != nil {
 		return a.Prompt
 	}
@@ -144,7 +145,7 @@ func (s *Server) taskPrompt(a askArgs, ws *tools.Workspace) string {
 	text, _, exists, _ := s.currentText(path)
 	if a.Range != nil && exists {
 		enc := s.clientCaps().encoding
-		start, end := enc.offset(text, a.Range.Start), enc.offset(text, a.Range.End)
+		start, end := enc.Offset(text, a.Range.Start), enc.Offset(text, a.Range.End)
 		first, last := a.Range.Start.Line+1, a.Range.End.Line+1
 		if a.Range.End.Character == 0 && last > first {
 			last-- // a selection of whole lines ends at the start of the next one

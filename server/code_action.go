@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/server/documents"
 )
 
 // Code actions only list: no model is called here or in codeAction/resolve
@@ -89,71 +91,137 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	u, rng := params.TextDocument.URI, params.Range
-	caps := s.clientCaps()
+	at := actionContext{uri: params.TextDocument.URI, rng: params.Range, caps: s.clientCaps(), diagnostics: params.Context.Diagnostics}
+	at.doc, at.open = s.docs.Get(at.uri)
 	l := &actionList{only: params.Context.Only}
-	// What waits for the user comes first, in every file.
-	s.decisionActions(l)
-
-	doc, open := s.docs.get(u)
-	var cursorLine, cursorLineEnd int // byte offsets of the range's first line
-	if open {
-		cursorLine, cursorLineEnd = lineBounds(doc.text, rng.Start.Line)
-		s.nextEditActions(l, doc, rng, caps)
+	for _, src := range s.actionSources {
+		s.collect(l, src, at)
 	}
-	// Instruction comments on the lines in range.
-	if open {
-		last := min(rng.End.Line, rng.Start.Line+maxInstructionScanLines)
-		text := doc.text[cursorLine:]
-		for line := rng.Start.Line; line <= last && text != ""; line++ {
-			l1 := text
-			if nl := strings.IndexByte(text, '\n'); nl >= 0 {
-				l1, text = text[:nl], text[nl+1:]
-			} else {
-				text = ""
+	return l.actions, nil
+}
+
+// actionContext is what the sources of code actions read: the request and
+// the document.
+type actionContext struct {
+	uri         uri.URI
+	rng         protocol.Range
+	caps        clientCaps
+	diagnostics []protocol.Diagnostic
+	doc         documents.Document
+	open        bool
+}
+
+// actionSource lists one group of code actions.
+type actionSource struct {
+	name string
+	list func(l *actionList, at actionContext)
+}
+
+// codeActionSources are the groups of code actions, in the menu's order:
+// what waits for the user first, in every file.
+func (s *Server) codeActionSources() []actionSource {
+	return []actionSource{
+		{"decisions", func(l *actionList, _ actionContext) { s.decisionActions(l) }},
+		{"next edit", s.nextEditActions},
+		{"instruction comments", instructionActions},
+		{"diagnostics", diagnosticActions},
+		{"ask", askActions},
+		{"tasks", taskActions},
+		{"notes", s.notesActions},
+	}
+}
+
+// collect adds src's actions to l. A source that panics adds none, and the
+// others still list: one broken source must not take away every action
+// (approvals, Apply, Cancel).
+func (s *Server) collect(l *actionList, src actionSource, at actionContext) {
+	n := len(l.actions)
+	defer func() {
+		if r := recover(); r != nil {
+			l.actions = l.actions[:n]
+			s.log.Error("panic listing code actions", "source", src.name, "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	src.list(l, at)
+}
+
+// instructionActions offers the instruction comments on the lines in range.
+func instructionActions(l *actionList, at actionContext) {
+	if !at.open {
+		return
+	}
+	rng := at.rng
+	last := min(rng.End.Line, rng.Start.Line+maxInstructionScanLines)
+	lineStart, _ := documents.LineBounds(at.doc.Text, rng.Start.Line)
+	text := at.doc.Text[lineStart:]
+	for line := rng.Start.Line; line <= last && text != ""; line++ {
+		l1 := text
+		if nl := strings.IndexByte(text, '\n'); nl >= 0 {
+			l1, text = text[:nl], text[nl+1:]
+		} else {
+			text = ""
+		}
+		if instr, plan, ok := instruction(l1); ok {
+			lineRange := protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line + 1}}
+			args := askArgs{
+				Prompt: instr + fmt.Sprintf("\n\n(This instruction is the comment on line %d. Carry it out, then remove that instruction comment.)", line+1),
+				URI:    at.uri, Range: &lineRange,
 			}
-			if instr, plan, ok := instruction(l1); ok {
-				lineRange := protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line + 1}}
-				args := askArgs{
-					Prompt: instr + fmt.Sprintf("\n\n(This instruction is the comment on line %d. Carry it out, then remove that instruction comment.)", line+1),
-					URI:    u, Range: &lineRange,
-				}
-				title := "Agent: " + summarize(instr, 70)
-				if plan {
-					args.Strategy, title = "plan", "Agent (plan first): "+summarize(instr, 60)
-				}
-				l.command(title, protocol.CodeActionKindRefactorRewrite, CommandAsk, args, nil)
+			title := "Agent: " + summarize(instr, 70)
+			if plan {
+				args.Strategy, title = "plan", "Agent (plan first): "+summarize(instr, 60)
 			}
+			l.command(title, protocol.CodeActionKindRefactorRewrite, CommandAsk, args, nil)
 		}
 	}
-	for _, d := range params.Context.Diagnostics {
+}
+
+// diagnosticActions offers to fix each diagnostic in the request.
+func diagnosticActions(l *actionList, at actionContext) {
+	for _, d := range at.diagnostics {
 		msg := diagnosticMessage(d)
 		l.command("Fix with agent: "+summarize(msg, 70), protocol.CodeActionKindQuickFix, CommandAsk, askArgs{
-			Prompt: "Fix this problem: " + msg, URI: u, Range: &d.Range,
+			Prompt: "Fix this problem: " + msg, URI: at.uri, Range: &d.Range,
 			Diagnostics: []diagnosticArg{{Line: d.Range.Start.Line, Message: msg}},
 		}, []protocol.Diagnostic{d})
 	}
-	r := rng
-	if caps.promptInput {
-		l.command("Ask agent…", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{URI: u, Range: &r}, nil)
-		l.command("Plan with agent…", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{URI: u, Range: &r, Strategy: "plan"}, nil)
-	} else if open {
-		// The client has no box to type a prompt in: the file is the box.
-		at := templateSpot{doc: doc, line: rng.Start.Line, start: cursorLine, end: cursorLineEnd}
-		l.edit("Ask agent… (inserts an AGENT: comment to write the request in)", protocol.CodeActionKindRefactorRewrite,
-			at.insert("AGENT: ", caps))
-		l.edit("Plan with agent… (inserts an AGENT PLAN: comment)", protocol.CodeActionKindRefactorRewrite,
-			at.insert("AGENT PLAN: ", caps))
+}
+
+// askActions offers to ask the agent: with the client's prompt box, or
+// where it has none, through an instruction comment inserted to write in.
+func askActions(l *actionList, at actionContext) {
+	r := at.rng
+	if at.caps.promptInput {
+		l.command("Ask agent…", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{URI: at.uri, Range: &r}, nil)
+		l.command("Plan with agent…", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{URI: at.uri, Range: &r, Strategy: "plan"}, nil)
+		return
 	}
+	if !at.open {
+		return
+	}
+	// The client has no box to type a prompt in: the file is the box.
+	start, end := documents.LineBounds(at.doc.Text, r.Start.Line)
+	spot := templateSpot{doc: at.doc, line: r.Start.Line, start: start, end: end}
+	l.edit("Ask agent… (inserts an AGENT: comment to write the request in)", protocol.CodeActionKindRefactorRewrite,
+		spot.insert("AGENT: ", at.caps))
+	l.edit("Plan with agent… (inserts an AGENT PLAN: comment)", protocol.CodeActionKindRefactorRewrite,
+		spot.insert("AGENT PLAN: ", at.caps))
+}
+
+// taskActions offers the agent's ready-made tasks for the range and the file.
+func taskActions(l *actionList, at actionContext) {
+	u, r := at.uri, at.rng
 	l.command("Explain with agent", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{Prompt: "Explain what this code does, and point out anything surprising.", Mode: string(agentrun.ModeAsk), URI: u, Range: &r}, nil)
 	l.command("Write tests with agent", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{Prompt: "Write tests for this code, following the project's existing test conventions.", URI: u, Range: &r}, nil)
 	l.command("Document with agent", protocol.CodeActionKindRefactorRewrite, CommandAsk, askArgs{Prompt: "Write documentation comments for this code in the language's usual style. Change no behaviour.", URI: u, Range: &r}, nil)
 	l.command("Review file with agent", protocol.CodeActionKindSource, CommandAsk, askArgs{Prompt: "Review this file: list bugs, risks and unclear code, most important first. Change nothing.", URI: u}, nil)
-	// Notes the agent proposed wait for the user.
+}
+
+// notesActions offers to keep the notes the agent proposed.
+func (s *Server) notesActions(l *actionList, _ actionContext) {
 	if _, err := s.notesRun(""); err == nil {
 		l.command("Keep the agent's notes", protocol.CodeActionKindSource, CommandKeepNotes, nil, nil)
 	}
-	return l.actions, nil
 }
 
 // decisionActions offers what waits for the user: the newest pending
@@ -181,9 +249,9 @@ func (s *Server) decisionActions(l *actionList) {
 }
 
 // templateSpot is where an instruction template goes: above line, whose
-// bytes are doc.text[start:end].
+// bytes are doc.Text[start:end].
 type templateSpot struct {
-	doc        document
+	doc        documents.Document
 	line       uint32
 	start, end int
 }
@@ -192,25 +260,25 @@ type templateSpot struct {
 // line, in the file's comment syntax and the line's indentation, for the
 // user to write the request in and then pick its "Agent: …" action.
 func (at templateSpot) insert(label string, caps clientCaps) protocol.WorkspaceEdit {
-	text := at.doc.text[at.start:at.end]
+	text := at.doc.Text[at.start:at.end]
 	indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
-	open, close := commentSyntax(at.doc.language, at.doc.path)
+	open, close := commentSyntax(at.doc.Language, at.doc.Path)
 	comment := indent + open + " " + label
 	if close != "" {
 		comment += " " + close
 	}
 	pos := protocol.Position{Line: at.line}
 	edit := protocol.TextEdit{Range: protocol.Range{Start: pos, End: pos}, NewText: comment + "\n"}
-	if at.start == len(at.doc.text) && at.doc.text != "" && !strings.HasSuffix(at.doc.text, "\n") {
+	if at.start == len(at.doc.Text) && at.doc.Text != "" && !strings.HasSuffix(at.doc.Text, "\n") {
 		// Past the last line of a file without a final newline: start one.
-		pos = caps.encoding.position(at.doc.text, len(at.doc.text))
+		pos = caps.encoding.Position(at.doc.Text, len(at.doc.Text))
 		edit = protocol.TextEdit{Range: protocol.Range{Start: pos, End: pos}, NewText: "\n" + comment}
 	}
 	if caps.documentChanges {
-		version := at.doc.version
-		return protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{textDocumentEdit(at.doc.uri, &version, []protocol.TextEdit{edit}, "")}}
+		version := at.doc.Version
+		return protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{textDocumentEdit(at.doc.URI, &version, []protocol.TextEdit{edit}, "")}}
 	}
-	return protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{at.doc.uri: {edit}}}
+	return protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{at.doc.URI: {edit}}}
 }
 
 // codeActionResolve returns the action as it is: actions are complete when listed.

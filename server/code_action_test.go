@@ -129,3 +129,23 @@ func codeActions(t *testing.T, f *fixture, params map[string]any) []action {
 	}
 	return actions
 }
+
+// TestAPanickingSourceOfCodeActionsLosesOnlyItsOwn: one source of actions
+// that panics leaves the list of the others whole, and the request answers.
+func TestAPanickingSourceOfCodeActionsLosesOnlyItsOwn(t *testing.T) {
+	f := newFixture(t, nil, nil, nil)
+	f.srv.AddPanicActionSource()
+	f.editor.Initialize(f.root, servertest.Plain, nil)
+	u := f.uri("a.go")
+	f.editor.Open(u, "package a\n")
+	actions := codeActions(t, f, map[string]any{"textDocument": map[string]any{"uri": u},
+		"range": span(0, 0, 0, 0), "context": map[string]any{"diagnostics": []any{}}})
+	var titles []string
+	for _, a := range actions {
+		titles = append(titles, a.Title)
+	}
+	got := strings.Join(titles, "|")
+	if strings.Contains(got, "half-listed") || !strings.Contains(got, "Explain with agent") || !strings.Contains(got, "Review file with agent") {
+		t.Fatalf("actions: %s", got)
+	}
+}

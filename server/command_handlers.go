@@ -13,6 +13,8 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/server/completion"
+	"github.com/agent-lsp/agent-lsp/server/nextedit"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
@@ -208,20 +210,20 @@ type runPlanResult struct {
 // statusResult is agent.status: what agent-lsp doctor and a curious user
 // want to know, without calling a model.
 type statusResult struct {
-	Notes            []string         `json:"notes"`
-	Breakers         []string         `json:"breakers"`
-	Session          string           `json:"session"`
-	Root             string           `json:"root"`
-	Settings         string           `json:"settings"`
-	Allowlist        []string         `json:"allowlist"` // configured, beside the built-in list
-	PositionEncoding string           `json:"positionEncoding"`
-	Runs             []runStatus      `json:"runs"`
-	Proposals        []proposalStatus `json:"proposals"`
-	Sandbox          sandboxStatus    `json:"sandbox"`
-	ToolProtocol     string           `json:"toolProtocol"`
-	ConfigWarnings   []string         `json:"configWarnings"`
-	Completion       completionStatus `json:"completion"`
-	NextEdits        nesStatus        `json:"nextEdits"`
+	Notes            []string          `json:"notes"`
+	Breakers         []string          `json:"breakers"`
+	Session          string            `json:"session"`
+	Root             string            `json:"root"`
+	Settings         string            `json:"settings"`
+	Allowlist        []string          `json:"allowlist"` // configured, beside the built-in list
+	PositionEncoding string            `json:"positionEncoding"`
+	Runs             []runStatus       `json:"runs"`
+	Proposals        []proposalStatus  `json:"proposals"`
+	Sandbox          sandboxStatus     `json:"sandbox"`
+	ToolProtocol     string            `json:"toolProtocol"`
+	ConfigWarnings   []string          `json:"configWarnings"`
+	Completion       completion.Status `json:"completion"`
+	NextEdits        nextedit.Status   `json:"nextEdits"`
 	// MCP lists the MCP servers a run would use: state, tools, errors.
 	MCP []mcp.Status `json:"mcp"`
 	// LanguageServers lists the language servers: running, stopped,
@@ -264,10 +266,10 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 		Runs: runs, Proposals: s.runs.proposalStatuses(),
 		Sandbox: sandboxStatus{Level: string(sb.Level), Detail: sb.String()},
 	}
-	st.Completion = s.completer.status(s.workspace.settings())
-	st.NextEdits = s.nextEdits.status(s.workspace.settings())
+	st.Completion = s.completer.Status(s.workspace.settings())
+	st.NextEdits = s.nextEdits.engine.Status(s.workspace.settings())
 	root, settings, notes := s.workspace.status()
-	st.Root, st.Settings, st.Allowlist, st.PositionEncoding = root, settings.String(), settings.Allowlist, string(s.clientCaps().encoding.kind())
+	st.Root, st.Settings, st.Allowlist, st.PositionEncoding = root, settings.String(), settings.Allowlist, string(s.clientCaps().encoding.Kind())
 	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), notes
 	st.MCP = s.mcp.Status(agentrun.MCPServers(settings, root))
 	st.LanguageServers = agentrun.LanguageServerStatus(s.lsp, settings, root)

@@ -11,3 +11,12 @@ import (
 func (s *Server) AddPanicMethod(method string) {
 	s.handlers[method] = func(context.Context, jsonrpc2.RawMessage) (any, error) { panic("boom") }
 }
+
+// AddPanicActionSource puts a source of code actions that panics first in
+// the list, to test that the other sources still list.
+func (s *Server) AddPanicActionSource() {
+	s.actionSources = append([]actionSource{{"panics", func(l *actionList, _ actionContext) {
+		l.command("half-listed", "", "", nil, nil)
+		panic("boom")
+	}}}, s.actionSources...)
+}

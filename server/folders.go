@@ -15,6 +15,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/server/documents"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -133,7 +134,7 @@ func (s *Server) runView(ctx context.Context, folders []*folder, start *folder, 
 func workspaceDirs(p *protocol.InitializeParams) (dirs []string, uris []uri.URI, warnings []string) {
 	if folders, ok := p.WorkspaceFolders.Get(); ok {
 		for _, wf := range folders {
-			dir, err := pathOf(wf.URI)
+			dir, err := documents.PathOf(wf.URI)
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("workspace folder %s left out: %v (agent-lsp works on local folders)", wf.URI, err))
 				continue
@@ -147,7 +148,7 @@ func workspaceDirs(p *protocol.InitializeParams) (dirs []string, uris []uri.URI,
 		}
 	}
 	if p.RootURI != nil {
-		if dir, err := pathOf(*p.RootURI); err == nil {
+		if dir, err := documents.PathOf(*p.RootURI); err == nil {
 			return []string{dir}, []uri.URI{*p.RootURI}, warnings
 		}
 	}
@@ -174,13 +175,13 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, raw jsonrpc2.Raw
 	removed := map[string]bool{} // by URI as sent, and by path: a URI and a path never look alike
 	for _, wf := range params.Event.Removed {
 		removed[string(wf.URI)] = true
-		if dir, err := pathOf(wf.URI); err == nil {
+		if dir, err := documents.PathOf(wf.URI); err == nil {
 			removed[dir] = true
 		}
 	}
 	var added []*folder
 	for _, wf := range params.Event.Added {
-		dir, err := pathOf(wf.URI)
+		dir, err := documents.PathOf(wf.URI)
 		if err == nil {
 			if fi, serr := os.Stat(dir); serr != nil || !fi.IsDir() {
 				err = fmt.Errorf("%s is not a directory", dir)

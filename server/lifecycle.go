@@ -14,6 +14,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/server/documents"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
@@ -78,7 +79,7 @@ func (l *lifecycle) code() int {
 
 // clientCaps is what the client said it can do, reduced to what we use.
 type clientCaps struct {
-	encoding encoding
+	encoding documents.Encoding
 	// applyEdit: the client takes workspace/applyEdit (ALE says it does
 	// not); otherwise a proposal is applied by a code action carrying its edit.
 	applyEdit       bool
@@ -124,9 +125,9 @@ func readCaps(c protocol.ClientCapabilities) clientCaps {
 		// points (Emacs) must ask for; UTF-16 is the default.
 		switch {
 		case slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF8):
-			caps.encoding = utf8Enc
+			caps.encoding = documents.UTF8
 		case slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF32):
-			caps.encoding = utf32
+			caps.encoding = documents.UTF32
 		}
 	}
 	caps.applyEdit = c.Workspace != nil && c.Workspace.ApplyEdit != nil && *c.Workspace.ApplyEdit
@@ -221,7 +222,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	version := s.opts.Version
 	result := &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
-			PositionEncoding:       caps.encoding.kind(),
+			PositionEncoding:       caps.encoding.Kind(),
 			TextDocumentSync:       &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change, Save: &protocol.SaveOptions{}}, // didSave: a write may settle a proposal
 			CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: kinds},
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: CommandNames()},
@@ -294,7 +295,7 @@ func (s *Server) didOpen(ctx context.Context, raw jsonrpc2.RawMessage) (any, err
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	if err := s.docs.open(params.TextDocument); err != nil {
+	if err := s.docs.Open(params.TextDocument); err != nil {
 		return nil, err
 	}
 	s.noticeAppliedAt(ctx, params.TextDocument.URI)
@@ -306,15 +307,15 @@ func (s *Server) didChange(ctx context.Context, raw jsonrpc2.RawMessage) (any, e
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	tookSuggestion, err := s.docs.change(&params, s.clientCaps().encoding)
+	tookSuggestion, err := s.docs.Change(&params, s.clientCaps().encoding)
 	if err != nil {
 		return nil, err
 	}
 	if tookSuggestion {
-		s.nextEdits.tookOne(params.TextDocument.URI, true)
+		s.nextEdits.engine.TookOne(params.TextDocument.URI, true)
 	}
 	s.noticeAppliedAt(ctx, params.TextDocument.URI)
-	s.nextEdits.afterChange(params.TextDocument.URI)
+	s.nextEditAfterChange(params.TextDocument.URI)
 	return nil, nil
 }
 
@@ -331,7 +332,7 @@ func (s *Server) didSave(ctx context.Context, raw jsonrpc2.RawMessage) (any, err
 
 // noticeAppliedAt is noticeApplied for a document's URI.
 func (s *Server) noticeAppliedAt(ctx context.Context, u uri.URI) {
-	if path, err := pathOf(u); err == nil {
+	if path, err := s.docs.Path(u); err == nil {
 		s.noticeApplied(ctx, path)
 	}
 }
@@ -341,7 +342,14 @@ func (s *Server) didClose(ctx context.Context, raw jsonrpc2.RawMessage) (any, er
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	return nil, s.docs.close(params.TextDocument.URI)
+	if err := s.docs.Close(params.TextDocument.URI); err != nil {
+		return nil, err
+	}
+	// What was known of the text dies with it: a reopened file may hold
+	// other text at the same version.
+	s.completer.Forget(params.TextDocument.URI)
+	s.nextEdits.engine.Forget(params.TextDocument.URI)
+	return nil, nil
 }
 
 // reportSandboxLevel probes the sandbox (and has its first helper started)

@@ -3,34 +3,27 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/agent-lsp/agent-lsp/agent/config"
-	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/server/documents"
+	"github.com/agent-lsp/agent-lsp/server/nextedit"
 )
 
-// Next edit suggestions: textDocument/copilotInlineEdit, as GitHub's
-// copilot-language-server serves it (copilot-lsp.nvim and copilot.el call
-// it); the same suggestion as an LSP 3.18 inline completion item for
-// clients with only that, and as a code action for clients with only those
-// (made in the background after their changes, since they never ask). The
-// model sees the document's recent edits (edithistory.go) and rewrites the
-// region around the cursor; the server turns the rewrite into the smallest
-// edit. Like completion it has its own model client and lock,
-// and each document's latest request cancels the ones before it.
+// Next edit suggestions on the LSP wire: textDocument/copilotInlineEdit, as
+// GitHub's copilot-language-server serves it (copilot-lsp.nvim and
+// copilot.el call it); the same suggestion as an LSP 3.18 inline completion
+// item for clients with only that, and as a code action for clients with
+// only those (made in the background after their changes, since they never
+// ask). The suggestions are server/nextedit's; this file maps them to the
+// wire.
 
-const (
-	methodInlineEdit   = "textDocument/copilotInlineEdit"
-	defaultNESDebounce = 150 * time.Millisecond
-)
+const methodInlineEdit = "textDocument/copilotInlineEdit"
 
 // inlineEditParams are copilotInlineEdit's params.
 type inlineEditParams struct {
@@ -44,226 +37,41 @@ type inlineEdit struct {
 	Range        protocol.Range                           `json:"range"`
 	TextDocument protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
 	Command      *protocol.Command                        `json:"command,omitempty"`
-
-	start, end int // the range in bytes
 }
 
 type inlineEditResult struct {
 	Edits []inlineEdit `json:"edits"`
 }
 
-// nextEditor is the next-edit engine of a connection.
-type nextEditor struct {
-	s *Server
-	// background is the connection's: suggestions made without a request
-	// end with it.
-	background context.Context
-	stop       context.CancelFunc
+// nextEdits is next edit suggestions on a connection: the engine, and
+// whether the client shows them itself.
+type nextEdits struct {
+	engine *nextedit.Engine
 	// asked: the client has asked textDocument/copilotInlineEdit, so it
 	// shows next edits itself.
-	asked  atomic.Bool
-	latest latestPerDocument // the request going per document
-
-	mu       sync.Mutex // guards everything below
-	client   llm.Provider
-	builtFor string                // the settings client was built from
-	cache    map[uri.URI]nesAnswer // the latest answer per document
-	calls    int                   // model calls made
-	accepted int                   // suggestions the user accepted
-}
-
-// nesAnswer is the answer for a document at a version and position; edit
-// is nil for none.
-type nesAnswer struct {
-	version int32
-	pos     protocol.Position
-	edit    *inlineEdit
-}
-
-func newNextEditor(s *Server) *nextEditor {
-	ctx, stop := context.WithCancel(context.Background())
-	return &nextEditor{s: s, background: ctx, stop: stop, cache: map[uri.URI]nesAnswer{}}
+	asked atomic.Bool
 }
 
 // showsThemItself says whether the client shows copilotInlineEdit's edits
 // with its own interface.
-func (n *nextEditor) showsThemItself() bool {
-	return n.asked.Load() || n.s.clientCaps().showsInlineEdits
+func (s *Server) showsNextEditsItself() bool {
+	return s.nextEdits.asked.Load() || s.clientCaps().showsInlineEdits
 }
 
-// afterChange suggests the next edit after a change to document u, at the
-// change's end, for a client that will never ask: one with neither
+// nextEditEnv is what the engine needs of the connection now.
+func (s *Server) nextEditEnv() nextedit.Env {
+	return nextedit.Env{Settings: s.workspace.settings(), Encoding: s.clientCaps().encoding, ShownPath: s.shownPath}
+}
+
+// nextEditAfterChange has the next edit suggested after a change to
+// document u, for a client that will never ask: one with neither
 // copilotInlineEdit nor inline completion sees it as the "Apply suggested
-// edit" code action. Each change cancels the suggestion before it, so a
-// burst of keystrokes makes one model call.
-func (n *nextEditor) afterChange(u uri.URI) {
-	caps := n.s.clientCaps()
-	if n.s.opts.NewNES == nil || caps.inlineCompletion || n.showsThemItself() {
+// edit" code action.
+func (s *Server) nextEditAfterChange(u uri.URI) {
+	if s.clientCaps().inlineCompletion || s.showsNextEditsItself() {
 		return
 	}
-	settings := n.s.workspace.settings()
-	language, version, pos, changed := n.s.docs.changeEnd(u, caps.encoding)
-	if !changed || !settings.NES.On(language) {
-		return
-	}
-	// The latest now, before the handler returns: a request the client
-	// sends after this change must supersede it, never the other way.
-	ctx, done := n.latest.begin(n.background, u)
-	go func() {
-		defer done()
-		n.find(ctx, u, version, pos, settings) //nolint:errcheck // no one to tell: the code action shows what it found
-	}()
-}
-
-// suggest finds the next edit in document u at version, cursor at pos, or
-// none. A request for a version the document has left, or superseded by a
-// newer request, ends with none.
-func (n *nextEditor) suggest(ctx context.Context, u uri.URI, version int32, pos protocol.Position) (*inlineEdit, error) {
-	settings := n.s.workspace.settings()
-	doc, open := n.s.docs.get(u)
-	if !open {
-		return nil, nil
-	}
-	if !validPosition(doc.text, pos) {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("position %d:%d is outside the document", pos.Line, pos.Character))
-	}
-	if !settings.NES.On(doc.language) || n.s.opts.NewNES == nil || version != doc.version {
-		return nil, nil
-	}
-	ctx, done := n.latest.begin(ctx, u)
-	defer done()
-	return n.find(ctx, u, version, pos, settings)
-}
-
-// find is suggest's work once the request is the latest: the cache, the
-// debounce, the model.
-func (n *nextEditor) find(ctx context.Context, u uri.URI, version int32, pos protocol.Position, settings config.Settings) (*inlineEdit, error) {
-	n.mu.Lock()
-	cached, hit := n.cache[u]
-	n.mu.Unlock()
-	if hit && cached.version == version && cached.pos == pos {
-		return cached.edit, nil
-	}
-	debounce := defaultNESDebounce
-	if ms := settings.NES.DebounceMS; ms > 0 {
-		debounce = time.Duration(ms) * time.Millisecond
-	}
-	select {
-	case <-time.After(debounce):
-	case <-ctx.Done():
-		return nil, nil
-	}
-	// The document as it is after the wait: what the user did meanwhile
-	// (an accepted suggestion, say) is in the prompt.
-	doc, edits, open := n.s.docs.recent(u)
-	if !open || doc.version != version {
-		return nil, nil // typed on during the wait
-	}
-	client, err := n.model(ctx, settings)
-	if err != nil {
-		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
-	}
-	enc := n.s.clientCaps().encoding
-	cursor := enc.offset(doc.text, pos)
-	prompt := newNESPrompt(n.s.shownPath(doc.path), doc.text, edits, cursor, settings.NES.Zeta())
-	resp, err := client.Chat(ctx, prompt.request())
-	if err != nil {
-		if ctx.Err() == nil {
-			n.s.log.Debug("next edit", "error", err)
-		}
-		return nil, nil
-	}
-	edit := n.edit(doc, edits, prompt, resp.Text, pos)
-	if n.s.docs.versionOf(u) != version {
-		return nil, nil // stale: the document moved on while the model thought
-	}
-	n.mu.Lock()
-	n.cache[u] = nesAnswer{version: version, pos: pos, edit: edit}
-	n.mu.Unlock()
-	if edit != nil {
-		n.s.docs.suggested(u, version, edit.start, edit.end, edit.Text)
-	}
-	return edit, nil
-}
-
-// edit turns the model's answer into the edit to suggest, or nil: none when
-// the answer has no region, changes nothing, or touches what the user is
-// typing (the cursor's word, or the text of their last edit).
-func (n *nextEditor) edit(doc document, edits []histEdit, prompt nesPrompt, answer string, pos protocol.Position) *inlineEdit {
-	rewrite, ok := prompt.rewrite(answer)
-	if !ok {
-		n.s.log.Info("next edit: the answer has no rewritten region", "answer", summarize(answer, 200))
-		return nil
-	}
-	region := doc.text[prompt.regionA:prompt.regionB]
-	a, b, b2, changed := smallestEdit(region, rewrite)
-	if !changed {
-		return nil
-	}
-	start, end := prompt.regionA+a, prompt.regionA+b
-	typingA, typingB := wordAround(doc.text, prompt.cursor)
-	if len(edits) > 0 && !edits[len(edits)-1].accepted {
-		last := edits[len(edits)-1]
-		typingA, typingB = min(typingA, last.start), max(typingB, last.end())
-	}
-	if start <= typingB && end >= typingA {
-		n.s.log.Debug("next edit: refused, it touches the text being typed")
-		return nil
-	}
-	enc := n.s.clientCaps().encoding
-	id := protocol.VersionedTextDocumentIdentifier{Version: doc.version}
-	id.URI = doc.uri
-	return &inlineEdit{
-		start: start, end: end,
-		Text: rewrite[a:b2], Range: enc.spanRange(doc.text, start, end), TextDocument: id,
-		Command: &protocol.Command{Title: "Accept next edit", Command: CommandAcceptInlineEdit,
-			Arguments: []protocol.LSPAny{acceptArg(doc)}},
-	}
-}
-
-// model is the next-edit model's client, built on first use and again when
-// its settings change.
-func (n *nextEditor) model(ctx context.Context, settings config.Settings) (llm.Provider, error) {
-	key := settings.NESTarget().String()
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.client == nil || n.builtFor != key {
-		client, err := n.s.opts.NewNES(ctx, settings)
-		if err != nil {
-			return nil, fmt.Errorf("next edit model: %w", err)
-		}
-		n.client, n.builtFor = client, key
-	}
-	n.calls++
-	return n.client, nil
-}
-
-// cached is the suggestion known for the document at version, without
-// asking anyone; nil when there is none.
-func (n *nextEditor) cached(u uri.URI, version int32) *inlineEdit {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if a, ok := n.cache[u]; ok && a.version == version {
-		return a.edit
-	}
-	return nil
-}
-
-// nesStatus is next edit suggestions in agent.status.
-type nesStatus struct {
-	Model    string `json:"model,omitempty"` // "": off
-	Calls    int    `json:"calls"`
-	Accepted int    `json:"accepted"`
-}
-
-func (n *nextEditor) status(settings config.Settings) nesStatus {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	st := nesStatus{Calls: n.calls, Accepted: n.accepted}
-	if settings.NES.Enabled() {
-		st.Model = settings.NESTarget().String()
-	}
-	return st
+	s.nextEdits.engine.AfterChange(u, s.nextEditEnv())
 }
 
 func (s *Server) inlineEdit(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
@@ -272,13 +80,20 @@ func (s *Server) inlineEdit(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		return nil, err
 	}
 	s.nextEdits.asked.Store(true)
-	edit, err := s.nextEdits.suggest(ctx, params.TextDocument.URI, params.TextDocument.Version, params.Position)
-	if err != nil {
-		return nil, err
+	u := params.TextDocument.URI
+	edit, err := s.nextEdits.engine.Suggest(ctx, u, params.TextDocument.Version, params.Position, s.nextEditEnv())
+	switch {
+	case errors.Is(err, nextedit.ErrPositionOutside):
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	case err != nil:
+		return nil, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
 	res := inlineEditResult{Edits: []inlineEdit{}}
 	if edit != nil {
-		res.Edits = append(res.Edits, *edit)
+		id := protocol.VersionedTextDocumentIdentifier{Version: edit.Edition.Version}
+		id.URI = u
+		cmd := acceptCommand(u, edit.Edition.Version)
+		res.Edits = append(res.Edits, inlineEdit{Text: edit.Text, Range: edit.Range, TextDocument: id, Command: &cmd})
 	}
 	return res, nil
 }
@@ -290,30 +105,43 @@ func (s *Server) inlineEdit(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 // as every client draws that, and one on another line is offered only to a
 // client that draws a range anywhere.
 func (s *Server) nextEditItem(ctx context.Context, u uri.URI, pos protocol.Position) *protocol.InlineCompletionItem {
-	if s.nextEdits.showsThemItself() {
+	if s.showsNextEditsItself() {
 		return nil
 	}
-	doc, open := s.docs.get(u)
+	ed, open := s.docs.EditionOf(u)
 	if !open {
 		return nil
 	}
-	edit, err := s.nextEdits.suggest(ctx, u, doc.version, pos)
+	edit, err := s.nextEdits.engine.Suggest(ctx, u, ed.Version, pos, s.nextEditEnv())
 	if err != nil || edit == nil || edit.Range.Start.Line != edit.Range.End.Line {
 		return nil
 	}
 	caps := s.clientCaps()
-	start, end, text := edit.start, edit.end, edit.Text
-	if edit.Range.Start.Line == pos.Line {
-		cursor := caps.encoding.offset(doc.text, pos)
-		start, end = min(start, cursor), max(end, cursor)
-		text = doc.text[start:edit.start] + text + doc.text[edit.end:end]
-	} else if !caps.inlineRangeAnywhere {
+	if edit.Range.Start.Line != pos.Line && !caps.inlineRangeAnywhere {
 		return nil
 	}
-	rng := caps.encoding.spanRange(doc.text, start, end)
-	// Shown where the text it replaces starts its filter text: always.
-	filter := doc.text[start:end]
-	return &protocol.InlineCompletionItem{InsertText: protocol.String(text), Range: &rng, FilterText: &filter, Command: *edit.Command}
+	var item *protocol.InlineCompletionItem
+	s.docs.Read(u, func(doc documents.Document, _ documents.History) {
+		text := doc.Text
+		if doc.Edition() != edit.Edition || !edit.Fits(text) {
+			return
+		}
+		start, end, insert := edit.Start, edit.End, edit.Text
+		if edit.Range.Start.Line == pos.Line {
+			// The cursor and the edit are in the region: what lies between
+			// is bounded.
+			cursor := caps.encoding.Offset(text, pos)
+			start, end = min(start, cursor), max(end, cursor)
+			// Cloned: a concatenation with one part may be that part, a
+			// view of the buffer that the next change rewrites.
+			insert = strings.Clone(text[start:edit.Start] + insert + text[edit.End:end])
+		}
+		rng := caps.encoding.SpanRange(text, start, end)
+		// Shown where the text it replaces starts its filter text: always.
+		filter := strings.Clone(text[start:end])
+		item = &protocol.InlineCompletionItem{InsertText: protocol.String(insert), Range: &rng, FilterText: &filter, Command: acceptCommand(u, edit.Edition.Version)}
+	})
+	return item
 }
 
 // acceptEditArgs name the document a suggested edit was for, at the
@@ -331,28 +159,20 @@ type acceptEditResult struct {
 // suggested edit (after applying it): the document's last edit is marked
 // as an accepted suggestion, so the next suggestion builds on it.
 func (s *Server) acceptInlineEdit(_ context.Context, a acceptEditArgs) (acceptEditResult, error) {
-	ok, newly := s.docs.accepted(a.URI, a.Version)
-	s.nextEdits.tookOne(a.URI, newly)
+	ok, newly := s.docs.Accepted(a.URI, a.Version)
+	s.nextEdits.engine.TookOne(a.URI, newly)
 	return acceptEditResult{Recorded: ok}, nil
-}
-
-// tookOne notes that a suggestion in document u was accepted (counted
-// when counts): known from the command or from the change that applied it,
-// as a client that runs no command (copilot-lsp.nvim) shows only that.
-func (n *nextEditor) tookOne(u uri.URI, counts bool) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if counts {
-		n.accepted++
-	}
-	delete(n.cache, u)
 }
 
 // nextEditActions offers the suggestion known for the document, where the
 // range touches its lines, as an action that applies it: never asking the
 // model.
-func (s *Server) nextEditActions(l *actionList, doc document, rng protocol.Range, caps clientCaps) {
-	edit := s.nextEdits.cached(doc.uri, doc.version)
+func (s *Server) nextEditActions(l *actionList, at actionContext) {
+	if !at.open {
+		return
+	}
+	doc, rng, caps := at.doc, at.rng, at.caps
+	edit := s.nextEdits.engine.Cached(doc)
 	if edit == nil || rng.End.Line < edit.Range.Start.Line || rng.Start.Line > edit.Range.End.Line {
 		return
 	}
@@ -360,19 +180,13 @@ func (s *Server) nextEditActions(l *actionList, doc document, rng protocol.Range
 	if !l.wanted(kind) {
 		return
 	}
-	// Whole lines, as a proposal's edits: ALE reads a column as a byte
-	// offset, so an edit within a line after non-ASCII text lands wrong.
-	lineA := strings.LastIndexByte(doc.text[:edit.start], '\n') + 1
-	lineB := len(doc.text)
-	if nl := strings.IndexByte(doc.text[edit.end:], '\n'); nl >= 0 {
-		lineB = edit.end + nl + 1
-	}
-	te := protocol.TextEdit{Range: caps.encoding.spanRange(doc.text, lineA, lineB),
-		NewText: doc.text[lineA:edit.start] + edit.Text + doc.text[edit.end:lineB]}
-	we := protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{doc.uri: {te}}}
+	lineA, lineB := actionSpan(doc.Text, edit.Start, edit.End)
+	te := protocol.TextEdit{Range: caps.encoding.SpanRange(doc.Text, lineA, lineB),
+		NewText: doc.Text[lineA:edit.Start] + edit.Text + doc.Text[edit.End:lineB]}
+	we := protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{doc.URI: {te}}}
 	if caps.documentChanges {
-		version := doc.version
-		we = protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{textDocumentEdit(doc.uri, &version, []protocol.TextEdit{te}, "")}}
+		version := doc.Version
+		we = protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{textDocumentEdit(doc.URI, &version, []protocol.TextEdit{te}, "")}}
 	}
 	title := "Apply suggested edit"
 	if t := strings.TrimSpace(edit.Text); t != "" {
@@ -383,26 +197,41 @@ func (s *Server) nextEditActions(l *actionList, doc document, rng protocol.Range
 	l.actions = append(l.actions, &protocol.CodeAction{Title: title, Kind: &kind, Edit: &we})
 }
 
-// validPosition says whether pos is in text: its line exists (the one after
-// a final line break included); a character past the line's end is
-// clamped, as clients send for "end of line".
-func validPosition(text string, pos protocol.Position) bool {
-	return int(pos.Line) <= strings.Count(text, "\n")
-}
+// wholeLinesBytes is the longest span of lines an "Apply suggested edit"
+// replaces whole.
+const wholeLinesBytes = 4096
 
-// wordAround is the identifier the offset is in or at an end of.
-func wordAround(text string, offset int) (int, int) {
-	a, b := offset, offset
-	for a > 0 && isIdentByte(text[a-1]) {
-		a--
+// actionSpan is the bytes an "Apply suggested edit" action replaces for an
+// edit of [start, end): whole lines, as a proposal's edits, since ALE reads
+// a column as a byte offset, so an edit within a line after non-ASCII text
+// lands wrong. Lines too long to send whole (a minified file's) give the
+// edit itself where the text before it on its line is ASCII, whose columns
+// are bytes in every encoding.
+func actionSpan(text string, start, end int) (int, int) {
+	a := strings.LastIndexByte(text[:start], '\n') + 1
+	b := len(text)
+	if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
+		b = end + nl + 1
 	}
-	for b < len(text) && isIdentByte(text[b]) {
-		b++
+	endLine := strings.LastIndexByte(text[:end], '\n') + 1
+	if b-a > wholeLinesBytes && isASCII(text[a:start]) && isASCII(text[endLine:end]) {
+		return start, end
 	}
 	return a, b
 }
 
-func acceptArg(doc document) protocol.LSPAny {
-	raw, _ := json.Marshal(acceptEditArgs{URI: doc.uri, Version: doc.version})
-	return raw
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// acceptCommand is the command a suggested edit carries: the client runs
+// it once it applied the edit.
+func acceptCommand(u uri.URI, version int32) protocol.Command {
+	raw, _ := json.Marshal(acceptEditArgs{URI: u, Version: version})
+	return protocol.Command{Title: "Accept next edit", Command: CommandAcceptInlineEdit, Arguments: []protocol.LSPAny{raw}}
 }

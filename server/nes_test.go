@@ -322,3 +322,58 @@ func TestNextEditBadInput(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 }
+
+// TestNextEditsPauseAfterRepeatedFailures: a model that keeps failing is
+// not asked on every pause in typing: after three failures in a row, next
+// edits pause, as completion does, and agent.status says until when.
+func TestNextEditsPauseAfterRepeatedFailures(t *testing.T) {
+	srv := llmtest.NewOpenAIResponder(t, func(map[string]any) llmtest.Turn {
+		return llmtest.Turn{Status: 500, Body: `{"error":{"message":"the model is down"}}`}
+	})
+	f := nesFixture(t, srv, nil)
+	u := f.uri("main.go")
+	f.editor.Open(u, greet)
+	for char := range uint32(5) {
+		if res, err := inlineEditAt(f, u, 1, 2, 5+char); err != nil || len(res.Edits) != 0 {
+			t.Fatalf("%v %+v", err, res)
+		}
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("the failing model was asked %d times, want 3", n)
+	}
+	var status struct {
+		NextEdits struct {
+			PausedUntil string `json:"pausedUntil"`
+		} `json:"nextEdits"`
+	}
+	if err := f.editor.Command(server.CommandStatus, nil, &status); err != nil || status.NextEdits.PausedUntil == "" {
+		t.Fatalf("status %+v %v", status, err)
+	}
+}
+
+// TestNextEditInARegionHoldingAMarkdownFence: the region's own code fence
+// neither closes the prompt's block nor the answer's: the prompt's fence is
+// longer than any in the region, and the suggestion is the one word the
+// model changed, not a deletion of everything after the inner fence.
+func TestNextEditInARegionHoldingAMarkdownFence(t *testing.T) {
+	const notes = "# Notes\n\nSay hello to name.\n\n```go\nfmt.Println(name)\n```\n\nThen greet name again.\n"
+	renamed := strings.Replace(notes, "to name", "to fullName", 1)
+	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "````markdown\n" + strings.Replace(renamed, "greet name", "greet fullName", 1) + "````\n"})
+	f := nesFixture(t, srv, nil)
+	u := f.uri("notes.md")
+	f.editor.Open(u, notes)
+	f.editor.Type(u, renamed)
+	res, err := inlineEditAt(f, u, 2, 2, 21)
+	if err != nil || len(res.Edits) != 1 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if e := res.Edits[0]; e.Text != "fullName" || e.Range != span(8, 11, 8, 15) {
+		t.Fatalf("edit %q at %+v", e.Text, e.Range)
+	}
+	if prompt := llmtest.LastUserText(srv.Requests()[0]); !strings.Contains(prompt, "Editable region (from line 1):\n````\n# Notes\n") {
+		t.Fatalf("prompt:\n%s", prompt)
+	}
+	if region, ok := servertest.NextEditRegion(srv.Requests()[0]); !ok || region != renamed {
+		t.Errorf("servertest.NextEditRegion: %v %q", ok, region)
+	}
+}

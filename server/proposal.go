@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/server/apply"
+	"github.com/agent-lsp/agent-lsp/server/documents"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -88,7 +89,7 @@ func editsNothing(edit protocol.WorkspaceEdit) bool {
 // addChange adds one file's change to edit; added is false when the file
 // already holds what the agent wants.
 func (s *Server) addChange(edit *protocol.WorkspaceEdit, c tools.Change, caps clientCaps) (added bool, err error) {
-	u := s.docs.uriOf(c.AbsPath)
+	u := s.docs.URIOf(c.AbsPath)
 	current, version, exists, err := s.currentText(c.AbsPath)
 	if err != nil {
 		return false, err
@@ -228,9 +229,9 @@ func (s *Server) confirmSensitive(ctx context.Context, sensitive []tools.Change)
 // currentText is what the user has now: the open buffer (with its version)
 // or the file on disk.
 func (s *Server) currentText(abs string) (text string, version *int32, exists bool, err error) {
-	if doc, ok := s.docs.getPath(abs); ok {
-		v := doc.version
-		return doc.text, &v, true, nil
+	if doc, ok := s.docs.GetPath(abs); ok {
+		v := doc.Version
+		return doc.Text, &v, true, nil
 	}
 	data, err := tools.ReadRegular(abs) // a FIFO put there must not hang the server
 	if errors.Is(err, fs.ErrNotExist) {
@@ -243,10 +244,10 @@ func (s *Server) currentText(abs string) (text string, version *int32, exists bo
 }
 
 // textEdits is the minimal line diff from current to target, as LSP edits.
-func textEdits(current, target string, enc encoding) []protocol.TextEdit {
+func textEdits(current, target string, enc documents.Encoding) []protocol.TextEdit {
 	var out []protocol.TextEdit
 	for _, e := range udiff.Lines(current, target) {
-		out = append(out, protocol.TextEdit{Range: enc.spanRange(current, e.Start, e.End), NewText: e.New})
+		out = append(out, protocol.TextEdit{Range: enc.SpanRange(current, e.Start, e.End), NewText: e.New})
 	}
 	return out
 }

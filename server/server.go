@@ -1,8 +1,10 @@
 // Package server is agent-lsp's LSP surface: lifecycle, text sync into
 // overlays, code actions, workspace/executeCommand, progress, approvals and
-// workspace/applyEdit. Handlers resolve documents and hand the work to the
-// agent and tools packages, which know nothing of LSP; this package never
-// calls a model or runs a tool itself.
+// workspace/applyEdit. Handlers resolve documents and hand the work to
+// packages that do it: runs to server/agentrun (the agent and the tools),
+// editor assistance to server/completion and server/nextedit over the
+// document store server/documents; this package never calls a model or runs
+// a tool itself.
 package server
 
 import (
@@ -20,6 +22,9 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/server/completion"
+	"github.com/agent-lsp/agent-lsp/server/documents"
+	"github.com/agent-lsp/agent-lsp/server/nextedit"
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
@@ -53,12 +58,12 @@ type Options struct {
 // declared beside what it guards, so a slow one never holds up another:
 //   - lifecycle: initialize, shutdown and exit;
 //   - workspace: the folders and the configuration;
-//   - docs: the open buffers;
+//   - docs: the open buffers (server/documents, its own lock);
 //   - runs: the runs and proposals, and the proposals' states;
 //   - sessions: the conversations and the current one;
 //   - progress: the work-done progress tokens;
-//   - completer: completion's model client and cache; its latest requests;
-//   - nextEdits: next edit suggestions' model client and cache; its latest requests;
+//   - completer: completion (server/completion, its own locks);
+//   - nextEdits: next edit suggestions (server/nextedit, its own locks);
 //   - inflight: the requests $/cancelRequest can cancel.
 //
 // caps, what the client can do, is stored once at initialize and read
@@ -75,15 +80,17 @@ type Server struct {
 	lifecycle *lifecycle
 	caps      atomic.Pointer[clientCaps] // nil until initialize (clientCaps)
 	workspace workspaceConfig
-	docs      *documents
+	docs      *documents.Store
 	runs      registry
 	sessions  sessionSet
 	progress  *progressTracker
-	completer *completer
-	nextEdits *nextEditor
+	completer *completion.Engine
+	nextEdits nextEdits
 	inflight  inflight
 	handlers  map[string]handlerFunc
 	approvals questions // approvals waiting for a code action's answer
+	// actionSources list the code actions, set at New.
+	actionSources []actionSource
 	// mcp holds the runs' MCP servers: started on a run's first use of
 	// their tools, ended when Serve returns.
 	mcp *mcp.Pool
@@ -110,13 +117,14 @@ func New(opts Options) *Server {
 		opts.CacheDir = filepath.Join(dir, "agent-lsp")
 	}
 	s := &Server{
-		opts: opts, log: opts.Logger, lifecycle: newLifecycle(), docs: newDocuments(),
+		opts: opts, log: opts.Logger, lifecycle: newLifecycle(), docs: documents.New(),
 		progress: newProgressTracker(opts.Logger),
 		mcp:      mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}),
 		lsp:      agentrun.NewLanguageServers(opts.Env),
 	}
-	s.completer = newCompleter(s)
-	s.nextEdits = newNextEditor(s)
+	s.completer = completion.New(s.docs, opts.NewInfiller, opts.Logger)
+	s.nextEdits.engine = nextedit.New(s.docs, opts.NewNES, opts.Logger)
+	s.actionSources = s.codeActionSources()
 	s.handlers = map[string]handlerFunc{
 		protocol.MethodInitialize:                         s.initialize,
 		protocol.MethodInitialized:                        ignore,
@@ -158,7 +166,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	case <-ctx.Done():
 	}
 	s.runs.cancelAll()
-	s.nextEdits.stop()
+	s.nextEdits.engine.Stop()
 	// Close waits for handlers to drain; don't let a stuck client hold the exit.
 	go s.conn.Close()
 	if err := s.mcp.Close(); err != nil {

@@ -33,7 +33,7 @@ const greeting = "def greet():\n    return \"Hello, World!\"\n"
 const scale = "def scale(value, factor):\n    return value * factor\n\n\ndef shout(text):\n    return text.upper() + \"!\"\n"
 
 // The next-edit model, and how its prompt marks an accepted suggestion
-// (server/nes_prompt.go).
+// (server/documents/history.go).
 const (
 	nesModel    = "nes-scripted"
 	nesAccepted = "(a suggestion the user accepted)"

@@ -7,7 +7,7 @@ import (
 )
 
 // NextEditRegion is the editable region of a next-edit request in the chat
-// format (server/nes_prompt.go: its system prompt starts "You predict the
+// format (server/nextedit/prompt.go: its system prompt starts "You predict the
 // next edit"), as the model is shown it, the cursor marker removed; false
 // for any other request. A scripted model answers the region rewritten in
 // a fenced block.
@@ -19,9 +19,13 @@ func NextEditRegion(body map[string]any) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	_, after, ok = strings.Cut(after, "```\n")
-	end := strings.LastIndex(after, "```")
-	if !ok || end < 0 {
+	// The fence is as long as the region needs (a Markdown file's fences
+	// are longer than three backticks).
+	_, after, ok = strings.Cut(after, "\n")
+	fence := after[:len(after)-len(strings.TrimLeft(after, "`"))]
+	_, after, found := strings.Cut(after, fence+"\n")
+	end := strings.LastIndex(after, fence)
+	if !ok || !found || fence == "" || end < 0 {
 		return "", false
 	}
 	return strings.ReplaceAll(after[:end], "<|user_cursor_is_here|>", ""), true

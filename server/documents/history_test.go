@@ -1,4 +1,4 @@
-package server
+package documents
 
 import (
 	"fmt"
@@ -14,15 +14,15 @@ import (
 // didChange does, one partial change at a time.
 type typist struct {
 	t    testing.TB
-	docs *documents
+	docs *Store
 	u    uri.URI
 	v    int32
 }
 
 func newTypist(t testing.TB, text string) *typist {
-	docs := newDocuments()
+	docs := New()
 	u := uri.File("/tmp/agent-lsp-history/a.go")
-	if err := docs.open(protocol.TextDocumentItem{URI: u, LanguageID: "go", Version: 1, Text: text}); err != nil {
+	if err := docs.Open(protocol.TextDocumentItem{URI: u, LanguageID: "go", Version: 1, Text: text}); err != nil {
 		t.Fatal(err)
 	}
 	return &typist{t: t, docs: docs, u: u, v: 1}
@@ -34,7 +34,7 @@ func (ty *typist) change(start, end protocol.Position, text string) {
 	params := &protocol.DidChangeTextDocumentParams{ContentChanges: []protocol.TextDocumentContentChangeEvent{
 		&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: start, End: end}, Text: text}}}
 	params.TextDocument.URI, params.TextDocument.Version = ty.u, ty.v
-	if _, err := ty.docs.change(params, utf16); err != nil {
+	if _, err := ty.docs.Change(params, UTF16); err != nil {
 		ty.t.Fatal(err)
 	}
 }
@@ -57,8 +57,9 @@ func (ty *typist) backspace(line, char uint32, n int) {
 }
 
 func (ty *typist) hunks() string {
-	doc, edits, _ := ty.docs.recent(ty.u)
-	return hunks(doc.text, edits)
+	var out string
+	ty.docs.Read(ty.u, func(doc Document, h History) { out = h.Hunks(doc.Text) })
+	return out
 }
 
 func TestKeystrokesOnALineAreOneEdit(t *testing.T) {
@@ -95,7 +96,7 @@ func TestWholeDocumentChangeRecordsWhatChanged(t *testing.T) {
 	params := &protocol.DidChangeTextDocumentParams{ContentChanges: []protocol.TextDocumentContentChangeEvent{
 		&protocol.TextDocumentContentChangeWholeDocument{Text: "one\nTWO\nthree\n"}}}
 	params.TextDocument.URI, params.TextDocument.Version = ty.u, ty.v
-	if _, err := ty.docs.change(params, utf16); err != nil {
+	if _, err := ty.docs.Change(params, UTF16); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ty.hunks(), "@@ -2,1 +2,1 @@\n-two\n+TWO\n"; got != want {
@@ -107,7 +108,7 @@ func TestAcceptedEditIsNotContinued(t *testing.T) {
 	ty := newTypist(t, "x := 1\n")
 	ty.keys(0, 6, "0")
 	// Told at the version it was suggested for: the change is the last one.
-	if ok, newly := ty.docs.accepted(ty.u, ty.v-1); !ok || !newly {
+	if ok, newly := ty.docs.Accepted(ty.u, ty.v-1); !ok || !newly {
 		t.Fatalf("accepted: %v %v", ok, newly)
 	}
 	ty.keys(0, 7, "0")

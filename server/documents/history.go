@@ -1,4 +1,4 @@
-package server
+package documents
 
 import (
 	"bytes"
@@ -189,42 +189,54 @@ func (h *editHistory) accept() bool {
 	return false
 }
 
-// clone is a copy of the edits, for a prompt built outside the lock.
-func (h *editHistory) clone() []histEdit {
-	if h == nil {
-		return nil
-	}
-	return append([]histEdit(nil), h.edits...)
-}
-
 // size is the memory the history holds, in bytes.
 func (h *editHistory) size() int {
 	const editSize = 8 + 16 + 16 + 8 + 8 + 8 + 8 // fields of histEdit, padded
 	return cap(h.edits)*editSize + h.bytes + 32
 }
 
+// History is a document's recent edits as Read gives them: valid only
+// until Read's callback returns.
+type History struct{ edits []histEdit }
+
+// Hunks writes the edits as unified-diff hunks (hunks) against text, the
+// document now.
+func (h History) Hunks(text string) string { return hunks(text, h.edits) }
+
+// Last is the latest edit's bytes in the text now, and whether it was a
+// suggestion the user accepted; ok is false when there is none.
+func (h History) Last() (start, end int, accepted, ok bool) {
+	if len(h.edits) == 0 {
+		return 0, 0, false, false
+	}
+	e := h.edits[len(h.edits)-1]
+	return e.start, e.end(), e.accepted, true
+}
+
+// hunkContextBytes is how much of an edit's line a hunk shows on each
+// side of the edit: a line of a minified file is not sent whole.
+const hunkContextBytes = 128
+
 // hunks writes edits as unified-diff hunks, oldest first, each with the
 // line numbers and the lines it had when it was made: text (the document
-// now) is taken back through the later edits. An edit's lines are written
-// whole, with the old text, then with the new.
+// now, perhaps a view of its buffer) is taken back through the later edits
+// as a pastText, which copies none of it. An edit's lines are written with
+// the old text, then with the new, and at most hunkContextBytes of the line
+// on either side.
 func hunks(text string, edits []histEdit) string {
-	buf := []byte(text)
+	past := pastText{text}
 	out := make([]string, len(edits))
-	starts := make([]int, len(edits)) // in buf, as it is taken back
+	starts := make([]int, len(edits)) // in past, as it is taken back
 	for i, e := range edits {
 		starts[i] = e.start
 	}
 	for i := len(edits) - 1; i >= 0; i-- {
 		e := edits[i]
-		start := min(starts[i], len(buf))
-		end := min(start+e.newLen, len(buf))
-		lineStart := bytes.LastIndexByte(buf[:start], '\n') + 1
-		lineEnd := len(buf)
-		if nl := bytes.IndexByte(buf[end:], '\n'); nl >= 0 {
-			lineEnd = end + nl
-		}
-		line := bytes.Count(buf[:lineStart], []byte{'\n'}) + 1
-		before, after := string(buf[lineStart:start]), string(buf[end:lineEnd])
+		size := past.len()
+		start := min(starts[i], size)
+		end := min(start+e.newLen, size)
+		before, after := past.lineBefore(start, hunkContextBytes), past.lineAfter(end, hunkContextBytes)
+		line := past.count(start-len(before), '\n') + 1
 		var b strings.Builder
 		if e.accepted {
 			b.WriteString("(a suggestion the user accepted)\n")
@@ -250,7 +262,7 @@ func hunks(text string, edits []histEdit) string {
 			b.WriteString("+" + l + "\n")
 		}
 		out[i] = b.String()
-		buf = append(buf[:start], append([]byte(e.old), buf[end:]...)...)
+		past = past.replace(start, end, e.old)
 		for j := range starts[:i] {
 			switch {
 			case starts[j] >= end:
@@ -261,6 +273,69 @@ func hunks(text string, edits []histEdit) string {
 		}
 	}
 	return strings.Join(out, "")
+}
+
+// pastText is a document as it was before some of its recent edits: the
+// text now with those edits taken back, held as pieces (parts of the text
+// and the edits' old texts), so taking an edit back copies nothing of the
+// document. A history's edits make a few dozen pieces at most.
+type pastText []string
+
+func (p pastText) len() int {
+	n := 0
+	for _, s := range p {
+		n += len(s)
+	}
+	return n
+}
+
+// slice is the pieces of bytes [a, b).
+func (p pastText) slice(a, b int) pastText {
+	var out pastText
+	off := 0
+	for _, s := range p {
+		if lo, hi := max(a-off, 0), min(b-off, len(s)); lo < hi {
+			out = append(out, s[lo:hi])
+		}
+		off += len(s)
+	}
+	return out
+}
+
+// replace is p with bytes [a, b) replaced by s.
+func (p pastText) replace(a, b int, s string) pastText {
+	out := p.slice(0, a)
+	if s != "" {
+		out = append(out, s)
+	}
+	return append(out, p.slice(b, p.len())...)
+}
+
+// count is the number of c bytes before offset end.
+func (p pastText) count(end int, c byte) int {
+	n := 0
+	for _, s := range p.slice(0, end) {
+		n += strings.Count(s, string(c))
+	}
+	return n
+}
+
+// lineBefore is the text of offset's line before it: at most max bytes.
+func (p pastText) lineBefore(offset, max int) string {
+	w := strings.Join(p.slice(offset-max, offset), "")
+	if nl := strings.LastIndexByte(w, '\n'); nl >= 0 {
+		return w[nl+1:]
+	}
+	return WholeRunes(w)
+}
+
+// lineAfter is the text of offset's line after it: at most max bytes.
+func (p pastText) lineAfter(offset, max int) string {
+	w := strings.Join(p.slice(offset, offset+max), "")
+	if nl := strings.IndexByte(w, '\n'); nl >= 0 {
+		return w[:nl]
+	}
+	return WholeRunes(w)
 }
 
 // lines is text's lines, text empty or ending with a line break.

@@ -1,4 +1,4 @@
-package server
+package documents
 
 import (
 	"strings"
@@ -12,36 +12,36 @@ import (
 // UTF-8 was negotiated, code points when UTF-32 was (Emacs counts columns
 // so). Text is Go strings (UTF-8 bytes).
 
-// encoding is the negotiated position encoding.
-type encoding int
+// Encoding is the negotiated position encoding.
+type Encoding int
 
 const (
-	utf16 encoding = iota
-	utf8Enc
-	utf32
+	UTF16 Encoding = iota
+	UTF8
+	UTF32
 )
 
-func (e encoding) kind() protocol.PositionEncodingKind {
+func (e Encoding) Kind() protocol.PositionEncodingKind {
 	switch e {
-	case utf8Enc:
+	case UTF8:
 		return protocol.PositionEncodingKindUTF8
-	case utf32:
+	case UTF32:
 		return protocol.PositionEncodingKindUTF32
 	}
 	return protocol.PositionEncodingKindUTF16
 }
 
 // units is how many of the encoding's units code point r takes.
-func (e encoding) units(r rune) uint32 {
-	if e == utf16 && r >= 0x10000 {
+func (e Encoding) units(r rune) uint32 {
+	if e == UTF16 && r >= 0x10000 {
 		return 2
 	}
 	return 1
 }
 
-// lineBounds returns the byte offsets of the start of line and of its end
+// LineBounds returns the byte offsets of the start of line and of its end
 // (before "\n" or "\r\n"). A line past the last returns the end of the text.
-func lineBounds(text string, line uint32) (start, end int) {
+func LineBounds(text string, line uint32) (start, end int) {
 	start = 0
 	for i := uint32(0); i < line; i++ {
 		nl := strings.IndexByte(text[start:], '\n')
@@ -64,13 +64,13 @@ func lineBounds(text string, line uint32) (start, end int) {
 // end of its line, as clients send for "end of line", clamps to the line's end;
 // a line past the end clamps to the end of the text. A position inside a
 // surrogate pair or a multi-byte character moves to the character's start.
-func (e encoding) offset(text string, p protocol.Position) int {
-	start, end := lineBounds(text, p.Line)
+func (e Encoding) Offset(text string, p protocol.Position) int {
+	start, end := LineBounds(text, p.Line)
 	return start + e.columnToByte(text[start:end], p.Character)
 }
 
-func (e encoding) columnToByte(line string, col uint32) int {
-	if e == utf8Enc {
+func (e Encoding) columnToByte(line string, col uint32) int {
+	if e == UTF8 {
 		n := min(int(col), len(line))
 		for n > 0 && n < len(line) && !utf8.RuneStart(line[n]) {
 			n--
@@ -89,16 +89,16 @@ func (e encoding) columnToByte(line string, col uint32) int {
 }
 
 // position converts a byte offset in text to a position.
-func (e encoding) position(text string, offset int) protocol.Position {
+func (e Encoding) Position(text string, offset int) protocol.Position {
 	offset = min(max(offset, 0), len(text))
 	line := uint32(strings.Count(text[:offset], "\n"))
 	start := strings.LastIndexByte(text[:offset], '\n') + 1
-	return protocol.Position{Line: line, Character: e.width(text[start:offset])}
+	return protocol.Position{Line: line, Character: e.Width(text[start:offset])}
 }
 
-// width is the length of s in the encoding's units.
-func (e encoding) width(s string) uint32 {
-	if e == utf8Enc {
+// Width is the length of s in the encoding's units.
+func (e Encoding) Width(s string) uint32 {
+	if e == UTF8 {
 		return uint32(len(s))
 	}
 	n := uint32(0)
@@ -109,6 +109,6 @@ func (e encoding) width(s string) uint32 {
 }
 
 // spanRange converts byte offsets [start, end) to an LSP range.
-func (e encoding) spanRange(text string, start, end int) protocol.Range {
-	return protocol.Range{Start: e.position(text, start), End: e.position(text, end)}
+func (e Encoding) SpanRange(text string, start, end int) protocol.Range {
+	return protocol.Range{Start: e.Position(text, start), End: e.Position(text, end)}
 }

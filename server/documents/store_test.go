@@ -1,0 +1,103 @@
+package documents
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// Random incremental edits applied in place must give the same text as
+// applying them to a plain string.
+func TestInPlaceEditsMatchStringEdits(t *testing.T) {
+	docs := New()
+	u := uri.File("/tmp/agent-lsp-test/doc.txt")
+	text := "first line\nsecond 😀 line\r\nthird\n"
+	if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 1, Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	inserts := []string{"", "x", "ab\n", "🎉", "\r\n", "long insertion with\nseveral\nlines\n"}
+	for i := range 2000 {
+		start := rng.IntN(len(text) + 1)
+		end := start + rng.IntN(min(8, len(text)-start)+1)
+		for start > 0 && start < len(text) && !utf8Start(text[start]) {
+			start--
+		}
+		for end < len(text) && !utf8Start(text[end]) {
+			end++
+		}
+		if end < start {
+			end = start
+		}
+		ins := inserts[rng.IntN(len(inserts))]
+		change := &protocol.DidChangeTextDocumentParams{ContentChanges: []protocol.TextDocumentContentChangeEvent{
+			&protocol.TextDocumentContentChangePartial{Range: UTF16.SpanRange(text, start, end), Text: ins}}}
+		change.TextDocument.URI = u
+		change.TextDocument.Version = int32(i + 2)
+		before := UTF16.SpanRange(text, start, end)
+		if _, err := docs.Change(change, UTF16); err != nil {
+			t.Fatal(err)
+		}
+		// The range resolves to start/end unless a CR/LF pair was split, which
+		// an editor never sends; skip checking those.
+		if UTF16.Offset(text, before.Start) != start || UTF16.Offset(text, before.End) != end {
+			got, _, _ := docs.Buffer(mustPath(t, u))
+			text = got
+			continue
+		}
+		text = text[:start] + ins + text[end:]
+		got, version, _ := docs.Buffer(mustPath(t, u))
+		if got != text || version != int32(i+2) {
+			t.Fatalf("edit %d: got %q, want %q", i, got, text)
+		}
+	}
+	if !strings.Contains(text, "\n") {
+		t.Fatal("the test lost its lines")
+	}
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func mustPath(t *testing.T, u uri.URI) string {
+	p, err := PathOf(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A didChange whose second change has an invalid range applies none of its
+// changes: the text, the version and the edit history stay as they were.
+func TestADidChangeWithAnInvalidRangeChangesNothing(t *testing.T) {
+	docs := New()
+	u := uri.File("/tmp/agent-lsp-test/doc.txt")
+	if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 1, Text: "hello\nworld\n"}); err != nil {
+		t.Fatal(err)
+	}
+	at := func(line, char uint32) protocol.Position { return protocol.Position{Line: line, Character: char} }
+	params := &protocol.DidChangeTextDocumentParams{ContentChanges: []protocol.TextDocumentContentChangeEvent{
+		&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: at(0, 0), End: at(0, 0)}, Text: "X"},
+		&protocol.TextDocumentContentChangeWholeDocument{Text: "all new\n"},
+		&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: at(0, 3), End: at(0, 3)}, Text: "Y"},
+		&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: at(0, 4), End: at(0, 1)}, Text: "Z"},
+	}}
+	params.TextDocument.URI, params.TextDocument.Version = u, 2
+	if _, err := docs.Change(params, UTF16); err == nil {
+		t.Fatal("an end before its start was taken")
+	}
+	var text string
+	var version int32
+	var edits int
+	docs.read(u, func(doc *document) {
+		text, version, edits = strings.Clone(doc.view().Text), doc.version, len(doc.history.edits)
+	})
+	if text != "hello\nworld\n" || version != 1 || edits != 0 {
+		t.Fatalf("after a refused didChange: %q at version %d, %d edits in the history", text, version, edits)
+	}
+	if doc, _ := docs.Get(u); doc.Text != "hello\nworld\n" {
+		t.Fatalf("snapshot %q", doc.Text)
+	}
+}
