@@ -74,7 +74,9 @@ func (s *Server) showProposal(ctx context.Context, a idArgs) (showResult, error)
 		return showResult{}, err
 	}
 	diff := p.diff()
-	u, shown := s.showFile(ctx, p.name()+".diff", diff, true)
+	// Helix, told to take focus, replaces the file's view with the diff;
+	// beside it, the file stays in view.
+	u, shown := s.showFile(ctx, p.name()+".diff", diff, !s.clientCaps().oneRowMessages)
 	ownClient := s.clientCaps().promptInput // our clients show the result's diff themselves
 	if !shown && !ownClient {
 		// A client that shows no documents and does nothing with a
