@@ -60,3 +60,22 @@ func TestOneRowClientIsShownTheLongAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyAskNamesNoProposal: agent.ask's immediate reply names the
+// proposal a run would make only when it can make one.
+func TestReadOnlyAskNamesNoProposal(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "It greets."}, llmtest.Turn{Text: "Nothing to change."})
+	f := newFixture(t, map[string]string{"a.py": "x = 1\n"}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{Progress: true}, nil)
+	var raw map[string]any
+	if err := f.editor.Command("agent.ask", map[string]any{"prompt": "explain", "mode": "ask"}, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if id, named := raw["proposalId"]; named || raw["runId"] != "run-1" {
+		t.Fatalf("a read-only run's reply %v names proposal %v", raw, id)
+	}
+	f.waitEnd("run-1")
+	if res := f.ask(map[string]any{"prompt": "change it"}); res.ProposalID != "proposal-2" {
+		t.Fatalf("a run that can propose: %+v", res)
+	}
+}
