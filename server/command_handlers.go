@@ -66,6 +66,10 @@ type showResult struct {
 	Shown bool    `json:"shown"` // false: the client cannot show documents
 }
 
+// showDiffLimit bounds the diff put in a message, for clients that show no
+// documents.
+const showDiffLimit = 3000
+
 // showProposal opens the proposal's unified diff as a document and returns it,
 // so clients without showDocument can display it themselves.
 func (s *Server) showProposal(ctx context.Context, a idArgs) (showResult, error) {
@@ -81,9 +85,11 @@ func (s *Server) showProposal(ctx context.Context, a idArgs) (showResult, error)
 	if !shown && !ownClient {
 		// A client that shows no documents and does nothing with a
 		// command's result (ALE, vim-lsp, eglot) would show nothing at all.
-		msg := "agent-lsp: " + p.name() + ": " + diffSummary(diff)
+		// The diff itself, capped: ALE shows a long message in its
+		// preview window.
+		msg := "agent-lsp: " + p.name() + ": " + diffSummary(diff) + "\n\n" + excerpt(diff, showDiffLimit)
 		if u != "" {
-			msg += "\nThe whole diff: " + u.FsPath()
+			msg += "\n\nThe whole diff: " + u.FsPath()
 		}
 		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
 	}

@@ -130,7 +130,8 @@ func TestAskApply(t *testing.T) {
 	onDisk := "def greet():\n    return \"🐍 Hello, World!\"\n"
 	model := llmtest.NewOpenAIServer(t,
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
-		llmtest.Turn{Calls: []llmtest.Call{
+		// The model thinks a while before its edits: the step is shown.
+		llmtest.Turn{Delay: 2500 * time.Millisecond, Calls: []llmtest.Call{
 			{Name: "edit_file", Args: `{"path":"hello.py","old_string":"    # AGENT: change the greeting\n    return \"🐍 Hello, World!\"","new_string":"    return \"🐍 Hello, agent!\""}`},
 			{Name: "edit_file", Args: `{"path":"docs/greeting.txt","old_string":"World","new_string":"agent"}`},
 			{Name: "write_file", Args: `{"path":"new/notes.txt","content":"Say hello.\n"}`},
@@ -162,6 +163,8 @@ func TestAskApply(t *testing.T) {
 	seen := s.seen()
 	for _, w := range []string{
 		"Changed the greeting.", "hello.py +1 -2", "docs/greeting.txt +1 -1", "new/notes.txt +1 -0",
+		"agent-lsp: run-1: Iteration 2/10 · edit_file hello.py", // a step, though ALE drops the log
+		"+    return \"🐍 Hello, agent!\"\n",                     // "Show agent proposal": the diff itself
 		"proposal-1 is applied", "the 1 new file(s) are not created; save each one yourself:\n- new/notes.txt (its content is in ",
 		"):\nSay hello.",
 	} {
