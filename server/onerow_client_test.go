@@ -75,7 +75,7 @@ func TestReadOnlyAskNamesNoProposal(t *testing.T) {
 		t.Fatalf("a read-only run's reply %v names proposal %v", raw, id)
 	}
 	f.waitEnd("run-1")
-	if res := f.ask(map[string]any{"prompt": "change it"}); res.ProposalID != "proposal-2" {
+	if res := f.ask(map[string]any{"prompt": "change it", "wait": true}); res.ProposalID != "proposal-2" {
 		t.Fatalf("a run that can propose: %+v", res)
 	}
 }
