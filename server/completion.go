@@ -321,7 +321,7 @@ func wordBefore(lineBefore string) string {
 }
 
 func (s *Server) inlineCompletion(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
-	var params protocol.InlineCompletionParams
+	var params inlineCompletionParams
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
