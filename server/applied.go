@@ -26,7 +26,11 @@ func (s *Server) applyActions(l *actionList, p *proposal, caps clientCaps, kind 
 		// Counted as the edit carries them: new files the client cannot
 		// create are offered once it is applied.
 		if edit, newFiles, err := s.editOf(p, rest, caps); err == nil && !editsNothing(edit) {
-			l.edit(fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(rest)-len(newFiles), p.name()), kind, edit)
+			title := fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(rest)-len(newFiles), p.name())
+			if len(newFiles) > 0 && newFilesInBuffers(caps) {
+				title = fmt.Sprintf("Apply agent proposal (%d file(s), %s; %d new file(s) in buffers, not created until you write them)", len(rest)-len(newFiles), p.name(), len(newFiles))
+			}
+			l.edit(title, kind, edit)
 		}
 	}
 	if len(sensitive) > 0 {
@@ -117,7 +121,7 @@ func (s *Server) noticeApplied(ctx context.Context, path string) {
 // client could not create are offered, and its run's notes kept.
 func (s *Server) afterApplied(ctx context.Context, p *proposal, caps clientCaps) []offeredFile {
 	var newFiles []tools.Change
-	if !(caps.documentChanges && caps.createFiles) {
+	if !(caps.documentChanges && caps.createFiles) && !newFilesInBuffers(caps) {
 		for _, c := range p.changes {
 			if !c.Existed {
 				newFiles = append(newFiles, c)

@@ -72,9 +72,11 @@ func (f *fixture) proposalState(id string) string {
 // itself (no command, which ALE would run instead of the edit); the files
 // that need explicit approval come only in a second action naming them;
 // agent.applyProposal says where to apply instead of sending what the
-// client said it cannot take; and once the buffers hold the edit the
-// server calls the proposal applied, keeps its notes and offers the new
-// file the client cannot create.
+// client said it cannot take; the edit brings the new file's text to a
+// buffer of its own (ALE edits a missing file in a new buffer: one empty
+// line, replaced), and the title says it is not created until written; and
+// once the buffers hold the edit the server calls the proposal applied and
+// keeps its notes.
 func TestAClientWithoutApplyEditAppliesFromTheCodeAction(t *testing.T) {
 	srv := llmtest.NewOpenAIServer(t,
 		llmtest.Turn{Calls: []llmtest.Call{
@@ -99,7 +101,7 @@ func TestAClientWithoutApplyEditAppliesFromTheCodeAction(t *testing.T) {
 		titles = append(titles, a.Title)
 	}
 	want := []string{
-		"Apply agent proposal (1 file(s), proposal-1)", // new.txt is offered once it is applied
+		"Apply agent proposal (1 file(s), proposal-1; 1 new file(s) in buffers, not created until you write them)",
 		"Apply agent proposal with its sensitive files (proposal-1): .vscode/settings.json (editor configuration (VS Code tasks and settings))",
 		"Show agent proposal (proposal-1)",
 		"Discard agent proposal (proposal-1)",
@@ -111,7 +113,8 @@ func TestAClientWithoutApplyEditAppliesFromTheCodeAction(t *testing.T) {
 	if apply.Edit == nil || apply.Command != nil {
 		t.Fatalf("the Apply action must carry the edit and no command: %+v", apply)
 	}
-	if edits := toJSON(apply.Edit); strings.Contains(edits, "settings.json") || strings.Contains(edits, "new.txt") || !strings.Contains(edits, "A\\n") {
+	if edits := toJSON(apply.Edit); strings.Contains(edits, "settings.json") || !strings.Contains(edits, "A\\n") ||
+		!strings.Contains(edits, `new.txt":[{"range":{"start":{"line":0,"character":0},"end":{"line":1,"character":0}},"newText":"fresh\n"}]`) {
 		t.Fatalf("the edit: %s", edits)
 	}
 	if !strings.Contains(toJSON(actions[1].Edit), "settings.json") {
@@ -124,7 +127,9 @@ func TestAClientWithoutApplyEditAppliesFromTheCodeAction(t *testing.T) {
 	if st := f.proposalState("proposal-1"); st != "pending" {
 		t.Fatalf("after the refused command: %s", st)
 	}
-	// The user picks the action: the editor applies its edit, as ALE does.
+	// The user picks the action: the editor applies its edit, as ALE does,
+	// the missing file in a new buffer (one empty line).
+	f.editor.Open(f.uri("new.txt"), "\n")
 	if err := f.editor.ApplyEdit(*apply.Edit); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +138,7 @@ func TestAClientWithoutApplyEditAppliesFromTheCodeAction(t *testing.T) {
 		t.Fatalf("buffer %q, settings %q", b.Text, f.disk(".vscode/settings.json"))
 	}
 	msgs := strings.Join(f.editor.Messages(), "\n---\n")
-	for _, want := range []string{"proposal-1 is applied: the editor holds its changes", "new.txt", "fresh"} {
+	for _, want := range []string{"proposal-1 is applied: the editor holds its changes"} {
 		if !strings.Contains(msgs, want) {
 			t.Errorf("the messages lack %q:\n%s", want, msgs)
 		}

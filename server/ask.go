@@ -42,8 +42,10 @@ type diagnosticArg struct {
 
 // askResult is what agent.ask returns; with wait, the run's end too.
 type askResult struct {
-	RunID      string   `json:"runId"`
-	ProposalID string   `json:"proposalId"`
+	RunID string `json:"runId"`
+	// ProposalID is the proposal the run would make: none for a read-only
+	// run, which cannot propose (a client may show it).
+	ProposalID string   `json:"proposalId,omitempty"`
 	Session    string   `json:"session"`
 	State      runState `json:"state,omitempty"`
 	Answer     string   `json:"answer,omitempty"`
@@ -98,7 +100,10 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	r.folder, r.ws, r.mode, r.waited = start, ws, mode, a.Wait
 	s.runs.add(r, true)
 	s.startRun(r, provider)
-	result := askResult{RunID: r.name(), ProposalID: r.proposalName(), Session: session}
+	result := askResult{RunID: r.name(), Session: session}
+	if mode != agentrun.ModeAsk {
+		result.ProposalID = r.proposalName()
+	}
 	if !a.Wait {
 		return result, nil
 	}

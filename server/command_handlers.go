@@ -69,6 +69,10 @@ type showResult struct {
 	Shown bool    `json:"shown"` // false: the client cannot show documents
 }
 
+// showDiffLimit bounds the diff put in a message, for clients that show no
+// documents.
+const showDiffLimit = 3000
+
 // showProposal opens the proposal's unified diff as a document and returns it,
 // so clients without showDocument can display it themselves.
 func (s *Server) showProposal(ctx context.Context, a idArgs) (showResult, error) {
@@ -77,14 +81,18 @@ func (s *Server) showProposal(ctx context.Context, a idArgs) (showResult, error)
 		return showResult{}, err
 	}
 	diff := p.diff()
-	u, shown := s.showFile(ctx, p.name()+".diff", diff, true)
+	// Helix, told to take focus, replaces the file's view with the diff;
+	// beside it, the file stays in view.
+	u, shown := s.showFile(ctx, p.name()+".diff", diff, !s.clientCaps().oneRowMessages)
 	ownClient := s.clientCaps().promptInput // our clients show the result's diff themselves
 	if !shown && !ownClient {
 		// A client that shows no documents and does nothing with a
 		// command's result (ALE, vim-lsp, eglot) would show nothing at all.
-		msg := "agent-lsp: " + p.name() + ": " + diffSummary(diff)
+		// The diff itself, capped: ALE shows a long message in its
+		// preview window.
+		msg := "agent-lsp: " + p.name() + ": " + diffSummary(diff) + "\n\n" + excerpt(diff, showDiffLimit)
 		if u != "" {
-			msg += "\nThe whole diff: " + u.FsPath()
+			msg += "\n\nThe whole diff: " + u.FsPath()
 		}
 		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
 	}

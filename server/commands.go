@@ -41,7 +41,7 @@ const (
 var commands = []command{
 	define(CommandAsk, (*Server).ask, func(a *askArgs, words string) error { a.Prompt = words; return nil },
 		"or the prompt as words",
-		"starts a run and returns at once (`wait: true` returns when it ends; cancelling that request cancels the run). "+
+		"starts a run and returns at once (`wait: true` returns when it ends; cancelling that request cancels the run); `proposalId` names the proposal it would make, none in `ask` mode. "+
 			"In a session whose run is still going, the new run waits its turn (\"Queued behind run-N\"): both continue one conversation. "+
 			"`"+CommandNewSession+"` first for a separate one. `mode`: `ask` reads and answers, changing nothing and running nothing (as *Explain with agent* does), "+
 			"`code` (default) or `plan`, as in ACP"),

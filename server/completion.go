@@ -23,7 +23,7 @@ func (s *Server) completionEnv() completion.Env {
 }
 
 func (s *Server) inlineCompletion(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
-	var params protocol.InlineCompletionParams
+	var params inlineCompletionParams
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}

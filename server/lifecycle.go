@@ -88,6 +88,9 @@ type clientCaps struct {
 	createFiles     bool
 	progress        bool
 	showDocument    bool
+	// oneRowMessages: the client draws a message on one row, its line
+	// breaks dropped and cut at the window's width (Helix).
+	oneRowMessages bool
 	// messageActions: the client declared it answers showMessageRequest with
 	// actions; otherwise approvals are also offered as code actions.
 	messageActions bool
@@ -193,6 +196,11 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	}
 	caps := readCaps(params.Capabilities)
 	caps.inlineRangeAnywhere = caps.inlineCompletion && params.ClientInfo.Name == "Neovim"
+	if params.ClientInfo.Name == "helix" {
+		// Helix (23.10 on) opens a document it is shown, in a split, but
+		// does not declare window.showDocument; it draws a message on one row.
+		caps.showDocument, caps.oneRowMessages = true, true
+	}
 	initAsSent := initSettings
 	initAsSent.Fallback = slices.Clone(initSettings.Fallback) // filtered in place below
 	if !caps.userSettings {

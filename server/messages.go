@@ -26,30 +26,44 @@ func (s *Server) showMessage(ctx context.Context, t protocol.MessageType, msg st
 	}
 }
 
-// showFile writes content under the cache dir (never the workspace) as name,
-// a relative path, and asks the client to open it. It reports whether the
-// client showed it.
 // showDocumentBound is how long the server waits for window/showDocument's answer.
 const showDocumentBound = 10 * time.Second
 
+// showFile writes content under the cache dir (never the workspace) as name,
+// a relative path, and asks the client to open it. It reports whether the
+// client showed it.
 func (s *Server) showFile(ctx context.Context, name, content string, focus bool) (uri.URI, bool) {
+	u := s.writeDocument(name, content)
+	if u == "" {
+		return "", false
+	}
+	return u, s.openDocument(ctx, u, focus)
+}
+
+// writeDocument writes content under the cache dir as name, a relative
+// path, and returns its URI ("" when it could not).
+func (s *Server) writeDocument(name, content string) uri.URI {
 	dir := filepath.Join(s.opts.CacheDir, "documents")
 	path := filepath.Join(dir, name)
 	if rel, err := filepath.Rel(dir, path); err != nil || !filepath.IsLocal(rel) {
 		s.log.Warn("document name outside the documents dir", "name", name)
-		return "", false
+		return ""
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		s.log.Warn("cache dir", "error", err)
-		return "", false
+		return ""
 	}
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		s.log.Warn("write document", "error", err)
-		return "", false
+		return ""
 	}
-	u := fileuri.URI(path)
+	return fileuri.URI(path)
+}
+
+// openDocument asks the client to open u, and reports whether it did.
+func (s *Server) openDocument(ctx context.Context, u uri.URI, focus bool) bool {
 	if caps := s.clientCaps(); !caps.showDocument || caps.showsAnswers {
-		return u, false
+		return false
 	}
 	// Bounded: a client that never answers must not hold what shows it.
 	ctx, cancel := context.WithTimeout(ctx, showDocumentBound)
@@ -57,7 +71,7 @@ func (s *Server) showFile(ctx context.Context, name, content string, focus bool)
 	result, err := s.client.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: u, TakeFocus: &focus})
 	if err != nil {
 		s.log.Debug("showDocument", "error", err)
-		return u, false
+		return false
 	}
-	return u, result != nil && result.Success
+	return result != nil && result.Success
 }

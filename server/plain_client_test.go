@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -336,7 +338,9 @@ func TestShowProposalSaysWhatChangesWhereNothingShowsDocuments(t *testing.T) {
 			}
 			return msg != ""
 		})
-		if !strings.Contains(msg, "2 file(s) changed:\n  a.txt +2 -1\n  new.txt +1 -0\nThe whole diff: ") {
+		// The summary, then the diff itself (a client with a preview
+		// window shows it), then where the whole is.
+		if !strings.Contains(msg, "2 file(s) changed:\n  a.txt +2 -1\n  new.txt +1 -0\n\n"+strings.TrimRight(shown.Diff, "\n")+"\n\nThe whole diff: ") {
 			t.Fatalf("the message: %q", msg)
 		}
 		path := strings.TrimPrefix(msg[strings.Index(msg, "The whole diff: "):], "The whole diff: ")
@@ -367,5 +371,29 @@ func TestASelectionIsDescribedByTheLinesItCovers(t *testing.T) {
 		if asked := llmtest.LastUserText(srv.Requests()[0]); !strings.HasSuffix(asked, "File: a.txt"+c.want) {
 			t.Errorf("%v-%v: the model was asked %q, want it to end %q", c.start, c.end, asked, c.want)
 		}
+	}
+}
+
+// TestPlainClientIsShownAStepNowAndThen: a client without work-done
+// progress (ALE drops the log) is shown a run's step as a message once a
+// while has passed since the last: the model thinks 2.5 s before its second
+// call, whose step is shown; the quick steps are not each shown.
+func TestPlainClientIsShownAStepNowAndThen(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{call("read_file", `{"path":"a.txt"}`)}},
+		llmtest.Turn{Delay: 2500 * time.Millisecond, Calls: []llmtest.Call{call("read_file", `{"path":"b.txt"}`)}},
+		llmtest.Turn{Text: "Read both."},
+	)
+	f := newFixture(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Plain, nil)
+	res := f.ask(map[string]any{"prompt": "read them", "wait": true})
+	var steps []string
+	for _, m := range f.editor.Messages() {
+		if strings.HasPrefix(m, "agent-lsp: "+res.RunID+": Iteration") {
+			steps = append(steps, m)
+		}
+	}
+	if !slices.Contains(steps, "agent-lsp: "+res.RunID+": Iteration 2/10 · read_file b.txt") || len(steps) > 2 {
+		t.Fatalf("the steps shown: %q", steps)
 	}
 }

@@ -52,7 +52,7 @@ func (t *progressTracker) setSupported(supported bool) {
 // the reports in its log.
 func (t *progressTracker) start(ctx context.Context, name, title, message string, cancel func()) *workDone {
 	token := "agent-lsp/" + name
-	wd := &workDone{tracker: t, name: name, key: token, cancel: cancel}
+	wd := &workDone{tracker: t, name: name, key: token, cancel: cancel, lastShown: time.Now()}
 	t.mu.Lock()
 	supported := t.supported
 	t.mu.Unlock()
@@ -104,7 +104,13 @@ type workDone struct {
 	streamed   string // the model's text so far this iteration
 	reasoning  string // its streamed reasoning this iteration
 	lastReport time.Time
+	lastShown  time.Time // a client without progress: the last step shown as a message
 }
+
+// plainStepInterval is how often a client without work-done progress is
+// shown a run's step as a message: a few over a long run, not one per
+// tool call.
+const plainStepInterval = 2 * time.Second
 
 // report reports msg.
 func (wd *workDone) report(ctx context.Context, msg string) {
@@ -157,7 +163,27 @@ func (wd *workDone) event(ctx context.Context, e agent.Event) {
 	if e.Scope != "" {
 		msg = e.Scope + " · " + msg
 	}
+	switch e.Kind {
+	case agent.EventIteration, agent.EventToolCall, agent.EventNotice, agent.EventPlan:
+		if wd.plain && wd.dueToShow() {
+			// Its log is dropped by some (ALE): a step now and then shows
+			// the run is alive.
+			wd.notify(ctx, "agent-lsp: "+wd.name+": "+msg)
+		}
+	}
 	wd.report(ctx, msg)
+}
+
+// dueToShow reports whether a step may be shown as a message now (at most
+// one per plainStepInterval), and if so counts it shown.
+func (wd *workDone) dueToShow() bool {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	if wd.off || time.Since(wd.lastShown) < plainStepInterval {
+		return false
+	}
+	wd.lastShown = time.Now()
+	return true
 }
 
 // end ends the progress with msg; it reports nothing after.

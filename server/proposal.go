@@ -65,6 +65,14 @@ func (s *Server) editOf(p *proposal, changes []tools.Change, caps clientCaps) (e
 				return edit, nil, fmt.Errorf("%s: %w (it was created after the agent started)", c.Path, ErrStale)
 			}
 			newFiles = append(newFiles, c)
+			if newFilesInBuffers(caps) {
+				// ALE edits a file it has no buffer of by :edit-ing it, a
+				// missing one too: the new file's text lands in a buffer,
+				// created when the user writes it. An empty buffer is one
+				// empty line to ALE: the text replaces it.
+				whole := protocol.Range{End: protocol.Position{Line: 1}}
+				edit.Changes[s.docs.uriOf(c.AbsPath)] = []protocol.TextEdit{{Range: whole, NewText: c.New}}
+			}
 			continue
 		}
 		added, err := s.addChange(&edit, c, caps)
@@ -80,6 +88,11 @@ func (s *Server) editOf(p *proposal, changes []tools.Change, caps clientCaps) (e
 	}
 	return edit, newFiles, nil
 }
+
+// newFilesInBuffers: the client applies a proposal from a code action's
+// plain edit (ALE), which brings each new file's text to a buffer of its
+// own; the file is created when the user writes it.
+func newFilesInBuffers(caps clientCaps) bool { return !caps.applyEdit && !caps.documentChanges }
 
 // editsNothing reports whether edit changes no file.
 func editsNothing(edit protocol.WorkspaceEdit) bool {

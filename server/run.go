@@ -7,8 +7,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
@@ -208,28 +210,28 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 		end = fmt.Sprintf("Completed: %d file(s) changed (%s) · %s", len(p.changes), p.name(), usage)
 	}
 	// The answer document is read, never obeyed: escaped like a message.
-	u, shown := s.showFile(ctx, r.name()+".md", tools.Displayable(doc.String()), false)
-	endSaid := false
+	u := s.writeDocument(r.name()+".md", tools.Displayable(doc.String()))
+	answer = strings.TrimSpace(answer)
+	shown := false
+	if u != "" && (!caps.oneRowMessages || p != nil || !fitsOneRow(answer)) {
+		// Where a message is one row (Helix), only what does not fit in
+		// one is opened: a short answer stays in the status line.
+		shown = s.openDocument(ctx, u, false)
+	}
+	var msg string
 	if !shown && !(r.waited && caps.showsAnswers) {
-		// As a message: its lines kept, cut where long, and where the whole
-		// is. Without progress it carries the end line too: one message
-		// per outcome, which a client showing one at a time keeps in view.
-		msg := "agent-lsp: " + r.name() + ":\n" + excerpt(strings.TrimSpace(answer), answerMessageLimit)
-		if u != "" {
-			msg += "\n\nThe full answer: " + u.FsPath()
-		}
-		if p != nil {
-			commands := CommandShowProposal + ", " + CommandApplyProposal
-			if !caps.applyEdit {
-				commands = CommandShowProposal // applying is the code action's edit
-			}
-			msg += fmt.Sprintf("\n\n%d file(s) changed in %s: the code actions \"Show agent proposal\" and \"Apply agent proposal\" (or the commands %s).", len(p.changes), p.name(), commands)
-		}
-		msg += notes
-		if r.progress.plain {
-			msg += "\n\n" + end
-			endSaid = true
-		}
+		msg = s.answerMessage(r, p, caps, answer, u, notes)
+	}
+	endSaid := msg != "" && r.progress.plain
+	if endSaid {
+		// Without progress the message carries the end line too: one
+		// message per outcome, which a client showing one at a time keeps.
+		msg += "\n\n" + end
+	}
+	// The end first: a client that shows only the latest message (Helix)
+	// keeps the answer, not "Completed".
+	r.progress.endSaid(ctx, end, endSaid)
+	if msg != "" {
 		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
 	}
 	if p != nil && caps.applyEdit && (caps.annotations || autoApply) {
@@ -237,7 +239,38 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 		// is the user's explicit choice.
 		go s.sendProposal(context.Background(), p.name())
 	}
-	r.progress.endSaid(ctx, end, endSaid)
+}
+
+// oneRowWidth is how much of a message a one-row client (Helix) is sure to
+// show in a terminal's width.
+const oneRowWidth = 80
+
+// fitsOneRow reports whether answer shows whole on one row.
+func fitsOneRow(answer string) bool {
+	return !strings.Contains(answer, "\n") && utf8.RuneCountInString(answer) <= oneRowWidth
+}
+
+// answerMessage is the answer as a message: its lines kept, cut where long,
+// and where the whole is (u); for a one-row client the path comes first,
+// where it is seen.
+func (s *Server) answerMessage(r *run, p *proposal, caps clientCaps, answer string, u uri.URI, notes string) string {
+	if caps.oneRowMessages && p == nil && fitsOneRow(answer) {
+		return "agent-lsp: " + r.name() + ": " + answer + notes
+	}
+	msg := "agent-lsp: " + r.name() + ":\n" + excerpt(answer, answerMessageLimit)
+	if u != "" && caps.oneRowMessages {
+		msg = "agent-lsp: " + r.name() + " (the full answer: " + u.FsPath() + "):\n" + excerpt(answer, answerMessageLimit)
+	} else if u != "" {
+		msg += "\n\nThe full answer: " + u.FsPath()
+	}
+	if p != nil {
+		commands := CommandShowProposal + ", " + CommandApplyProposal
+		if !caps.applyEdit {
+			commands = CommandShowProposal // applying is the code action's edit
+		}
+		msg += fmt.Sprintf("\n\n%d file(s) changed in %s: the code actions \"Show agent proposal\" and \"Apply agent proposal\" (or the commands %s).", len(p.changes), p.name(), commands)
+	}
+	return msg + notes
 }
 
 // sendProposal sends workspace/applyEdit for a pending proposal; an

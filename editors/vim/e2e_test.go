@@ -123,14 +123,16 @@ func runIn(t *testing.T, dir, scenario string, model *llmtest.Server, files map[
 // TestAskApply: the "Ask agent…" code action inserts an AGENT: comment, the
 // user types the request and picks "Agent: …"; the answer is shown; "Show
 // agent proposal" names the diff; the proposal's code action edits the
-// buffers (one of a file that was not open), :wall saves them, and the server
-// says the proposal is applied and hands over the new file ALE cannot create.
+// buffers (one of a file that was not open) and brings the new file's text
+// to a buffer of its own, :wall saves them, and the server says the
+// proposal is applied.
 func TestAskApply(t *testing.T) {
 	t.Parallel()
 	onDisk := "def greet():\n    return \"🐍 Hello, World!\"\n"
 	model := llmtest.NewOpenAIServer(t,
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"hello.py"}`}}},
-		llmtest.Turn{Calls: []llmtest.Call{
+		// The model thinks a while before its edits: the step is shown.
+		llmtest.Turn{Delay: 2500 * time.Millisecond, Calls: []llmtest.Call{
 			{Name: "edit_file", Args: `{"path":"hello.py","old_string":"    # AGENT: change the greeting\n    return \"🐍 Hello, World!\"","new_string":"    return \"🐍 Hello, agent!\""}`},
 			{Name: "edit_file", Args: `{"path":"docs/greeting.txt","old_string":"World","new_string":"agent"}`},
 			{Name: "write_file", Args: `{"path":"new/notes.txt","content":"Say hello.\n"}`},
@@ -155,15 +157,16 @@ func TestAskApply(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(s.root, "docs", "greeting.txt")); string(data) != "It says Hello, agent!\n" {
 		t.Errorf("docs/greeting.txt on disk after :wall: %q", data)
 	}
-	// ALE cannot create files: the server names the new one with its content.
-	if _, err := os.Stat(filepath.Join(s.root, "new")); !os.IsNotExist(err) {
-		t.Errorf("the new file's directory is on disk (%v)", err)
+	// ALE cannot create files: the new one comes in a buffer, written by :wall.
+	if data, _ := os.ReadFile(filepath.Join(s.root, "new", "notes.txt")); string(data) != "Say hello.\n" {
+		t.Errorf("new/notes.txt on disk after :wall: %q", data)
 	}
 	seen := s.seen()
 	for _, w := range []string{
 		"Changed the greeting.", "hello.py +1 -2", "docs/greeting.txt +1 -1", "new/notes.txt +1 -0",
-		"proposal-1 is applied", "the 1 new file(s) are not created; save each one yourself:\n- new/notes.txt (its content is in ",
-		"):\nSay hello.",
+		"agent-lsp: run-1: Iteration 2/10 · edit_file hello.py", // a step, though ALE drops the log
+		"+    return \"🐍 Hello, agent!\"\n",                     // "Show agent proposal": the diff itself
+		"proposal-1 is applied",
 	} {
 		if !strings.Contains(seen, w) {
 			t.Errorf("Vim never showed %q:\n%s", w, seen)
@@ -386,4 +389,28 @@ func toolNames(body map[string]any) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// TestNewFileInABuffer: a proposal edits the open file and creates one;
+// ALE cannot create files, so its Apply action says the new file comes in
+// a buffer, not created until written, and puts its text there.
+func TestNewFileInABuffer(t *testing.T) {
+	t.Parallel()
+	model := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{
+			{Name: "edit_file", Args: `{"path":"hello.py","old_string":"World","new_string":"agent"}`},
+			{Name: "write_file", Args: `{"path":"notes.txt","content":"Say hello 🐍.\nTwice.\n"}`},
+		}},
+		llmtest.Turn{Text: "Added notes."},
+	)
+	s := run(t, "new_file", model, map[string]string{"hello.py": "print('Hello, World!')\n"})
+	if got := s.read("applied"); got != "print('Hello, agent!')\n" {
+		t.Errorf("buffer after the apply: %q", got)
+	}
+	if got := s.read("new"); got != "Say hello 🐍.\nTwice.\n" {
+		t.Errorf("the new file's buffer: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(s.root, "notes.txt")); !os.IsNotExist(err) {
+		t.Errorf("notes.txt is on disk (%v)", err)
+	}
 }

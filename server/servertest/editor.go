@@ -97,10 +97,13 @@ type Editor struct {
 	logs     []string
 	messages []string
 	progress []ProgressEvent
-	shown    []uri.URI
-	edits    []protocol.ApplyWorkspaceEditParams
-	asked    []string
-	actions  [][]string // the action titles of each showMessageRequest, in order
+	// shownLast is what the user sees last of messages and progress, in
+	// the order they came: "message: …" and "progress end: …".
+	shownLast []string
+	shown     []uri.URI
+	edits     []protocol.ApplyWorkspaceEditParams
+	asked     []string
+	actions   [][]string // the action titles of each showMessageRequest, in order
 	// Approve picks the showMessageRequest answer by title; "" dismisses.
 	Approve string
 	// RejectEdits answers applyEdit with applied: false.
@@ -222,6 +225,7 @@ func (e *Editor) message(method string, params []byte) (any, error) {
 		e.logs = append(e.logs, p.Message)
 	} else {
 		e.messages = append(e.messages, p.Message)
+		e.shownLast = append(e.shownLast, "message: "+p.Message)
 	}
 	e.notifyLocked()
 	return nil, nil
@@ -238,6 +242,7 @@ func (e *Editor) progressed(params []byte) (any, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.progress = append(e.progress, ProgressEvent{Token: fmt.Sprint(p.Token), Kind: p.Value.Kind, Title: p.Value.Title, Message: p.Value.Message})
+	e.shownLast = append(e.shownLast, "progress "+p.Value.Kind+": "+p.Value.Message)
 	e.notifyLocked()
 	return nil, nil
 }

@@ -212,6 +212,15 @@ func (e *Editor) Messages() []string {
 	return append([]string(nil), e.messages...)
 }
 
+// MessagesAndProgress returns the messages and progress reports so far in
+// the order they came ("message: …", "progress end: …"): a client that
+// shows only the latest (Helix) keeps the last.
+func (e *Editor) MessagesAndProgress() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.shownLast...)
+}
+
 // Progress returns the $/progress events so far.
 func (e *Editor) Progress() []ProgressEvent {
 	e.mu.Lock()

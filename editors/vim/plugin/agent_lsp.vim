@@ -8,8 +8,11 @@
 "   :AgentCommand {command} [{json}]   any agent.* command; its result is echoed
 "
 " The buffer's unsaved text is sent first, as ALE does before a code action.
-" Answers come back as window/showMessage, which ALE shows when
-" g:ale_lsp_show_message_severity is 'information'.
+" Answers come back as window/showMessage. ALE shows only those at or above
+" g:ale_lsp_show_message_severity ('error' by default), for every linter;
+" this file shows agent-lsp's others itself, as ALE shows a message (echoed,
+" or in the preview window when longer than a line), so the answers need no
+" change to that setting.
 
 if exists('g:loaded_agent_lsp')
     finish
@@ -68,6 +71,52 @@ function! s:Command(command, ...) abort
     let l:args = a:0 ? json_decode(join(a:000)) : {}
     call s:Execute(a:command, l:args, function('s:Echo', [a:command]))
 endfunction
+
+" ALE's severities, as g:ale_lsp_show_message_severity names them.
+let s:severity = {'disabled': 0, 'error': 1, 'warning': 2, 'information': 3, 'info': 3, 'log': 4}
+" The connections whose messages this file watches.
+let s:watched = {}
+
+function! s:ShowDropped(conn_id, message) abort
+    if get(a:message, 'method', '') isnot# 'window/showMessage'
+        return
+    endif
+    let l:threshold = get(s:severity, tolower(get(g:, 'ale_lsp_show_message_severity', 'error')), 2)
+    if a:message.params.type > l:threshold
+        call ale#util#ShowMessage(a:message.params.message)
+    endif
+endfunction
+
+function! s:WatchReady(linter, details) abort
+    let l:conn = a:details.connection_id
+    if !has_key(s:watched, l:conn)
+        let s:watched[l:conn] = 1
+        call ale#lsp#RegisterCallback(l:conn, function('s:ShowDropped'))
+    endif
+endfunction
+
+" Watch agent-lsp's connection for this buffer once ALE has started it.
+" Asking ALE for the connection announces it again (ALELSPStarted): the
+" nested call returns.
+let s:watching = 0
+function! s:Watch() abort
+    if s:watching
+        return
+    endif
+    let s:watching = 1
+    try
+        for l:linter in filter(ale#linter#Get(&filetype), {_, l -> l.name is# g:agent_lsp_linter})
+            call ale#lsp_linter#StartLSP(bufnr(''), l:linter, function('s:WatchReady'))
+        endfor
+    finally
+        let s:watching = 0
+    endtry
+endfunction
+
+augroup agent_lsp
+    autocmd!
+    autocmd User ALELSPStarted call s:Watch()
+augroup END
 
 command! -range -nargs=+ AgentAsk call s:Ask(<q-args>, <range>, <line1>, <line2>)
 command! -nargs=+ AgentCommand call s:Command(<f-args>)

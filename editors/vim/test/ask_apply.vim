@@ -20,8 +20,10 @@ call writefile(getline(1, '$'), $OUT . '/before')
 call Pick('^Show agent proposal (proposal-1)$')
 call Until('the diff', {-> Seen('proposal-1.*\.diff')})
 
-call Pick('^Apply agent proposal (\d file(s), proposal-1)$')
+call Pick('^Apply agent proposal (\d file(s), proposal-1; 1 new file(s) in buffers, not created until you write them)$')
 call writefile(getline(1, '$'), $OUT . '/applied')
+" The new file's buffer is written where its directory is made.
+call mkdir($WORKSPACE . '/new', 'p')
 wall
 call Until('the proposal to be applied', {-> Seen('proposal-1 is applied')})
 call Done()

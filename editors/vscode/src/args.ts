@@ -85,7 +85,7 @@ function unsetToUndefined(v: unknown): unknown {
 /** The result of agent.ask with wait: true. */
 export interface AskResult {
   runId: string;
-  proposalId: string;
+  proposalId?: string; // none for a read-only run
   state?: string;
   answer?: string;
   diff?: string;

@@ -53,6 +53,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         if (command === 'agent.discardProposal') return reviews.discard(id);
         return next(command, args);
       },
+      // vscode-languageclient 9 passes the suggest widget's selected item on
+      // as VS Code's own, whose Range is sent as [start, end]: an LSP range
+      // instead, which any server takes.
+      provideInlineCompletionItems: (document, position, context, token, next) => {
+        const selected = context.selectedCompletionInfo;
+        if (selected && client) {
+          const range = client.code2ProtocolConverter.asRange(selected.range) as unknown as vscode.Range;
+          context = { ...context, selectedCompletionInfo: { text: selected.text, range } };
+        }
+        return next(document, position, context, token);
+      },
       // A run's progress becomes a notification with Cancel; the rest stays in the status bar.
       handleWorkDoneProgress: (token, params, next) => {
         if (typeof token === 'string' && token.startsWith('agent-lsp/')) {
