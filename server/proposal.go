@@ -71,7 +71,7 @@ func (s *Server) editOf(p *proposal, changes []tools.Change, caps clientCaps) (e
 				// created when the user writes it. An empty buffer is one
 				// empty line to ALE: the text replaces it.
 				whole := protocol.Range{End: protocol.Position{Line: 1}}
-				edit.Changes[s.docs.uriOf(c.AbsPath)] = []protocol.TextEdit{{Range: whole, NewText: c.New}}
+				edit.Changes[s.docs.URIOf(c.AbsPath)] = []protocol.TextEdit{{Range: whole, NewText: c.New}}
 			}
 			continue
 		}
