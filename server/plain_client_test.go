@@ -393,7 +393,7 @@ func TestPlainClientIsShownAStepNowAndThen(t *testing.T) {
 			steps = append(steps, m)
 		}
 	}
-	if !slices.Contains(steps, "agent-lsp: "+res.RunID+": Iteration 2/10 · read_file b.txt") || len(steps) > 2 {
+	if !slices.Contains(steps, "agent-lsp: "+res.RunID+": Iteration 2/10 · Read b.txt") || len(steps) > 2 {
 		t.Fatalf("the steps shown: %q", steps)
 	}
 }
