@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -68,7 +67,7 @@ func (c *Commands) SetSandbox(o SandboxOptions) {
 // editor's unsaved buffers and the staged changes over them (made at the
 // first command run in f, then kept in step) and the run's cache. unsaved
 // lists the buffers whose unsaved text the view holds.
-func (c *Commands) commandSpec(ctx context.Context, command string, f *folder) (spec sandbox.Spec, unsaved []string, err error) {
+func (c *Commands) commandSpec(ctx context.Context, command string, f *folder, timeout time.Duration) (spec sandbox.Spec, unsaved []string, err error) {
 	changes := c.changeset.Changes()
 	buffers := c.view.unsavedBuffers(changes)
 	for _, b := range buffers {
@@ -106,6 +105,13 @@ func (c *Commands) commandSpec(ctx context.Context, command string, f *folder) (
 			return sandbox.Spec{}, nil, err
 		}
 	}
+	return specIn(command, f, opts, v.view(), cache, timeout), unsaved, nil
+}
+
+// specIn is the spec of command in root f over view and cache, bounded by
+// timeout: the one place a command's spec is put together, for a run and
+// for PreviewSpec.
+func specIn(command string, f *folder, opts SandboxOptions, view sandbox.View, cache string, timeout time.Duration) sandbox.Spec {
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()
@@ -114,11 +120,23 @@ func (c *Commands) commandSpec(ctx context.Context, command string, f *folder) (
 	if opts.NetworkIn != nil {
 		network = opts.NetworkIn(f.root)
 	}
+	limits := opts.Limits
+	limits.Timeout = timeout // and the CPU time that follows from it (sandbox.Limits)
 	return sandbox.Spec{
-		Command: command, View: v.view(), Cache: cache, Env: env,
-		Network: network, ReadOnly: opts.ReadOnly, Limits: opts.Limits,
+		Command: command, View: view, Cache: cache, Env: env,
+		Network: network, ReadOnly: opts.ReadOnly, Limits: limits,
 		GitDir: filepath.Join(f.root, ".git"),
-	}, unsaved, nil
+	}
+}
+
+// PreviewSpec is the spec a command in the current root would get, with
+// no view or cache made yet (sandbox.Preview names them): what `agent-lsp
+// doctor --sandbox` prints, built as a run builds it.
+func (c *Commands) PreviewSpec(command string, timeout time.Duration) sandbox.Spec {
+	c.mu.Lock()
+	opts := c.opts
+	c.mu.Unlock()
+	return specIn(command, c.roots.cur, opts, sandbox.View{}, opts.Cache, timeout)
 }
 
 // RunCommand runs command with bash in the sandbox (tools/sandbox), where it
@@ -141,7 +159,7 @@ func (c *Commands) runCommandIn(ctx context.Context, f *folder, dir, command str
 		// command's own words unchanged (the policy checked those).
 		run = "cd -- " + shellQuote(dir) + " || exit 1\n" + command
 	}
-	spec, unsaved, err := c.commandSpec(ctx, run, f)
+	spec, unsaved, err := c.commandSpec(ctx, run, f, timeout)
 	if err != nil {
 		return out, fmt.Errorf("execute_command: %w", err)
 	}
@@ -150,9 +168,6 @@ func (c *Commands) runCommandIn(ctx context.Context, f *folder, dir, command str
 	defer cancel()
 	stdout, stderr := newMiddleCut(maxOutput/2), newMiddleCut(maxOutput/2)
 	spec.Stdout, spec.Stderr = stdout, stderr
-	// CPU time as well as wall time: no process may use more than the
-	// machine could give it before the timeout.
-	spec.Limits.CPU = timeout * time.Duration(max(1, runtime.NumCPU()))
 	res, err := sandbox.Run(runCtx, spec)
 	out.Duration, out.ExitCode, out.Exceeded = res.Duration, res.ExitCode, res.Exceeded
 	if ctx.Err() != nil {

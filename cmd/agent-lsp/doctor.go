@@ -298,15 +298,11 @@ func doctorSandbox(workspace string, server []string, stdout, stderr io.Writer, 
 		fmt.Fprintf(stderr, "agent-lsp doctor: %v\n", err)
 		return exitUsage
 	}
-	// execute_command's default timeout when command_timeout_s is unset
-	// (tools.CommandLimits); the CPU bound follows from it as RunCommand sets it.
-	timeout := time.Duration(settings.CommandTimeoutS) * time.Second
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	// The command's spec as a run's is built: the same sandbox options
+	// (agentrun.SetSandbox) and builder (tools.Commands.PreviewSpec).
+	agentrun.SetSandbox(ws, settings, agentrun.SandboxDir(env), env("HOME"))
 	caps := tools.SandboxLevel()
-	spec := sandbox.Spec{Command: "<command>", Env: os.Environ(), Network: settings.SandboxNetwork.Allows(ws.Root(), env("HOME")),
-		Limits: sandbox.Limits{Timeout: timeout}}
+	spec := ws.PreviewSpec("<command>", settings.CommandTimeout())
 	if len(server) > 0 {
 		spec = sandbox.Spec{Server: true, Argv: server, Env: os.Environ()}
 	}
