@@ -194,6 +194,7 @@ func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error)
 		}
 		b.observe(req.Messages, resp.Usage.InputTokens)
 		out.Usage.Add(resp.Usage)
+		a.emitUsage(i, b, req.Messages, resp)
 		if resp.FormatError != "" {
 			// A malformed answer is an observation the model can correct.
 			mistakes++

@@ -29,6 +29,10 @@ type Options struct {
 	// FindModel fills in the model when none is configured (a key's default,
 	// a local server's model); nil leaves the settings as they are.
 	FindModel func(ctx context.Context, s config.Settings) (config.Settings, error)
+	// ListModels lists the models the provider of s serves (`agent-lsp
+	// models`), for the session's model option; nil offers only the
+	// configured model.
+	ListModels func(ctx context.Context, s config.Settings) ([]string, error)
 	// Env reads the environment (secrets, AGENT_LSP_*, XDG_* dirs).
 	Env config.Env
 	// SandboxDir keeps the sandbox's private homes and build caches; "" is
@@ -58,6 +62,8 @@ type Agent struct {
 	// policies hold each workspace's command policy, so "always allow"
 	// lasts for every session of the workspace while the process runs.
 	policies map[string]*tools.Policy
+	// models are the providers' model lists, by provider and server.
+	models map[string][]string
 }
 
 // Serve speaks ACP on in and out until the client closes in or ctx ends,
@@ -89,7 +95,7 @@ func newAgent(opts Options) *Agent {
 	if opts.Env == nil {
 		opts.Env = os.Getenv
 	}
-	return &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{},
+	return &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{}, models: map[string][]string{},
 		mcp: mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version})}
 }
 

@@ -35,6 +35,7 @@ func TestNodeClient(t *testing.T) {
 		{Reasoning: "Weighing it whole.", Text: `{"thought": "easy", "response": "Answered whole."}`},
 		{Delay: waitFor, Text: "too late"},
 	}
+	srvModels := []string{"gpt-test", "gpt-other"}
 	calls := filepath.Join(t.TempDir(), "model-calls")
 	var mu sync.Mutex
 	n := 0
@@ -49,6 +50,7 @@ func TestNodeClient(t *testing.T) {
 		}
 		return script[n-1]
 	})
+	srv.SetModels(srvModels, "")
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "AGENT_LSP_BIN="+bin, "WORKSPACE="+root, "MODEL_CALLS_FILE="+calls, "MODEL_CALLS="+strconv.Itoa(len(script)), "AGENT_LSP_MODEL=gpt-test",

@@ -27,6 +27,13 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Promp
 	if err != nil {
 		return resp, err
 	}
+	if name, input, ok := s.slashCommand(p.Prompt); ok {
+		next, err := a.command(ctx, s, name, input)
+		if err != nil || next == "" {
+			return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, err
+		}
+		p.Prompt = append([]sdk.ContentBlock{sdk.TextBlock(next)}, p.Prompt[1:]...)
+	}
 	prompt, known, err := s.taskFrom(p.Prompt)
 	if err != nil {
 		return resp, err
@@ -73,6 +80,25 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Promp
 		t.finish()
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
+}
+
+// command runs a slash command between turns and shows its answer; next
+// is the turn it asks for ("" for none).
+func (a *Agent) command(ctx context.Context, s *session, name, input string) (next string, err error) {
+	select {
+	case s.busy <- struct{}{}:
+	case <-ctx.Done():
+		return "", nil
+	}
+	defer func() { <-s.busy }()
+	answer, next, err := a.runCommand(ctx, s, name, input)
+	if err != nil {
+		return "", err
+	}
+	if answer != "" {
+		a.update(s, sdk.UpdateAgentMessageText(answer+"\n\n"))
+	}
+	return next, nil
 }
 
 type turnResult struct {

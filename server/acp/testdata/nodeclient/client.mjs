@@ -83,6 +83,15 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   const session = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
   assert.deepEqual(session.modes.availableModes.map((m) => m.id), ['ask', 'code', 'plan']);
   assert.equal(session.modes.currentModeId, 'code');
+  // The pickers: mode, model (what the server lists) and thinking.
+  assert.deepEqual(session.configOptions.map((o) => [o.id, o.category, o.currentValue]),
+    [['mode', 'mode', 'code'], ['model', 'model', 'gpt-test'], ['thinking', 'thought_level', 'default']]);
+  assert.deepEqual(session.configOptions[1].options.map((o) => o.value), ['gpt-other', 'gpt-test']);
+  // The "/" menu arrives once the client knows the session.
+  await until(() => updates.some((u) => u.sessionUpdate === 'available_commands_update'));
+  const menu = updates.find((u) => u.sessionUpdate === 'available_commands_update').availableCommands.map((c) => c.name);
+  for (const name of ['ask', 'code', 'plan', 'new', 'compact', 'notes', 'forget']) assert.ok(menu.includes(name), `"/${name}" missing from ${menu}`);
+  updates = [];
 
   const turn = await agent.request(acp.methods.agent.session.prompt, {
     sessionId: session.sessionId,
@@ -125,6 +134,20 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   wholeSession = whole.sessionId;
 
   await agent.request(acp.methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'ask' });
+  // A config option set applies from the next turn and is announced; one
+  // the agent does not offer is an invalid-params error.
+  updates = [];
+  const set = await agent.request(acp.methods.agent.session.setConfigOption, { sessionId: session.sessionId, configId: 'thinking', value: 'low' });
+  assert.equal(set.configOptions.find((o) => o.id === 'thinking').currentValue, 'low');
+  assert.equal(set.configOptions.find((o) => o.id === 'mode').currentValue, 'ask');
+  await assert.rejects(agent.request(acp.methods.agent.session.setConfigOption, { sessionId: session.sessionId, configId: 'temperature', value: '1' }),
+    (err) => err.code === -32602 && /unknown config option/.test(JSON.stringify(err.data)));
+  // "/notes" answers without a model call.
+  const notes = await agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: '/notes' }] });
+  assert.equal(notes.stopReason, 'end_turn');
+  await settled();
+  assert.match(shown('agent_message_chunk'), /No notes yet/);
+  assert.ok(updates.some((u) => u.sessionUpdate === 'config_option_update'));
   await assert.rejects(agent.request('no/such_method', {}), (err) => err.code === -32601);
 
   // A turn that hangs on the model is cancelled at once.
@@ -154,8 +177,9 @@ await second.app.connectWith(second.stream, async (agent) => {
   assert.equal(loaded.modes.currentModeId, 'code');
   // The replay is sent before the answer; the library may hand the answer
   // over before it has dispatched every notification read with it.
-  await until(() => updates.length >= 6);
-  const replay = updates.map((u) => [u.sessionUpdate, u.content?.text ?? u.title]);
+  const replayed = () => updates.filter((u) => ['user_message_chunk', 'agent_message_chunk', 'tool_call'].includes(u.sessionUpdate));
+  await until(() => replayed().length >= 6);
+  const replay = replayed().map((u) => [u.sessionUpdate, u.content?.text ?? u.title]);
   assert.deepEqual(replay.slice(1), [
     ['agent_message_chunk', 'Reading it first. '],
     ['tool_call', 'Read hello.py'],
@@ -169,8 +193,8 @@ await second.app.connectWith(second.stream, async (agent) => {
 
   updates = [];
   await agent.request(acp.methods.agent.session.load, { sessionId: wholeSession, cwd: wholeRoot, mcpServers: [] });
-  await until(() => updates.length >= 2);
-  assert.deepEqual(updates.map((u) => [u.sessionUpdate, u.content?.text]), [
+  await until(() => replayed().length >= 2);
+  assert.deepEqual(replayed().map((u) => [u.sessionUpdate, u.content?.text]), [
     ['user_message_chunk', 'Say it whole'],
     ['agent_message_chunk', 'Answered whole.'],
   ]);
