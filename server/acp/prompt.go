@@ -122,6 +122,7 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 	if err != nil {
 		return resp, requestError(err)
 	}
+	t.price, t.priced = priceOf(settings)
 	if err := t.openWorkspace(settings); err != nil {
 		return resp, requestError(err)
 	}

@@ -39,6 +39,8 @@ type session struct {
 	mode      sdk.SessionModeId
 	detected  bool               // settings.Model was filled in by FindModel
 	models    []string           // the models the provider serves, for the model option
+	spent     float64            // US dollars the session's model calls cost, while priced
+	unpriced  bool               // a call's price was not known: spent is not the session's cost
 	notices   []string           // said to the user at the start of the next turn
 	cancelRun context.CancelFunc // the running turn's, or nil
 	turns     int                // turns started, for tool call ids

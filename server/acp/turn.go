@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -23,6 +24,9 @@ type turn struct {
 	caps  sdk.ClientCapabilities
 	files *clientFiles     // the client's buffers; nil when it does not read files for us
 	ws    *tools.Workspace // set by openWorkspace
+	// price is the turn's model's, when priced (set before the run starts).
+	price  llm.Price
+	priced bool
 
 	mu     sync.Mutex // guards closed, and serialises sends: none after the prompt's answer
 	closed bool

@@ -60,6 +60,8 @@ func (t *turn) event(e agent.Event) {
 			t.send(sdk.UpdateAgentThoughtText(reasoning))
 		}
 		t.message(text)
+	case agent.EventUsage:
+		t.usage(e)
 	case agent.EventToolCall:
 		t.toolStarted(e)
 	case agent.EventToolResult:

@@ -117,6 +117,10 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   // once; the reasoning in the thoughts once, never in the answer.
   assert.equal(answerShown(), 'Reading it first. Changed the greeting.');
   assert.equal(timesIn(shown('agent_thought_chunk'), 'Deciding what to say.'), 1, `reasoning in the thoughts: ${JSON.stringify(shown('agent_thought_chunk'))}`);
+  // The context meter after each of the turn's three model calls.
+  const meters = updates.filter((u) => u.sessionUpdate === 'usage_update');
+  assert.equal(meters.length, 3, JSON.stringify(meters));
+  assert.ok(meters.every((m) => m.size === 32768 && m.used > 0 && m.cost === undefined), JSON.stringify(meters));
   assert.equal(asked.length, 1);
   assert.equal(asked[0].options[0].kind, 'reject_once', 'the safe option comes first');
   assert.equal(writes.get(hello), 'def greet():\n    return "Hello from the agent"  # 🐍\n');
