@@ -64,15 +64,20 @@ type Agent struct {
 	policies map[string]*tools.Policy
 	// models are the providers' model lists, by provider and server.
 	models map[string][]string
+	// listed are the workspaces whose sessions were listed (session/delete).
+	listed []string
 }
 
 // Serve speaks ACP on in and out until the client closes in or ctx ends,
 // then cancels every run. Malformed input is answered, never fatal.
 func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	a := newAgent(opts)
-	w := &lockedWriter{w: out}
+	c := &compat{}
+	w := &lockedWriter{w: out, compat: c}
 	ready := make(chan struct{})
-	a.conn = sdk.NewAgentSideConnection(a, w, newFilterReader(in, w, a.log, ready))
+	filter := newFilterReader(in, w, a.log, ready)
+	filter.compat = c
+	a.conn = sdk.NewAgentSideConnection(a, w, filter)
 	a.conn.SetLogger(a.log)
 	close(ready)
 	select {
@@ -116,6 +121,7 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (resp s
 			// (the client's buffers and selections) is read as text.
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
 			SessionCapabilities: sdk.SessionCapabilities{
+				// and delete, which the SDK lacks: compat.go adds it.
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
 				// Each directory is a root of the session's view (tools/roots.go).
 				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{},

@@ -75,6 +75,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Promp
 	select {
 	case r := <-done:
 		t.finish()
+		r.resp.UserMessageId = userMessageID(p.MessageId)
 		return r.resp, r.err
 	case <-ctx.Done():
 		t.finish()
@@ -101,6 +102,14 @@ func (a *Agent) command(ctx context.Context, s *session, name, input string) (ne
 	return next, nil
 }
 
+// userMessageID is the prompt's message id as the client gave it, or ours.
+func userMessageID(given *string) *string {
+	if given != nil && *given != "" {
+		return given
+	}
+	return sdk.Ptr(newMessageID())
+}
+
 type turnResult struct {
 	resp sdk.PromptResponse
 	err  error
@@ -114,6 +123,9 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 	ctx, s := t.ctx, t.s
 	for _, n := range s.takeNotices() {
 		t.message("agent-lsp: " + n + "\n\n")
+	}
+	if s.historyRef().Len() == 0 {
+		defer t.titled(prompt)
 	}
 	if t.n == 1 {
 		t.sandboxNotice()

@@ -46,14 +46,14 @@ func (a *Agent) replay(ctx context.Context, s *session) error {
 		switch m.Role {
 		case llm.RoleUser:
 			if !isLoopMessage(m.Text) && strings.TrimSpace(m.Text) != "" {
-				err = send(sdk.UpdateUserMessageText(agentrun.UserWords(m.Text)))
+				err = send(withMessageID(sdk.UpdateUserMessageText(agentrun.UserWords(m.Text))))
 			}
 		case llm.RoleAssistant:
 			if rejected(msgs, i) {
 				continue
 			}
 			if strings.TrimSpace(m.Text) != "" {
-				err = send(sdk.UpdateAgentMessageText(m.Text))
+				err = send(withMessageID(sdk.UpdateAgentMessageText(m.Text)))
 			}
 			for _, c := range m.ToolCalls {
 				if err != nil {

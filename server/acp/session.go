@@ -96,6 +96,7 @@ func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (re
 	}
 	resp.Sessions = []sdk.SessionInfo{}
 	for _, cwd := range cwds {
+		a.noteListed(cwd)
 		list, err := agent.NewSessionStore(agent.StateDir(a.opts.Env, cwd)).List()
 		if err != nil {
 			return resp, requestError(err)

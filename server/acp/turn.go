@@ -28,8 +28,9 @@ type turn struct {
 	price  llm.Price
 	priced bool
 
-	mu     sync.Mutex // guards closed, and serialises sends: none after the prompt's answer
+	mu     sync.Mutex // guards closed and ids, and serialises sends: none after the prompt's answer
 	closed bool
+	ids    messageIDs
 
 	emu      sync.Mutex            // guards the translation state below (events come from concurrent tools)
 	seq      int                   // tool calls started
@@ -93,6 +94,7 @@ func (t *turn) send(u sdk.SessionUpdate) {
 	if t.closed {
 		return
 	}
+	t.stamp(u)
 	if err := t.a.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: t.s.id, Update: displayable(u)}); err != nil {
 		t.a.log.Debug("acp: session/update not sent", "error", err)
 	}

@@ -26,6 +26,7 @@ func (t *turn) event(e agent.Event) {
 			t.streamed.Reset()
 			t.reasoned.Reset()
 			t.emu.Unlock()
+			t.nextMessage()
 		}
 	case agent.EventTextDelta:
 		// The top-level loop's text is the answer; a plan step's, a

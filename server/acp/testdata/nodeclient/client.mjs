@@ -79,6 +79,7 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   assert.equal(init.agentCapabilities.loadSession, true);
   assert.equal(init.agentCapabilities.promptCapabilities.embeddedContext, true);
   assert.deepEqual(init.authMethods, []);
+  assert.deepEqual(init.agentCapabilities.sessionCapabilities.delete, {});
 
   const session = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
   assert.deepEqual(session.modes.availableModes.map((m) => m.id), ['ask', 'code', 'plan']);
@@ -95,13 +96,22 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
 
   const turn = await agent.request(acp.methods.agent.session.prompt, {
     sessionId: session.sessionId,
+    messageId: '6f1c2a4e-8d3b-4c5a-9e7f-0a1b2c3d4e5f',
     prompt: [
       { type: 'text', text: 'Change the greeting in ' },
       { type: 'resource', resource: { uri: pathToFileURL(hello).href, text: unsaved, mimeType: 'text/x-python' } },
     ],
   });
   assert.equal(turn.stopReason, 'end_turn');
+  assert.equal(turn.userMessageId, '6f1c2a4e-8d3b-4c5a-9e7f-0a1b2c3d4e5f');
   await settled();
+  // The thread is titled by its first turn; each message's chunks share an id.
+  assert.deepEqual(updates.filter((u) => u.sessionUpdate === 'session_info_update').map((u) => u.title), ['Change the greeting in']);
+  const chunks = updates.filter((u) => u.sessionUpdate === 'agent_message_chunk');
+  assert.ok(chunks.every((c) => /^[0-9a-f-]{36}$/.test(c.messageId)), JSON.stringify(chunks));
+  const byMessage = new Map();
+  for (const c of chunks) byMessage.set(c.messageId, (byMessage.get(c.messageId) ?? '') + c.content.text);
+  assert.ok([...byMessage.values()].includes('Changed the greeting.'), JSON.stringify([...byMessage.values()]));
   assert.ok(reads.includes(hello), `fs/read_text_file was not asked for hello.py: ${reads}`);
   const started = updates.filter((u) => u.sessionUpdate === 'tool_call');
   const read = started.find((u) => u.kind === 'read');
@@ -202,6 +212,13 @@ await second.app.connectWith(second.stream, async (agent) => {
     ['user_message_chunk', 'Say it whole'],
     ['agent_message_chunk', 'Answered whole.'],
   ]);
+
+  // session/delete removes it from the list; it can no longer be loaded.
+  await agent.request(acp.methods.agent.session.delete, { sessionId: wholeSession });
+  const after = await agent.request(acp.methods.agent.session.list, { cwd: wholeRoot });
+  assert.ok(!after.sessions.some((s) => s.sessionId === wholeSession), JSON.stringify(after));
+  await assert.rejects(agent.request(acp.methods.agent.session.load, { sessionId: wholeSession, cwd: wholeRoot, mcpServers: [] }), (err) => err.code === -32602);
+  await assert.rejects(agent.request(acp.methods.agent.session.delete, { sessionId: 'no-such-session' }), (err) => err.code === -32602);
 });
 second.proc.stdin.end();
 assert.equal(await second.exited, 0);
