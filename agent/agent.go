@@ -93,6 +93,17 @@ type Outcome struct {
 	Usage      llm.Usage
 }
 
+// showOutput has c's output (a command's, as it prints) reported as
+// EventToolOutput while it runs.
+func (a *Agent) showOutput(ctx context.Context, iteration int, c llm.ToolCall) context.Context {
+	if a.cfg.OnEvent == nil {
+		return ctx
+	}
+	return tools.WithOutput(ctx, func(p []byte) {
+		a.emit(Event{Kind: EventToolOutput, Iteration: iteration, MaxIterations: a.cfg.MaxIterations, Call: c, Text: string(p)})
+	})
+}
+
 func (a *Agent) emit(e Event) {
 	if a.cfg.OnEvent != nil {
 		a.cfg.OnEvent(e)
@@ -242,7 +253,7 @@ func (a *Agent) act(ctx context.Context, iteration int, calls []llm.ToolCall, b 
 	run := func(ctx context.Context, i int) error {
 		c := calls[i]
 		a.emit(Event{Kind: EventToolCall, Iteration: iteration, MaxIterations: a.cfg.MaxIterations, Call: c})
-		res, err := reg.Execute(ctx, c.Name, c.Args)
+		res, err := reg.Execute(a.showOutput(ctx, iteration, c), c.Name, c.Args)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -149,7 +149,7 @@ func (c *Commands) runCommandIn(ctx context.Context, f *folder, dir, command str
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	stdout, stderr := newMiddleCut(maxOutput/2), newMiddleCut(maxOutput/2)
-	spec.Stdout, spec.Stderr = stdout, stderr
+	spec.Stdout, spec.Stderr = teeOutput(ctx, stdout), teeOutput(ctx, stderr)
 	// CPU time as well as wall time: no process may use more than the
 	// machine could give it before the timeout.
 	spec.Limits.CPU = timeout * time.Duration(max(1, runtime.NumCPU()))

@@ -33,6 +33,8 @@ func TestNodeClient(t *testing.T) {
 		{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello from the buffer","new_string":"Hello from the agent"}`}}},
 		{Reasoning: "Deciding what to say.", Text: "Changed the greeting."},
 		{Reasoning: "Weighing it whole.", Text: `{"thought": "easy", "response": "Answered whole."}`},
+		{Calls: []llmtest.Call{{Name: "execute_command", Args: `{"command":"echo streamed; sleep 0.3; echo done"}`}}},
+		{Text: "Ran it."},
 		{Delay: waitFor, Text: "too late"},
 	}
 	srvModels := []string{"gpt-test", "gpt-other"}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -27,6 +28,8 @@ type turn struct {
 	// price is the turn's model's, when priced (set before the run starts).
 	price  llm.Price
 	priced bool
+	// outputInterval spaces a running command's output updates.
+	outputInterval time.Duration
 
 	mu     sync.Mutex // guards closed and ids, and serialises sends: none after the prompt's answer
 	closed bool
@@ -47,8 +50,9 @@ type shownCall struct {
 	id      sdk.ToolCallId
 	title   string
 	kind    sdk.ToolKind
-	command string // execute_command's, for its approval
-	seq     int    // the order it started in
+	command string      // execute_command's, for its approval
+	seq     int         // the order it started in
+	out     *liveOutput // execute_command's output as it runs
 }
 
 // startTurn registers a turn on s, refusing a closed session.
@@ -63,7 +67,7 @@ func (a *Agent) startTurn(ctx context.Context, s *session, cancel context.Cancel
 	t := &turn{
 		a: a, s: s, n: s.turns, ctx: ctx, caps: a.clientCaps(),
 		calls: map[string]*shownCall{}, shown: map[string]string{},
-		failed: map[int]bool{},
+		failed: map[int]bool{}, outputInterval: outputInterval,
 	}
 	if t.caps.Fs.ReadTextFile {
 		t.files = &clientFiles{a: a, sid: s.id, ctx: ctx, known: known}

@@ -65,6 +65,8 @@ func (t *turn) event(e agent.Event) {
 		t.usage(e)
 	case agent.EventToolCall:
 		t.toolStarted(e)
+	case agent.EventToolOutput:
+		t.toolOutput(e)
 	case agent.EventToolResult:
 		t.toolEnded(e)
 	case agent.EventNotice:
@@ -116,15 +118,22 @@ func (t *turn) toolStarted(e agent.Event) {
 	title = scoped(e.Scope, title)
 	t.emu.Lock()
 	c := &shownCall{id: t.newCallIDLocked("call"), title: title, kind: kind, seq: t.seq}
+	terminal := false
 	if e.Call.Name == "execute_command" {
 		c.command = argString(e.Call.Args, "command")
+		terminal = terminalForm(t.caps)
+		c.out = &liveOutput{t: t, id: c.id, terminal: terminal}
 	}
 	t.calls[callKey(e)] = c
 	t.emu.Unlock()
 	id := c.id
-	t.send(sdk.StartToolCall(id, title,
+	u := sdk.StartToolCall(id, title,
 		sdk.WithStartKind(kind), sdk.WithStartStatus(sdk.ToolCallStatusInProgress),
-		sdk.WithStartLocations(locs), sdk.WithStartRawInput(rawArgs(e.Call.Args))))
+		sdk.WithStartLocations(locs), sdk.WithStartRawInput(rawArgs(e.Call.Args)))
+	if terminal {
+		u = terminalStart(u, id, t.ws.Root())
+	}
+	t.send(u)
 }
 
 func (t *turn) toolEnded(e agent.Event) {
@@ -144,7 +153,16 @@ func (t *turn) toolEnded(e agent.Event) {
 	if content == nil {
 		content = []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(resultText(e.Call.Name, e.Result)))}
 	}
-	t.send(sdk.UpdateToolCall(id, sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)))
+	opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)}
+	if c.out != nil {
+		c.out.end()
+		if c.out.terminal {
+			// The terminal stays, with the result (exit code, the model's cut) below it.
+			opts[1] = sdk.WithUpdateContent(append([]sdk.ToolCallContent{sdk.ToolTerminalRef(string(id))}, content...))
+			opts = append(opts, withMeta(map[string]any{"terminal_exit": map[string]any{"terminal_id": string(id), "exit_code": exitCode(e.Result), "signal": nil}}))
+		}
+	}
+	t.send(sdk.UpdateToolCall(id, opts...))
 }
 
 // diffOf shows a successful edit as a diff of the file before this call

@@ -56,7 +56,9 @@ function start() {
   return { proc, exited, stream, app };
 }
 
-const clientCapabilities = { fs: { readTextFile: true, writeTextFile: true } };
+// terminal_output: the client shows a command's output as a display-only
+// terminal fed through _meta (Zed's; claude-agent-acp and codex-acp send it).
+const clientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, _meta: { terminal_output: true } };
 
 // What a client shows as the agent's answer and as its thoughts: the
 // chunks appended (below the full sandbox level, the first turn of a
@@ -147,6 +149,21 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   assert.equal(timesIn(shown('agent_thought_chunk'), 'Weighing it whole.'), 1, `reasoning in the thoughts: ${JSON.stringify(shown('agent_thought_chunk'))}`);
   wholeSession = whole.sessionId;
 
+  // A command's output streams while it runs, to the display-only terminal.
+  updates = [];
+  const ran = await agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: 'run the echo' }] });
+  assert.equal(ran.stopReason, 'end_turn');
+  await settled();
+  const run = updates.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'execute');
+  assert.deepEqual(run.content, [{ type: 'terminal', terminalId: run.toolCallId }]);
+  assert.equal(run._meta.terminal_info.terminal_id, run.toolCallId);
+  const runUpdates = updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === run.toolCallId);
+  const fed = runUpdates.map((u) => u._meta?.terminal_output?.data ?? '').join('');
+  assert.equal(fed, 'streamed\ndone\n');
+  const firstFeed = runUpdates.findIndex((u) => u._meta?.terminal_output);
+  const ended = runUpdates.findIndex((u) => u.status === 'completed');
+  assert.ok(firstFeed >= 0 && firstFeed < ended, 'the output came before the end');
+  assert.equal(runUpdates[ended]._meta.terminal_exit.exit_code, 0);
   await agent.request(acp.methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'ask' });
   // A config option set applies from the next turn and is announced; one
   // the agent does not offer is an invalid-params error.
@@ -192,18 +209,21 @@ await second.app.connectWith(second.stream, async (agent) => {
   // The replay is sent before the answer; the library may hand the answer
   // over before it has dispatched every notification read with it.
   const replayed = () => updates.filter((u) => ['user_message_chunk', 'agent_message_chunk', 'tool_call'].includes(u.sessionUpdate));
-  await until(() => replayed().length >= 6);
+  await until(() => replayed().length >= 9);
   const replay = replayed().map((u) => [u.sessionUpdate, u.content?.text ?? u.title]);
   assert.deepEqual(replay.slice(1), [
     ['agent_message_chunk', 'Reading it first. '],
     ['tool_call', 'Read hello.py'],
     ['tool_call', 'Edit hello.py'],
     ['agent_message_chunk', 'Changed the greeting.'],
+    ['user_message_chunk', 'run the echo'],
+    ['tool_call', 'Run `echo streamed; sleep 0.3; echo done`'],
+    ['agent_message_chunk', 'Ran it.'],
     ['user_message_chunk', 'think long'],
   ]);
   assert.match(replay[0][1], /^Change the greeting in/);
   // Replayed, each answer is there once too, and no reasoning is in it.
-  assert.equal(answerShown(), 'Reading it first. Changed the greeting.');
+  assert.equal(answerShown(), 'Reading it first. Changed the greeting.Ran it.');
 
   updates = [];
   await agent.request(acp.methods.agent.session.load, { sessionId: wholeSession, cwd: wholeRoot, mcpServers: [] });
