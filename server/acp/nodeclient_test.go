@@ -33,7 +33,9 @@ func TestNodeClient(t *testing.T) {
 		{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello from the buffer","new_string":"Hello from the agent"}`}}},
 		{Reasoning: "Deciding what to say.", Text: "Changed the greeting."},
 		{Reasoning: "Weighing it whole.", Text: `{"thought": "easy", "response": "Answered whole."}`},
-		{Calls: []llmtest.Call{{Name: "execute_command", Args: `{"command":"echo streamed; sleep 0.3; echo done"}`}}},
+		{Calls: []llmtest.Call{
+			{Name: "update_plan", Args: `{"steps":[{"step":"Run the echo","status":"in_progress"},{"step":"Report","status":"pending"}]}`},
+			{Name: "execute_command", Args: `{"command":"echo streamed; sleep 0.3; echo done"}`}}},
 		{Text: "Ran it."},
 		{Delay: waitFor, Text: "too late"},
 	}

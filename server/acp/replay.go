@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 )
@@ -58,6 +59,9 @@ func (a *Agent) replay(ctx context.Context, s *session) error {
 			for _, c := range m.ToolCalls {
 				if err != nil {
 					break
+				}
+				if c.Name == agent.PlanToolName {
+					continue // the checklist was live; the turns show what was done
 				}
 				n++
 				err = send(replayedCall(fmt.Sprintf("load-%d", n), c, results[c.ID], s))

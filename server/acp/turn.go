@@ -42,7 +42,9 @@ type turn struct {
 	streamed strings.Builder       // top-level text streamed since the model was last called
 	reasoned strings.Builder       // top-level reasoning streamed since the model was last called
 	plan     []sdk.PlanEntry       // the plan strategy's steps, as last sent
-	failed   map[int]bool          // plan steps (1-based) that failed
+	// strategyPlan: the plan strategy made the plan; the model's checklist is not shown.
+	strategyPlan bool
+	failed       map[int]bool // plan steps (1-based) that failed
 }
 
 // shownCall is a tool call the client was told about and that has not ended.

@@ -64,6 +64,10 @@ func (t *turn) event(e agent.Event) {
 	case agent.EventUsage:
 		t.usage(e)
 	case agent.EventToolCall:
+		if e.Call.Name == agent.PlanToolName {
+			t.checklist(e)
+			return
+		}
 		t.toolStarted(e)
 	case agent.EventToolOutput:
 		t.toolOutput(e)
@@ -323,10 +327,32 @@ func planStep(scope string) (int, bool) {
 	return n, err == nil
 }
 
+// checklist shows the model's update_plan as the plan, in any mode, unless
+// the plan strategy's steps are the plan. Malformed steps show nothing:
+// the model is told why.
+func (t *turn) checklist(e agent.Event) {
+	steps, err := agent.ParseChecklist(e.Call.Args)
+	if err != nil {
+		return
+	}
+	t.emu.Lock()
+	strategy := t.strategyPlan
+	t.emu.Unlock()
+	if strategy {
+		return
+	}
+	entries := make([]sdk.PlanEntry, len(steps))
+	for i, s := range steps {
+		entries[i] = sdk.PlanEntry{Content: s.Step, Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatus(s.Status)}
+	}
+	t.send(sdk.UpdatePlan(entries...))
+}
+
 // planMade replaces the steps from the first one the text numbers on; the
 // earlier ones keep their state (a replan keeps what was done).
 func (t *turn) planMade(text string) {
 	t.emu.Lock()
+	t.strategyPlan = true
 	first := true
 	for _, line := range strings.Split(text, "\n") {
 		if m := replanRE.FindStringSubmatch(line); m != nil {

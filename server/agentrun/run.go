@@ -133,7 +133,7 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, error) {
 }
 
 // build assembles the agent the same way wherever it runs: the standard
-// tools over the view, remember when there are notes, the MCP servers'
+// tools over the view, update_plan, remember when there are notes, the MCP servers'
 // tools (started when the run first asks for them), delegate for
 // sub-agents, and the system prompt with AGENTS.md and the notes. Why
 // AGENTS.md was left out or cut goes to OnEvent as a notice.
@@ -147,6 +147,7 @@ func build(r Request, notes *agent.Memory) (*agent.Agent, error) {
 	if notice != "" && r.OnEvent != nil {
 		r.OnEvent(agent.Event{Kind: agent.EventNotice, Text: notice})
 	}
+	ts = append(ts, agent.NewPlanTool()) // the live checklist, in every mode
 	if notes != nil {
 		ts = append(ts, agent.NewRememberTool(notes))
 		system += notes.Prompt()

@@ -164,6 +164,9 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   const ended = runUpdates.findIndex((u) => u.status === 'completed');
   assert.ok(firstFeed >= 0 && firstFeed < ended, 'the output came before the end');
   assert.equal(runUpdates[ended]._meta.terminal_exit.exit_code, 0);
+  // The model's checklist is the plan, in any mode.
+  const plan = updates.find((u) => u.sessionUpdate === 'plan');
+  assert.deepEqual(plan.entries.map((e) => [e.content, e.status]), [['Run the echo', 'in_progress'], ['Report', 'pending']]);
   await agent.request(acp.methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'ask' });
   // A config option set applies from the next turn and is announced; one
   // the agent does not offer is an invalid-params error.
