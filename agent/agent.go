@@ -115,8 +115,13 @@ func (a *Agent) emit(e Event) {
 // ctx is cancelled (ctx.Err(), with running commands killed). h keeps the
 // whole exchange either way, so a follow-up can continue it.
 func (a *Agent) Run(ctx context.Context, h *History, task string) (Outcome, error) {
-	a.emit(Event{Kind: EventStart, Text: task})
-	h.AddUser(task)
+	return a.run(ctx, h, llm.Message{Role: llm.RoleUser, Text: task})
+}
+
+// run is Run with the task as a user message (its images with it).
+func (a *Agent) run(ctx context.Context, h *History, task llm.Message) (Outcome, error) {
+	a.emit(Event{Kind: EventStart, Text: task.Text})
+	h.msgs = append(h.msgs, task)
 	return a.finish(a.loop(ctx, h, h.Len()-1))
 }
 

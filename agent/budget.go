@@ -21,8 +21,12 @@ const perMessageTokens = 4
 // EstimateTokens estimates the tokens of text.
 func EstimateTokens(text string) int { return (len(text) + bytesPerToken - 1) / bytesPerToken }
 
+// imageTokens is what an image costs a vision model, about: OpenAI's
+// high-detail tiles and Gemini's 258 per tile land near it for a screenshot.
+const imageTokens = 1000
+
 func messageTokens(m llm.Message) int {
-	n := perMessageTokens + EstimateTokens(m.Text)
+	n := perMessageTokens + EstimateTokens(m.Text) + len(m.Images)*imageTokens
 	for _, c := range m.ToolCalls {
 		n += EstimateTokens(c.Name) + EstimateTokens(string(c.Args)) + perMessageTokens
 	}

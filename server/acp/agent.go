@@ -118,8 +118,9 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (resp s
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession: true,
 			// Text and resource links are every agent's; embedded context
-			// (the client's buffers and selections) is read as text.
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			// (the client's buffers and selections) is read as text; images
+			// go to a model that sees them (images.go).
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				// and delete, which the SDK lacks: compat.go adds it.
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},

@@ -34,7 +34,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Promp
 		}
 		p.Prompt = append([]sdk.ContentBlock{sdk.TextBlock(next)}, p.Prompt[1:]...)
 	}
-	prompt, known, err := s.taskFrom(p.Prompt)
+	prompt, known, images, err := s.taskFrom(p.Prompt)
 	if err != nil {
 		return resp, err
 	}
@@ -65,7 +65,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Promp
 			a.running.Done()
 		}()
 		r := turnResult{}
-		r.resp, r.err = t.run(prompt)
+		r.resp, r.err = t.run(prompt, images)
 		done <- r
 		// Saved while the answer goes out; the session's next turn waits for it.
 		if err := s.save(); err != nil {
@@ -118,7 +118,7 @@ type turnResult struct {
 // run is the turn's work on its own goroutine: the settings and the model,
 // the workspace view, the agent's run with its events as updates, then the
 // proposal offered to the client.
-func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
+func (t *turn) run(prompt string, images []llm.Image) (resp sdk.PromptResponse, err error) {
 	defer guard(t.a.log, "session/prompt", &err)
 	ctx, s := t.ctx, t.s
 	for _, n := range s.takeNotices() {
@@ -135,6 +135,7 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 		return resp, requestError(err)
 	}
 	t.price, t.priced = priceOf(settings)
+	prompt, images = t.imagesFor(settings.Model, prompt, images)
 	if err := t.openWorkspace(settings); err != nil {
 		return resp, requestError(err)
 	}
@@ -145,7 +146,7 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 		notes = s.memory.ForRun()
 	}
 	out, runErr := agentrun.Do(ctx, agentrun.Request{
-		Settings: settings, Provider: provider, Mode: mode, Prompt: prompt, History: s.historyRef(),
+		Settings: settings, Provider: provider, Mode: mode, Prompt: prompt, Images: images, History: s.historyRef(),
 		View: t.ws, Policy: s.policy, Approver: t, Notes: notes, MCP: t.a.mcp,
 		ConfirmPlan: t.confirmPlan, Stream: true, OnEvent: t.event,
 	})
@@ -258,7 +259,7 @@ func usageOf(u llm.Usage) *sdk.Usage {
 // user's words, then what they attached. An embedded file (no fragment: the
 // whole file, as the editor has it) inside the workspace is also known to
 // the turn's view as that file's buffer.
-func (s *session) taskFrom(blocks []sdk.ContentBlock) (task string, known map[string]string, err error) {
+func (s *session) taskFrom(blocks []sdk.ContentBlock) (task string, known map[string]string, images []llm.Image, err error) {
 	var words, attached strings.Builder
 	known = map[string]string{}
 	for _, b := range blocks {
@@ -278,7 +279,11 @@ func (s *session) taskFrom(blocks []sdk.ContentBlock) (task string, known map[st
 			name, _ := s.locate(b.Resource.Resource.BlobResourceContents.Uri)
 			fmt.Fprintf(&attached, "- %s (binary; its content was left out)\n", name)
 		case b.Image != nil:
-			attached.WriteString("- an image (left out: agent-lsp reads text only)\n")
+			img, err := imageOf(b.Image)
+			if err != nil {
+				return "", nil, nil, err
+			}
+			images = append(images, img)
 		case b.Audio != nil:
 			attached.WriteString("- an audio clip (left out: agent-lsp reads text only)\n")
 		}
@@ -290,10 +295,13 @@ func (s *session) taskFrom(blocks []sdk.ContentBlock) (task string, known map[st
 		}
 		task += "\n\nAttached:\n" + attached.String()
 	}
-	if task == "" {
-		return "", nil, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
+	if task == "" && len(images) > 0 {
+		task = "Look at the image I attached."
 	}
-	return task, known, nil
+	if task == "" {
+		return "", nil, nil, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
+	}
+	return task, known, images, nil
 }
 
 // describeLink says what a resource link points at, and whether the tools can read it.

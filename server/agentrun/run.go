@@ -24,6 +24,8 @@ type Request struct {
 	// Prompt is the task: the user's words and what the wire knows of
 	// where they were said (the file, the selection, the attachments).
 	Prompt string
+	// Images go with the prompt (the wire checked that the model sees them).
+	Images []llm.Image
 	// History is the conversation the run goes on (its session's).
 	History *agent.History
 	// Continue goes on from History as it stands, on the same View, instead
@@ -122,6 +124,7 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, error) {
 	}
 	if !r.Continue {
 		task.Prompt = taskText(mode, r.History.TakeAside(), r.Prompt)
+		task.Images = r.Images
 	}
 	switch {
 	case r.PlanOnly:

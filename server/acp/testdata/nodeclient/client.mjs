@@ -80,6 +80,7 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   assert.equal(init.protocolVersion, 1);
   assert.equal(init.agentCapabilities.loadSession, true);
   assert.equal(init.agentCapabilities.promptCapabilities.embeddedContext, true);
+  assert.equal(init.agentCapabilities.promptCapabilities.image, true);
   assert.deepEqual(init.authMethods, []);
   assert.deepEqual(init.agentCapabilities.sessionCapabilities.delete, {});
 
@@ -142,10 +143,15 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   // its answer and reasoning are sent whole, once.
   updates = [];
   const whole = await agent.request(acp.methods.agent.session.new, { cwd: wholeRoot, mcpServers: [] });
-  const wholeTurn = await agent.request(acp.methods.agent.session.prompt, { sessionId: whole.sessionId, prompt: [{ type: 'text', text: 'Say it whole' }] });
+  // With a pasted image, which this model (no vision) does not get: the user is told.
+  const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4DwAAAQEABRjYTgAAAABJRU5ErkJggg==';
+  const wholeTurn = await agent.request(acp.methods.agent.session.prompt, { sessionId: whole.sessionId,
+    prompt: [{ type: 'text', text: 'Say it whole' }, { type: 'image', mimeType: 'image/png', data: pixel }] });
   assert.equal(wholeTurn.stopReason, 'end_turn');
   await settled();
-  assert.equal(answerShown(), 'Answered whole.');
+  const noVision = /^agent-lsp: gpt-test does not take images, so the 1 attached were left out[^\n]*\n\n/;
+  assert.match(answerShown(), noVision);
+  assert.equal(answerShown().replace(noVision, ''), 'Answered whole.');
   assert.equal(timesIn(shown('agent_thought_chunk'), 'Weighing it whole.'), 1, `reasoning in the thoughts: ${JSON.stringify(shown('agent_thought_chunk'))}`);
   wholeSession = whole.sessionId;
 
@@ -232,7 +238,7 @@ await second.app.connectWith(second.stream, async (agent) => {
   await agent.request(acp.methods.agent.session.load, { sessionId: wholeSession, cwd: wholeRoot, mcpServers: [] });
   await until(() => replayed().length >= 2);
   assert.deepEqual(replayed().map((u) => [u.sessionUpdate, u.content?.text]), [
-    ['user_message_chunk', 'Say it whole'],
+    ['user_message_chunk', 'Say it whole\n\n(The user attached 1 image(s), which were left out: the model in use cannot see images.)'],
     ['agent_message_chunk', 'Answered whole.'],
   ]);
 
