@@ -223,6 +223,11 @@ type statusResult struct {
 	NextEdits        nesStatus        `json:"nextEdits"`
 	// MCP lists the MCP servers a run would use: state, tools, errors.
 	MCP []mcp.Status `json:"mcp"`
+	// Model and Thinking are the next run's (agent.setSessionOptions, else the settings).
+	Model    string `json:"model"`
+	Thinking string `json:"thinking"`
+	// Context is how full the model's window was at the latest model call.
+	Context *contextStatus `json:"context,omitempty"`
 }
 
 type runStatus struct {
@@ -266,5 +271,7 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 	st.Root, st.Settings, st.Allowlist, st.PositionEncoding = root, settings.String(), settings.Allowlist, string(s.clientCaps().encoding.kind())
 	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), notes
 	st.MCP = s.mcp.Status(agentrun.MCPServers(settings, root))
+	model, thinking := s.options.chosen()
+	st.Model, st.Thinking, st.Context = cmp.Or(model, settings.Model), cmp.Or(thinking, settings.Thinking), s.options.meter()
 	return st, nil
 }
