@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -99,7 +100,7 @@ func (s *session) commands() []sdk.AvailableCommand {
 		out = append(out, ac)
 	}
 	files := s.promptFiles()
-	for _, name := range slicesSorted(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		out = append(out, sdk.AvailableCommand{Name: name, Description: promptDescription(s.cwd, files[name]),
 			Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "optional: more for the prompt"}}})
 	}
@@ -127,15 +128,6 @@ func promptDescription(root, rel string) string {
 		}
 	}
 	return "Prompt file " + rel
-}
-
-func slicesSorted(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // announceCommands sends s's commands once the client knows the session:
