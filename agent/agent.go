@@ -93,6 +93,17 @@ type Outcome struct {
 	Usage      llm.Usage
 }
 
+// showOutput has c's output (a command's, as it prints) reported as
+// EventToolOutput while it runs.
+func (a *Agent) showOutput(ctx context.Context, iteration int, c llm.ToolCall) context.Context {
+	if a.cfg.OnEvent == nil {
+		return ctx
+	}
+	return tools.WithOutput(ctx, func(p []byte) {
+		a.emit(Event{Kind: EventToolOutput, Iteration: iteration, MaxIterations: a.cfg.MaxIterations, Call: c, Text: string(p)})
+	})
+}
+
 func (a *Agent) emit(e Event) {
 	if a.cfg.OnEvent != nil {
 		a.cfg.OnEvent(e)
@@ -104,8 +115,13 @@ func (a *Agent) emit(e Event) {
 // ctx is cancelled (ctx.Err(), with running commands killed). h keeps the
 // whole exchange either way, so a follow-up can continue it.
 func (a *Agent) Run(ctx context.Context, h *History, task string) (Outcome, error) {
-	a.emit(Event{Kind: EventStart, Text: task})
-	h.AddUser(task)
+	return a.run(ctx, h, llm.Message{Role: llm.RoleUser, Text: task})
+}
+
+// run is Run with the task as a user message (its images with it).
+func (a *Agent) run(ctx context.Context, h *History, task llm.Message) (Outcome, error) {
+	a.emit(Event{Kind: EventStart, Text: task.Text})
+	h.msgs = append(h.msgs, task)
 	return a.finish(a.loop(ctx, h, h.Len()-1))
 }
 
@@ -194,6 +210,7 @@ func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error)
 		}
 		b.observe(req.Messages, resp.Usage.InputTokens)
 		out.Usage.Add(resp.Usage)
+		a.emitUsage(i, b, req.Messages, resp)
 		if resp.FormatError != "" {
 			// A malformed answer is an observation the model can correct.
 			mistakes++
@@ -241,7 +258,7 @@ func (a *Agent) act(ctx context.Context, iteration int, calls []llm.ToolCall, b 
 	run := func(ctx context.Context, i int) error {
 		c := calls[i]
 		a.emit(Event{Kind: EventToolCall, Iteration: iteration, MaxIterations: a.cfg.MaxIterations, Call: c})
-		res, err := reg.Execute(ctx, c.Name, c.Args)
+		res, err := reg.Execute(a.showOutput(ctx, iteration, c), c.Name, c.Args)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -79,8 +79,8 @@ func TestSeedScenarioTakesTwoIterations(t *testing.T) {
 	if len(reqs[0].Tools) != 6 || reqs[0].System != "sys" {
 		t.Fatalf("first request: %d tools, system %q", len(reqs[0].Tools), reqs[0].System)
 	}
-	want := []agent.EventKind{agent.EventStart, agent.EventIteration, agent.EventThought, agent.EventToolCall,
-		agent.EventToolResult, agent.EventIteration, agent.EventThought, agent.EventDone}
+	want := []agent.EventKind{agent.EventStart, agent.EventIteration, agent.EventUsage, agent.EventThought, agent.EventToolCall,
+		agent.EventToolResult, agent.EventIteration, agent.EventUsage, agent.EventThought, agent.EventDone}
 	if got := rec.kinds(); !slices.Equal(got, want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}

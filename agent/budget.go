@@ -21,8 +21,12 @@ const perMessageTokens = 4
 // EstimateTokens estimates the tokens of text.
 func EstimateTokens(text string) int { return (len(text) + bytesPerToken - 1) / bytesPerToken }
 
+// imageTokens is what an image costs a vision model, about: OpenAI's
+// high-detail tiles and Gemini's 258 per tile land near it for a screenshot.
+const imageTokens = 1000
+
 func messageTokens(m llm.Message) int {
-	n := perMessageTokens + EstimateTokens(m.Text)
+	n := perMessageTokens + EstimateTokens(m.Text) + len(m.Images)*imageTokens
 	for _, c := range m.ToolCalls {
 		n += EstimateTokens(c.Name) + EstimateTokens(string(c.Args)) + perMessageTokens
 	}
@@ -95,6 +99,31 @@ func (b *budget) observe(msgs []llm.Message, reported int) {
 	if est := b.estimate(msgs); est > 0 {
 		b.scale = min(max(float64(reported)/float64(est), 0.25), 4)
 	}
+}
+
+// inContext is how many tokens the conversation takes once resp joins msgs:
+// the provider's count of the request plus the answer where it gave one,
+// else the calibrated estimate.
+func (b *budget) inContext(msgs []llm.Message, resp llm.Response) int {
+	if resp.Usage.InputTokens > 0 {
+		return resp.Usage.InputTokens + resp.Usage.OutputTokens
+	}
+	return b.estimate(msgs) + messageTokens(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+}
+
+// emitUsage reports a model call's tokens and the context it leaves.
+func (a *Agent) emitUsage(i int, b *budget, msgs []llm.Message, resp llm.Response) {
+	if a.cfg.OnEvent == nil {
+		return
+	}
+	a.emit(Event{Kind: EventUsage, Iteration: i, MaxIterations: a.cfg.MaxIterations, Usage: resp.Usage, Context: b.inContext(msgs, resp), Window: b.window})
+}
+
+// Compact has the model summarise the older part of the conversation h,
+// as the loop does when the context fills up, keeping the first message
+// and the latest turns verbatim; false when there was nothing to compact.
+func (a *Agent) Compact(ctx context.Context, h *History) (bool, error) {
+	return a.compact(ctx, h, 0, keepRecent)
 }
 
 // resultLimit is the most one tool result may take: a quarter of the window.

@@ -34,6 +34,13 @@ const (
 	EventDone
 	// EventFailed: the run ended with Err.
 	EventFailed
+	// EventUsage: a model call ended; Usage is its tokens, Context how many
+	// tokens the conversation now takes of the Window (the provider's count
+	// where it gave one, else the estimate the budget keeps).
+	EventUsage
+	// EventToolOutput: a running tool printed Text (a command's output, as
+	// it comes); display only: the result is what the model gets.
+	EventToolOutput
 )
 
 // Event is one step of a run, for the CLI's trace and the server's progress.
@@ -52,6 +59,9 @@ type Event struct {
 	Call          llm.ToolCall
 	Result        llm.ToolResult
 	Err           error
+	Usage         llm.Usage
+	Context       int
+	Window        int
 }
 
 // CallSummary is a call's title as its tool presents it (tools.Show:

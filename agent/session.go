@@ -93,6 +93,18 @@ func (s *SessionStore) NewID() string {
 	}
 }
 
+// Delete removes a stored session; one never saved is no error.
+func (s *SessionStore) Delete(id string) error {
+	p, err := s.path(id)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // Save writes h as the session's whole content (atomically: a crash leaves
 // the previous version).
 func (s *SessionStore) Save(id string, h *History) error {

@@ -34,7 +34,10 @@ func ParseStrategy(s string) (Strategy, error) {
 
 // Task is one request to the agent with what every strategy may need.
 type Task struct {
-	Prompt   string
+	Prompt string
+	// Images go with the prompt to a model that sees them (react runs
+	// only: plan and reflexion work from the text).
+	Images   []llm.Image
 	Strategy Strategy
 	// History is the session: react runs in it; plan and reflexion run in
 	// fresh contexts and add the task and their final answer to it.
@@ -60,7 +63,7 @@ func (a *Agent) Do(ctx context.Context, t Task) (Outcome, error) {
 	case StrategyReflexion:
 		return a.reflexion(ctx, t)
 	}
-	return a.Run(ctx, t.History, t.Prompt)
+	return a.run(ctx, t.History, llm.Message{Role: llm.RoleUser, Text: t.Prompt, Images: t.Images})
 }
 
 // scoped returns a copy of the agent whose events carry scope.

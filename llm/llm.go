@@ -59,6 +59,16 @@ type Message struct {
 	// Opaque is what the provider that wrote an assistant message needs
 	// back; nil for most (a pointer keeps every other message small).
 	Opaque *Opaque `json:"opaque,omitempty"`
+	// Images go with a user message's text (a pasted screenshot) to a
+	// model that sees them (SeesImages).
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is a picture in a user message: its bytes and their MIME type
+// (image/png, image/jpeg, image/webp, image/gif).
+type Image struct {
+	MIMEType string `json:"mime_type"`
+	Data     []byte `json:"data"`
 }
 
 // Opaque is provider data a message carries unchanged through the history,

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -79,7 +80,8 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	}
 	var settings config.Settings
 	if start != nil {
-		settings = config.Merge(s.workspace.folderSettings(start), config.Settings{Model: a.Model, Strategy: a.Strategy})
+		model, thinking := s.options.chosen()
+		settings = config.Merge(s.workspace.folderSettings(start), config.Settings{Model: cmp.Or(a.Model, model), Strategy: a.Strategy, Thinking: thinking})
 	}
 	if start == nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: no workspace folder is open; open the project's folder so the agent knows what it may read and change")

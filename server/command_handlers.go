@@ -237,6 +237,11 @@ type statusResult struct {
 	// LanguageServers lists the language servers: running, stopped,
 	// unavailable (why, a missing one's install command).
 	LanguageServers []langserver.Status `json:"languageServers"`
+	// Model and Thinking are the next run's (agent.setSessionOptions, else the settings).
+	Model    string `json:"model"`
+	Thinking string `json:"thinking"`
+	// Context is how full the model's window was at the latest model call.
+	Context *contextStatus `json:"context,omitempty"`
 }
 
 type runStatus struct {
@@ -281,5 +286,7 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 	st.ToolProtocol, st.ConfigWarnings = cmp.Or(settings.ToolProtocol, "native"), notes
 	st.MCP = s.mcp.Status(agentrun.MCPServers(settings, root))
 	st.LanguageServers = agentrun.LanguageServerStatus(s.lsp, settings, root)
+	model, thinking := s.options.chosen()
+	st.Model, st.Thinking, st.Context = cmp.Or(model, settings.Model), cmp.Or(thinking, settings.Thinking), s.options.meter()
 	return st, nil
 }

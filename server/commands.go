@@ -33,6 +33,8 @@ const (
 	// CommandAcceptInlineEdit is the command of a suggested next edit: the
 	// client runs it once the user accepted (and applied) the edit.
 	CommandAcceptInlineEdit = "agent.acceptInlineEdit"
+	// CommandSetSessionOptions sets the model and thinking of the next runs.
+	CommandSetSessionOptions = "agent.setSessionOptions"
 )
 
 // commands is the one list of workspace/executeCommand commands: it feeds
@@ -73,6 +75,8 @@ var commands = []command{
 		"runs a plan that waits for the user (the code action \"Run the agent's plan\" where the client can't ask)"),
 	define(CommandKeepNotes, (*Server).keepNotes, idWords, "a run or its proposal; default: the newest with notes waiting",
 		"keeps the notes the agent proposed"),
+	define(CommandSetSessionOptions, (*Server).setSessionOptions, nil, "",
+		"sets the `model` and `thinking` (default, minimal, low, medium, high) of the next runs, over the settings (`\"\"` returns to them; `agent.ask`'s model wins); `agent.status` shows them"),
 	define(CommandAcceptInlineEdit, (*Server).acceptInlineEdit, nil, "",
 		"tells the server the user accepted a next edit suggestion (`uri`, `version`: the one it was suggested for), so the next suggestion builds on it; "+
 			"each suggested edit carries it as its command"),

@@ -159,6 +159,7 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (ag
 				// The plan is shown before it runs, where the answer will be.
 				go s.showFile(context.WithoutCancel(ctx), r.name()+"-plan.md", "# Plan: "+summarize(r.request, 80)+"\n\n"+tools.Displayable(e.Text), false)
 			}
+			s.options.observe(e)
 			r.progress.event(ctx, e)
 		},
 	})

@@ -74,6 +74,7 @@ type Options struct {
 // alone (workspace's over a folder policy's own).
 type Server struct {
 	opts      Options
+	options   sessionOptions // the client's model and thinking, and the context meter
 	log       *slog.Logger
 	conn      jsonrpc2.Conn
 	client    protocol.Client // requests and notifications to the editor

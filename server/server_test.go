@@ -52,7 +52,7 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 	breakers := resilience.NewBreakers(resilience.BreakerOptions{})
 	srv := server.New(server.Options{
 		NewProvider: func(ctx context.Context, s config.Settings) (llm.Provider, error) {
-			p, err := openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL})
+			p, err := openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
 			if err != nil {
 				return nil, err
 			}

@@ -167,7 +167,7 @@ func (c *Commands) runCommandIn(ctx context.Context, f *folder, dir, command str
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	stdout, stderr := newMiddleCut(maxOutput/2), newMiddleCut(maxOutput/2)
-	spec.Stdout, spec.Stderr = stdout, stderr
+	spec.Stdout, spec.Stderr = teeOutput(ctx, stdout), teeOutput(ctx, stderr)
 	res, err := sandbox.Run(runCtx, spec)
 	out.Duration, out.ExitCode, out.Exceeded = res.Duration, res.ExitCode, res.Exceeded
 	if ctx.Err() != nil {

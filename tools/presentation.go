@@ -62,10 +62,15 @@ func (c Call) Path(key string) string {
 // longer than any inside it.
 func (c Call) Code(key string) string { return InlineCode(c.String(key)) }
 
-// FirstLine is an argument's first line, cut to n runes.
+// FirstLine is an argument's first line, cut to n runes (FirstLine).
 func (c Call) FirstLine(key string, n int) string {
 	var s string
 	_ = json.Unmarshal(c.args[key], &s)
+	return FirstLine(s, n)
+}
+
+// FirstLine is s's first non-blank line, escaped, cut to n runes.
+func FirstLine(s string, n int) string {
 	s = Printable(strings.SplitN(strings.TrimSpace(s), "\n", 2)[0])
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"

@@ -32,6 +32,8 @@ func acpServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		FindModel: func(ctx context.Context, s config.Settings) (config.Settings, error) {
 			return detectModel(ctx, s, logWriter{logger})
 		},
+		// The session's model picker lists what `agent-lsp models` lists.
+		ListModels: listProviderModels,
 		Env:        env,
 		SandboxDir: agentrun.SandboxDir(env),
 		Logger:     logger,

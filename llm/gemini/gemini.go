@@ -207,7 +207,7 @@ func (p *Provider) translate(req llm.Request) ([]*genai.Content, *genai.Generate
 	for i, m := range req.Messages {
 		switch m.Role {
 		case llm.RoleUser:
-			contents = append(contents, genai.NewContentFromText(m.Text, genai.RoleUser))
+			contents = append(contents, userContent(m))
 		case llm.RoleAssistant:
 			contents = append(contents, genai.NewContentFromParts(p.modelParts(m, i >= turnStart), genai.RoleModel))
 		case llm.RoleTool:

@@ -235,7 +235,7 @@ func (p *Provider) params(req llm.Request) (sdk.ChatCompletionNewParams, error) 
 	for _, m := range req.Messages {
 		switch m.Role {
 		case llm.RoleUser:
-			params.Messages = append(params.Messages, sdk.UserMessage(m.Text))
+			params.Messages = append(params.Messages, userMessage(m))
 		case llm.RoleAssistant:
 			a := sdk.ChatCompletionAssistantMessageParam{}
 			if m.Text != "" {

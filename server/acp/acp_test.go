@@ -21,7 +21,7 @@ func TestInitialize(t *testing.T) {
 		t.Errorf("protocolVersion = %d, want 1", resp.ProtocolVersion)
 	}
 	caps := resp.AgentCapabilities
-	if !caps.LoadSession || !caps.PromptCapabilities.EmbeddedContext || caps.PromptCapabilities.Image || caps.PromptCapabilities.Audio {
+	if !caps.LoadSession || !caps.PromptCapabilities.EmbeddedContext || !caps.PromptCapabilities.Image || caps.PromptCapabilities.Audio {
 		t.Errorf("capabilities = %+v", caps)
 	}
 	if resp.AuthMethods == nil || len(resp.AuthMethods) != 0 {

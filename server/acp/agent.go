@@ -30,6 +30,10 @@ type Options struct {
 	// FindModel fills in the model when none is configured (a key's default,
 	// a local server's model); nil leaves the settings as they are.
 	FindModel func(ctx context.Context, s config.Settings) (config.Settings, error)
+	// ListModels lists the models the provider of s serves (`agent-lsp
+	// models`), for the session's model option; nil offers only the
+	// configured model.
+	ListModels func(ctx context.Context, s config.Settings) ([]string, error)
 	// Env reads the environment (secrets, AGENT_LSP_*, XDG_* dirs).
 	Env config.Env
 	// SandboxDir keeps the sandbox's private homes and build caches; "" is
@@ -60,15 +64,22 @@ type Agent struct {
 	// policies hold each workspace's command policy, so "always allow"
 	// lasts for every session of the workspace while the process runs.
 	policies map[string]*tools.Policy
+	// models are the providers' model lists, by provider and server.
+	models map[string][]string
+	// listed are the workspaces whose sessions were listed (session/delete).
+	listed []string
 }
 
 // Serve speaks ACP on in and out until the client closes in or ctx ends,
 // then cancels every run. Malformed input is answered, never fatal.
 func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	a := newAgent(opts)
-	w := &lockedWriter{w: out}
+	c := &compat{}
+	w := &lockedWriter{w: out, compat: c}
 	ready := make(chan struct{})
-	a.conn = sdk.NewAgentSideConnection(a, w, newFilterReader(in, w, a.log, ready))
+	filter := newFilterReader(in, w, a.log, ready)
+	filter.compat = c
+	a.conn = sdk.NewAgentSideConnection(a, w, filter)
 	a.conn.SetLogger(a.log)
 	close(ready)
 	select {
@@ -92,7 +103,7 @@ func newAgent(opts Options) *Agent {
 	if opts.Env == nil {
 		opts.Env = os.Getenv
 	}
-	return &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{},
+	return &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{}, models: map[string][]string{},
 		mcp: mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}), lsp: agentrun.NewLanguageServers(opts.Env)}
 }
 
@@ -110,9 +121,11 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (resp s
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession: true,
 			// Text and resource links are every agent's; embedded context
-			// (the client's buffers and selections) is read as text.
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			// (the client's buffers and selections) is read as text; images
+			// go to a model that sees them (images.go).
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			SessionCapabilities: sdk.SessionCapabilities{
+				// and delete, which the SDK lacks: compat.go adds it.
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
 				// Each directory is a root of the session's view (tools/roots.go).
 				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{},

@@ -18,8 +18,16 @@
 //     session/request_permission and run in our sandbox (never the client's
 //     terminal, which would run them outside it);
 //   - the run's events become session/update notifications: message and
-//     thought chunks, tool calls with kinds, locations, diffs and output,
-//     and the plan strategy's plan;
+//     thought chunks (with message ids), tool calls with kinds, locations,
+//     diffs and output (a command's as it prints, coalesced and capped,
+//     display only: output.go), the plan (the model's checklist, or the
+//     plan strategy's steps), and the context meter after each model call
+//     (usage.go);
+//   - a session offers slash commands (commands.go) and its mode, model and
+//     thinking as config options (options.go), which apply from the next
+//     turn; images go to a model that sees them (images.go);
+//   - what the Go SDK lacks of the current schema (session/delete) is
+//     served beside it (compat.go);
 //   - a session's workspace is its cwd plus the client's
 //     additionalDirectories (unstable in ACP), each a root of the view as
 //     an LSP client's workspace folders are; turns start in cwd, whose

@@ -21,10 +21,15 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm/openai"
 	"github.com/agent-lsp/agent-lsp/llm/resilience"
 	"github.com/agent-lsp/agent-lsp/server/acp"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
-func TestMain(m *testing.M) { toolstest.Main(m) }
+func TestMain(m *testing.M) {
+	agentrun.LanguageServerStarter = langservertest.Off // a test that wants one starts it
+	toolstest.Main(m)
+}
 
 // waitFor bounds every wait on the agent; the tests wait on messages, never sleep.
 const waitFor = 20 * time.Second
@@ -72,11 +77,21 @@ func (f *fixture) connect(o fixtureOptions) {
 	if newProvider == nil {
 		breakers := resilience.NewBreakers(resilience.BreakerOptions{})
 		newProvider = func(ctx context.Context, s config.Settings) (llm.Provider, error) {
-			p, err := openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL})
+			p, err := openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
 			if err != nil {
 				return nil, err
 			}
 			return resilience.Chain(resilience.Options{Breakers: breakers, Retry: resilience.RetryOptions{MaxAttempts: 1}}, resilience.Tier{Provider: p}), nil
+		}
+	}
+	var listModels func(ctx context.Context, s config.Settings) ([]string, error)
+	if f.llm != nil {
+		listModels = func(ctx context.Context, s config.Settings) ([]string, error) {
+			p, err := openai.New(openai.Config{Model: "listing", APIKey: s.OpenAIKey, BaseURL: s.BaseURL})
+			if err != nil {
+				return nil, err
+			}
+			return p.Models(ctx)
 		}
 	}
 	env := f.envFunc()
@@ -87,7 +102,7 @@ func (f *fixture) connect(o fixtureOptions) {
 	f.served = make(chan struct{})
 	go func() {
 		defer close(f.served)
-		acp.Serve(ctx, acp.Options{NewProvider: newProvider, Env: env, SandboxDir: t.TempDir(), Version: "test"}, toAgentR, toEditorW)
+		acp.Serve(ctx, acp.Options{NewProvider: newProvider, ListModels: listModels, Env: env, SandboxDir: t.TempDir(), Version: "test"}, toAgentR, toEditorW)
 		toEditorW.Close()
 	}()
 	f.editor = newEditor(f.root)

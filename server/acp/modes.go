@@ -45,9 +45,7 @@ func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 	}
 	for _, m := range modes {
 		if m.Id == p.ModeId {
-			s.mu.Lock()
-			s.mode = p.ModeId
-			s.mu.Unlock()
+			a.setMode(s, p.ModeId)
 			return resp, nil
 		}
 	}

@@ -33,8 +33,13 @@ func TestNodeClient(t *testing.T) {
 		{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello from the buffer","new_string":"Hello from the agent"}`}}},
 		{Reasoning: "Deciding what to say.", Text: "Changed the greeting."},
 		{Reasoning: "Weighing it whole.", Text: `{"thought": "easy", "response": "Answered whole."}`},
+		{Calls: []llmtest.Call{
+			{Name: "update_plan", Args: `{"steps":[{"step":"Run the echo","status":"in_progress"},{"step":"Report","status":"pending"}]}`},
+			{Name: "execute_command", Args: `{"command":"echo streamed; sleep 0.3; echo done"}`}}},
+		{Text: "Ran it."},
 		{Delay: waitFor, Text: "too late"},
 	}
+	srvModels := []string{"gpt-test", "gpt-other"}
 	calls := filepath.Join(t.TempDir(), "model-calls")
 	var mu sync.Mutex
 	n := 0
@@ -49,6 +54,7 @@ func TestNodeClient(t *testing.T) {
 		}
 		return script[n-1]
 	})
+	srv.SetModels(srvModels, "")
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "AGENT_LSP_BIN="+bin, "WORKSPACE="+root, "MODEL_CALLS_FILE="+calls, "MODEL_CALLS="+strconv.Itoa(len(script)), "AGENT_LSP_MODEL=gpt-test",

@@ -26,7 +26,14 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Promp
 	if err != nil {
 		return resp, err
 	}
-	prompt, known, err := s.taskFrom(p.Prompt)
+	if name, input, ok := s.slashCommand(p.Prompt); ok {
+		next, err := a.command(ctx, s, name, input)
+		if err != nil || next == "" {
+			return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, err
+		}
+		p.Prompt = append([]sdk.ContentBlock{sdk.TextBlock(next)}, p.Prompt[1:]...)
+	}
+	prompt, known, images, err := s.taskFrom(p.Prompt)
 	if err != nil {
 		return resp, err
 	}
@@ -57,7 +64,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Promp
 			a.running.Done()
 		}()
 		r := turnResult{}
-		r.resp, r.err = t.run(prompt)
+		r.resp, r.err = t.run(prompt, images)
 		done <- r
 		// Saved while the answer goes out; the session's next turn waits for it.
 		if err := s.save(); err != nil {
@@ -67,11 +74,39 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (resp sdk.Promp
 	select {
 	case r := <-done:
 		t.finish()
+		r.resp.UserMessageId = userMessageID(p.MessageId)
 		return r.resp, r.err
 	case <-ctx.Done():
 		t.finish()
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
+}
+
+// command runs a slash command between turns and shows its answer; next
+// is the turn it asks for ("" for none).
+func (a *Agent) command(ctx context.Context, s *session, name, input string) (next string, err error) {
+	select {
+	case s.busy <- struct{}{}:
+	case <-ctx.Done():
+		return "", nil
+	}
+	defer func() { <-s.busy }()
+	answer, next, err := a.runCommand(ctx, s, name, input)
+	if err != nil {
+		return "", err
+	}
+	if answer != "" {
+		a.update(s, sdk.UpdateAgentMessageText(answer+"\n\n"))
+	}
+	return next, nil
+}
+
+// userMessageID is the prompt's message id as the client gave it, or ours.
+func userMessageID(given *string) *string {
+	if given != nil && *given != "" {
+		return given
+	}
+	return sdk.Ptr(newMessageID())
 }
 
 type turnResult struct {
@@ -82,11 +117,14 @@ type turnResult struct {
 // run is the turn's work on its own goroutine: the settings and the model,
 // the workspace view, the agent's run with its events as updates, then the
 // proposal offered to the client.
-func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
+func (t *turn) run(prompt string, images []llm.Image) (resp sdk.PromptResponse, err error) {
 	defer guard(t.a.log, "session/prompt", &err)
 	ctx, s := t.ctx, t.s
 	for _, n := range s.takeNotices() {
 		t.message("agent-lsp: " + n + "\n\n")
+	}
+	if s.historyRef().Len() == 0 {
+		defer t.titled(prompt)
 	}
 	if t.n == 1 {
 		t.sandboxNotice()
@@ -95,6 +133,8 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 	if err != nil {
 		return resp, requestError(err)
 	}
+	t.price, t.priced = priceOf(settings)
+	prompt, images = t.imagesFor(settings.Model, prompt, images)
 	if err := t.openWorkspace(settings); err != nil {
 		return resp, requestError(err)
 	}
@@ -105,7 +145,7 @@ func (t *turn) run(prompt string) (resp sdk.PromptResponse, err error) {
 		notes = s.memory.ForRun()
 	}
 	out, runErr := agentrun.Do(ctx, agentrun.Request{
-		Settings: settings, Provider: provider, Mode: mode, Prompt: prompt, History: s.historyRef(),
+		Settings: settings, Provider: provider, Mode: mode, Prompt: prompt, Images: images, History: s.historyRef(),
 		View: t.ws, Policy: s.policy, Approver: t, Notes: notes, MCP: t.a.mcp, LSP: t.a.lsp,
 		ConfirmPlan: t.confirmPlan, Stream: true, OnEvent: t.event,
 	})
@@ -224,7 +264,7 @@ func usageOf(u llm.Usage) *sdk.Usage {
 // user's words, then what they attached. An embedded file (no fragment: the
 // whole file, as the editor has it) inside the workspace is also known to
 // the turn's view as that file's buffer.
-func (s *session) taskFrom(blocks []sdk.ContentBlock) (task string, known map[string]string, err error) {
+func (s *session) taskFrom(blocks []sdk.ContentBlock) (task string, known map[string]string, images []llm.Image, err error) {
 	var words, attached strings.Builder
 	known = map[string]string{}
 	for _, b := range blocks {
@@ -244,7 +284,11 @@ func (s *session) taskFrom(blocks []sdk.ContentBlock) (task string, known map[st
 			name, _ := s.locate(b.Resource.Resource.BlobResourceContents.Uri)
 			fmt.Fprintf(&attached, "- %s (binary; its content was left out)\n", name)
 		case b.Image != nil:
-			attached.WriteString("- an image (left out: agent-lsp reads text only)\n")
+			img, err := imageOf(b.Image)
+			if err != nil {
+				return "", nil, nil, err
+			}
+			images = append(images, img)
 		case b.Audio != nil:
 			attached.WriteString("- an audio clip (left out: agent-lsp reads text only)\n")
 		}
@@ -256,10 +300,13 @@ func (s *session) taskFrom(blocks []sdk.ContentBlock) (task string, known map[st
 		}
 		task += "\n\nAttached:\n" + attached.String()
 	}
-	if task == "" {
-		return "", nil, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
+	if task == "" && len(images) > 0 {
+		task = "Look at the image I attached."
 	}
-	return task, known, nil
+	if task == "" {
+		return "", nil, nil, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
+	}
+	return task, known, images, nil
 }
 
 // describeLink says what a resource link points at, and whether the tools can read it.

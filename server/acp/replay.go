@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 )
@@ -46,18 +47,21 @@ func (a *Agent) replay(ctx context.Context, s *session) error {
 		switch m.Role {
 		case llm.RoleUser:
 			if !isLoopMessage(m.Text) && strings.TrimSpace(m.Text) != "" {
-				err = send(sdk.UpdateUserMessageText(agentrun.UserWords(m.Text)))
+				err = send(withMessageID(sdk.UpdateUserMessageText(agentrun.UserWords(m.Text))))
 			}
 		case llm.RoleAssistant:
 			if rejected(msgs, i) {
 				continue
 			}
 			if strings.TrimSpace(m.Text) != "" {
-				err = send(sdk.UpdateAgentMessageText(m.Text))
+				err = send(withMessageID(sdk.UpdateAgentMessageText(m.Text)))
 			}
 			for _, c := range m.ToolCalls {
 				if err != nil {
 					break
+				}
+				if c.Name == agent.PlanToolName {
+					continue // the checklist was live; the turns show what was done
 				}
 				n++
 				err = send(replayedCall(fmt.Sprintf("load-%d", n), c, results[c.ID], s))

@@ -38,6 +38,9 @@ type session struct {
 	history   *agent.History
 	mode      sdk.SessionModeId
 	detected  bool               // settings.Model was filled in by FindModel
+	models    []string           // the models the provider serves, for the model option
+	spent     float64            // US dollars the session's model calls cost, while priced
+	unpriced  bool               // a call's price was not known: spent is not the session's cost
 	notices   []string           // said to the user at the start of the next turn
 	cancelRun context.CancelFunc // the running turn's, or nil
 	turns     int                // turns started, for tool call ids
@@ -47,35 +50,35 @@ type session struct {
 // NewSession opens a conversation in cwd, the workspace root.
 func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (resp sdk.NewSessionResponse, err error) {
 	defer guard(a.log, "session/new", &err)
-	s, err := a.openSession(p.Cwd, p.AdditionalDirectories, "", p.McpServers)
+	s, err := a.openSession(ctx, p.Cwd, p.AdditionalDirectories, "", p.McpServers)
 	if err != nil {
 		return resp, err
 	}
-	return sdk.NewSessionResponse{SessionId: s.id, Modes: s.modeState()}, nil
+	return sdk.NewSessionResponse{SessionId: s.id, Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
 }
 
 // LoadSession reopens a stored conversation and replays it as updates
 // before answering, as the protocol asks.
 func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (resp sdk.LoadSessionResponse, err error) {
 	defer guard(a.log, "session/load", &err)
-	s, err := a.openSession(p.Cwd, p.AdditionalDirectories, p.SessionId, p.McpServers)
+	s, err := a.openSession(ctx, p.Cwd, p.AdditionalDirectories, p.SessionId, p.McpServers)
 	if err != nil {
 		return resp, err
 	}
 	if err := a.replay(ctx, s); err != nil {
 		return resp, err
 	}
-	return sdk.LoadSessionResponse{Modes: s.modeState()}, nil
+	return sdk.LoadSessionResponse{Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
 }
 
 // ResumeSession reopens a stored conversation without replaying it.
 func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (resp sdk.ResumeSessionResponse, err error) {
 	defer guard(a.log, "session/resume", &err)
-	s, err := a.openSession(p.Cwd, p.AdditionalDirectories, p.SessionId, p.McpServers)
+	s, err := a.openSession(ctx, p.Cwd, p.AdditionalDirectories, p.SessionId, p.McpServers)
 	if err != nil {
 		return resp, err
 	}
-	return sdk.ResumeSessionResponse{Modes: s.modeState()}, nil
+	return sdk.ResumeSessionResponse{Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
 }
 
 // ListSessions lists the stored conversations of cwd, or of every workspace
@@ -93,6 +96,7 @@ func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (re
 	}
 	resp.Sessions = []sdk.SessionInfo{}
 	for _, cwd := range cwds {
+		a.noteListed(cwd)
 		list, err := agent.NewSessionStore(agent.StateDir(a.opts.Env, cwd)).List()
 		if err != nil {
 			return resp, requestError(err)
@@ -129,19 +133,12 @@ func (a *Agent) Cancel(ctx context.Context, p sdk.CancelNotification) (err error
 	return nil
 }
 
-// SetSessionConfigOption: agent-lsp's only per-session choice is the mode,
-// offered through session/set_mode.
-func (a *Agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{
-		"error": "agent-lsp offers no session config options; choose a mode with session/set_mode (ask, code, plan)"})
-}
-
 // openSession makes the session called id ("" a new one) in cwd, with
 // the additional directories as further roots, the connection's,
 // replacing (and cancelling) one already open under that id, with the
 // client's MCP servers added to its settings. cwd is the session's own
 // root: its settings, notes, policy and conversations are cwd's.
-func (a *Agent) openSession(cwd string, additional []string, id sdk.SessionId, mcpServers []sdk.McpServer) (*session, error) {
+func (a *Agent) openSession(ctx context.Context, cwd string, additional []string, id sdk.SessionId, mcpServers []sdk.McpServer) (*session, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q must be an absolute path", cwd)})
 	}
@@ -182,6 +179,8 @@ func (a *Agent) openSession(cwd string, additional []string, id sdk.SessionId, m
 	var mcpNotices []string
 	s.settings, mcpNotices = withClientMCP(s.settings, mcpServers)
 	s.notices = append(s.notices, mcpNotices...)
+	a.findModels(ctx, s)
+	a.announceCommands(ctx, s)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for s.id == "" {
@@ -255,6 +254,20 @@ func (s *session) takeNotices() []string {
 	n := s.notices
 	s.notices = nil
 	return n
+}
+
+// resetHistory starts the conversation over (/new).
+func (s *session) resetHistory() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history = &agent.History{}
+}
+
+// update sends u about s outside a turn (commands, options, usage).
+func (a *Agent) update(s *session, u sdk.SessionUpdate) {
+	if err := a.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: s.id, Update: displayable(u)}); err != nil {
+		a.log.Debug("acp: session/update not sent", "error", err)
+	}
 }
 
 // save stores the conversation.

@@ -6,10 +6,12 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -23,9 +25,15 @@ type turn struct {
 	caps  sdk.ClientCapabilities
 	files *clientFiles     // the client's buffers; nil when it does not read files for us
 	ws    *tools.Workspace // set by openWorkspace
+	// price is the turn's model's, when priced (set before the run starts).
+	price  llm.Price
+	priced bool
+	// outputInterval spaces a running command's output updates.
+	outputInterval time.Duration
 
-	mu     sync.Mutex // guards closed, and serialises sends: none after the prompt's answer
+	mu     sync.Mutex // guards closed and ids, and serialises sends: none after the prompt's answer
 	closed bool
+	ids    messageIDs
 
 	emu      sync.Mutex            // guards the translation state below (events come from concurrent tools)
 	seq      int                   // tool calls started
@@ -34,7 +42,9 @@ type turn struct {
 	streamed strings.Builder       // top-level text streamed since the model was last called
 	reasoned strings.Builder       // top-level reasoning streamed since the model was last called
 	plan     []sdk.PlanEntry       // the plan strategy's steps, as last sent
-	failed   map[int]bool          // plan steps (1-based) that failed
+	// strategyPlan: the plan strategy made the plan; the model's checklist is not shown.
+	strategyPlan bool
+	failed       map[int]bool // plan steps (1-based) that failed
 }
 
 // shownCall is a tool call the client was told about and that has not ended.
@@ -42,8 +52,9 @@ type shownCall struct {
 	id      sdk.ToolCallId
 	title   string
 	kind    sdk.ToolKind
-	command string // execute_command's, for its approval
-	seq     int    // the order it started in
+	command string      // execute_command's, for its approval
+	seq     int         // the order it started in
+	out     *liveOutput // execute_command's output as it runs
 }
 
 // startTurn registers a turn on s, refusing a closed session.
@@ -58,7 +69,7 @@ func (a *Agent) startTurn(ctx context.Context, s *session, cancel context.Cancel
 	t := &turn{
 		a: a, s: s, n: s.turns, ctx: ctx, caps: a.clientCaps(),
 		calls: map[string]*shownCall{}, shown: map[string]string{},
-		failed: map[int]bool{},
+		failed: map[int]bool{}, outputInterval: outputInterval,
 	}
 	if t.caps.Fs.ReadTextFile {
 		t.files = &clientFiles{a: a, sid: s.id, ctx: ctx, known: known}
@@ -89,6 +100,7 @@ func (t *turn) send(u sdk.SessionUpdate) {
 	if t.closed {
 		return
 	}
+	t.stamp(u)
 	if err := t.a.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: t.s.id, Update: displayable(u)}); err != nil {
 		t.a.log.Debug("acp: session/update not sent", "error", err)
 	}

@@ -26,6 +26,7 @@ func (t *turn) event(e agent.Event) {
 			t.streamed.Reset()
 			t.reasoned.Reset()
 			t.emu.Unlock()
+			t.nextMessage()
 		}
 	case agent.EventTextDelta:
 		// The top-level loop's text is the answer; a plan step's, a
@@ -60,8 +61,16 @@ func (t *turn) event(e agent.Event) {
 			t.send(sdk.UpdateAgentThoughtText(reasoning))
 		}
 		t.message(text)
+	case agent.EventUsage:
+		t.usage(e)
 	case agent.EventToolCall:
+		if e.Call.Name == agent.PlanToolName {
+			t.checklist(e)
+			return
+		}
 		t.toolStarted(e)
+	case agent.EventToolOutput:
+		t.toolOutput(e)
 	case agent.EventToolResult:
 		t.toolEnded(e)
 	case agent.EventNotice:
@@ -113,15 +122,22 @@ func (t *turn) toolStarted(e agent.Event) {
 	title = scoped(e.Scope, title)
 	t.emu.Lock()
 	c := &shownCall{id: t.newCallIDLocked("call"), title: title, kind: kind, seq: t.seq}
+	terminal := false
 	if e.Call.Name == "execute_command" {
 		c.command = argString(e.Call.Args, "command")
+		terminal = terminalForm(t.caps)
+		c.out = &liveOutput{t: t, id: c.id, terminal: terminal}
 	}
 	t.calls[callKey(e)] = c
 	t.emu.Unlock()
 	id := c.id
-	t.send(sdk.StartToolCall(id, title,
+	u := sdk.StartToolCall(id, title,
 		sdk.WithStartKind(kind), sdk.WithStartStatus(sdk.ToolCallStatusInProgress),
-		sdk.WithStartLocations(locs), sdk.WithStartRawInput(rawArgs(e.Call.Args))))
+		sdk.WithStartLocations(locs), sdk.WithStartRawInput(rawArgs(e.Call.Args)))
+	if terminal {
+		u = terminalStart(u, id, t.ws.Root())
+	}
+	t.send(u)
 }
 
 func (t *turn) toolEnded(e agent.Event) {
@@ -141,7 +157,16 @@ func (t *turn) toolEnded(e agent.Event) {
 	if content == nil {
 		content = []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(resultText(e.Call.Name, e.Result)))}
 	}
-	t.send(sdk.UpdateToolCall(id, sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)))
+	opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)}
+	if c.out != nil {
+		c.out.end()
+		if c.out.terminal {
+			// The terminal stays, with the result (exit code, the model's cut) below it.
+			opts[1] = sdk.WithUpdateContent(append([]sdk.ToolCallContent{sdk.ToolTerminalRef(string(id))}, content...))
+			opts = append(opts, withMeta(map[string]any{"terminal_exit": map[string]any{"terminal_id": string(id), "exit_code": exitCode(e.Result), "signal": nil}}))
+		}
+	}
+	t.send(sdk.UpdateToolCall(id, opts...))
 }
 
 // diffOf shows a successful edit as a diff of the file before this call
@@ -250,10 +275,32 @@ func planStep(scope string) (int, bool) {
 	return n, err == nil
 }
 
+// checklist shows the model's update_plan as the plan, in any mode, unless
+// the plan strategy's steps are the plan. Malformed steps show nothing:
+// the model is told why.
+func (t *turn) checklist(e agent.Event) {
+	steps, err := agent.ParseChecklist(e.Call.Args)
+	if err != nil {
+		return
+	}
+	t.emu.Lock()
+	strategy := t.strategyPlan
+	t.emu.Unlock()
+	if strategy {
+		return
+	}
+	entries := make([]sdk.PlanEntry, len(steps))
+	for i, s := range steps {
+		entries[i] = sdk.PlanEntry{Content: s.Step, Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatus(s.Status)}
+	}
+	t.send(sdk.UpdatePlan(entries...))
+}
+
 // planMade replaces the steps from the first one the text numbers on; the
 // earlier ones keep their state (a replan keeps what was done).
 func (t *turn) planMade(text string) {
 	t.emu.Lock()
+	t.strategyPlan = true
 	first := true
 	for _, line := range strings.Split(text, "\n") {
 		if m := replanRE.FindStringSubmatch(line); m != nil {

@@ -25,14 +25,22 @@ const (
 // lockedWriter serialises whole messages: the SDK writes each message with
 // one Write, and the filter's own answers go through the same lock.
 type lockedWriter struct {
-	mu sync.Mutex // guards w
-	w  io.Writer
+	mu     sync.Mutex // guards w
+	w      io.Writer
+	compat *compat // completes the answer to initialize; nil leaves it
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
+	out := p
+	if l.compat != nil {
+		out = l.compat.completed(p)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if _, err := l.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // filterReader is what the SDK reads: the lines of r that are JSON-RPC
@@ -47,8 +55,9 @@ type filterReader struct {
 	out     io.Writer // for the answers, shared with the SDK's writes
 	log     *slog.Logger
 	ready   <-chan struct{}
-	pending []byte // the rest of the line being handed over
-	err     error  // the input's end, once reached
+	compat  *compat // renames session/delete for the SDK; nil leaves it
+	pending []byte  // the rest of the line being handed over
+	err     error   // the input's end, once reached
 }
 
 func newFilterReader(r io.Reader, out io.Writer, log *slog.Logger, ready <-chan struct{}) *filterReader {
@@ -83,6 +92,13 @@ func (f *filterReader) next() {
 			f.err = werr
 		}
 		return
+	}
+	if f.compat != nil {
+		m, _ := probe(line)
+		f.compat.saw(m)
+		if renamed := f.compat.renamed(line, m); renamed != nil {
+			line = renamed
+		}
 	}
 	f.pending = append(line, '\n')
 }

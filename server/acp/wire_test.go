@@ -62,6 +62,9 @@ func TestMalformedInputGetsErrorsNeverACrash(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{"sessionId":"none","prompt":[{"type":"text","text":"hi"}]}}`, -32602, float64(8)},
 		{`{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{"sessionId":"none","prompt":[{"type":"nonsense"}]}}`, -32602, float64(9)},
 		{`{"jsonrpc":"2.0","id":10,"method":"session/set_mode","params":{"sessionId":"none","modeId":"ask"}}`, -32602, float64(10)},
+		// session/delete, which the Go SDK lacks, is served (compat.go).
+		{`{"jsonrpc":"2.0","id":"d","method":"session/delete","params":{"sessionId":"none"}}`, -32602, "d"},
+		{`{"jsonrpc":"2.0","id":"e","method":"session/delete","params":{}}`, -32602, "e"},
 	} {
 		m := exchange(tc.line)
 		if code(m) != tc.code || m["id"] != tc.id {
@@ -73,6 +76,10 @@ func TestMalformedInputGetsErrorsNeverACrash(t *testing.T) {
 	m := exchange(`{"jsonrpc":"2.0","id":11,"method":"initialize","params":{"protocolVersion":1}}`)
 	if res, _ := m["result"].(map[string]any); res == nil || res["protocolVersion"] != float64(1) || m["id"] != float64(11) {
 		t.Errorf("initialize after the garbage = %v", m)
+	}
+	// The schema's sessionCapabilities.delete, which the SDK's type lacks, is there.
+	if caps := toJSON(m["result"]); !strings.Contains(caps, `"delete":{}`) || !strings.Contains(caps, `"list":{}`) {
+		t.Errorf("initialize's capabilities = %s", caps)
 	}
 	// An over-long line is refused with its id, not the end of the connection.
 	m = exchange(`{"jsonrpc":"2.0","id":12,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 11<<20) + `"}}`)

@@ -24,6 +24,8 @@ type Request struct {
 	// Prompt is the task: the user's words and what the wire knows of
 	// where they were said (the file, the selection, the attachments).
 	Prompt string
+	// Images go with the prompt (the wire checked that the model sees them).
+	Images []llm.Image
 	// History is the conversation the run goes on (its session's).
 	History *agent.History
 	// Continue goes on from History as it stands, on the same View, instead
@@ -144,6 +146,7 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, *langserver.Sessio
 	}
 	if !r.Continue {
 		task.Prompt = taskText(mode, r.History.TakeAside(), r.Prompt)
+		task.Images = r.Images
 	}
 	switch {
 	case r.PlanOnly:
@@ -155,7 +158,7 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, *langserver.Sessio
 }
 
 // build assembles the agent the same way wherever it runs: the standard
-// tools over the view, remember when there are notes, the MCP servers'
+// tools over the view, update_plan, remember when there are notes, the MCP servers'
 // tools (started when the run first asks for them), delegate for
 // sub-agents, the language servers' tools and checks (lsp, may be
 // nil), and the system prompt with AGENTS.md and the notes. Why AGENTS.md
@@ -168,6 +171,7 @@ func build(r Request, notes *agent.Memory, lsp *langserver.Session) (*agent.Agen
 	if notice != "" && r.OnEvent != nil {
 		r.OnEvent(agent.Event{Kind: agent.EventNotice, Text: notice})
 	}
+	ts = append(ts, agent.NewPlanTool()) // the live checklist, in every mode
 	if notes != nil {
 		ts = append(ts, agent.NewRememberTool(notes))
 		system += notes.Prompt()

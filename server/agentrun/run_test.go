@@ -68,8 +68,8 @@ func TestAModeMeansTheSameOnEveryWire(t *testing.T) {
 				t.Errorf("ask mode offered %s: %v", bad, offered(first))
 			}
 		}
-		if !slices.Contains(offered(first), "read_file") {
-			t.Errorf("ask mode cannot read: %v", offered(first))
+		if !slices.Contains(offered(first), "read_file") || !slices.Contains(offered(first), agent.PlanToolName) {
+			t.Errorf("ask mode cannot read or keep its checklist: %v", offered(first))
 		}
 		task := first.Messages[0].Text
 		if !strings.HasPrefix(task, "(Ask mode:") || agentrun.UserWords(task) != "fix it" {

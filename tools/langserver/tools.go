@@ -303,3 +303,26 @@ func (s *Session) stageEdit(u *serverUse, edit WorkspaceEdit) ([]string, error) 
 	}
 	return out, nil
 }
+
+func init() {
+	symbolTitle := func(verb string) func(tools.Call) string {
+		return func(c tools.Call) string {
+			title := verb + " " + c.Code("symbol")
+			if c.String("path") != "" {
+				title += " in " + c.Path("path")
+			}
+			return title
+		}
+	}
+	tools.Present("definition", tools.Presentation{Kind: tools.KindSearch, PathArg: "path", LineArg: "line", Title: symbolTitle("Definition of")})
+	tools.Present("references", tools.Presentation{Kind: tools.KindSearch, PathArg: "path", LineArg: "line", Title: symbolTitle("References to")})
+	tools.Present("symbols", tools.Presentation{Kind: tools.KindSearch, PathArg: "path", Title: func(c tools.Call) string {
+		if c.String("path") != "" {
+			return "Symbols of " + c.Path("path")
+		}
+		return "Symbols matching " + c.Code("query")
+	}})
+	tools.Present("rename", tools.Presentation{Kind: tools.KindEdit, PathArg: "path", LineArg: "line", Title: func(c tools.Call) string {
+		return "Rename " + c.Code("symbol") + " to " + c.Code("new_name")
+	}})
+}

@@ -328,6 +328,24 @@ local function next_edit()
   assert(not mapped('<Tab>', 'n') and not mapped('<Tab>', 'i'), 'Tab still mapped after the acceptance')
 end
 
+-- session_options: :AgentThinking reaches the server (agent.setSessionOptions),
+-- and agent.status has the context meter of the runs so far.
+local function session_options()
+  local st
+  vim.cmd('AgentThinking high')
+  poll(5000, function()
+    st = server('agent.status')
+    return st.thinking == 'high'
+  end, ':AgentThinking high did not reach the server')
+  vim.cmd('AgentThinking default')
+  poll(5000, function()
+    st = server('agent.status')
+    return st.thinking == ''
+  end, ':AgentThinking default did not reach the server')
+  assert(type(st.model) == 'string' and st.model ~= '', 'agent.status model ' .. vim.inspect(st.model))
+  assert(st.context and st.context.used > 0 and st.context.size > 0, 'agent.status context ' .. vim.inspect(st.context))
+end
+
 local function final_checks()
   for _, n in ipairs(notes) do
     assert(n.level < vim.log.levels.ERROR, 'an error was shown: ' .. n.msg)
@@ -343,6 +361,9 @@ end
 
 coroutine.wrap(function()
   local done, why = pcall(next_edit)
+  if done then
+    done, why = pcall(session_options)
+  end
   if done then
     done, why = pcall(final_checks)
   end

@@ -219,3 +219,23 @@ export function proposalOfLabel(label: string | undefined): { id?: string; reque
   if (m) return { id: m[1], request: m[2] };
   return { request: (label ?? 'agent-lsp').replace(/^agent-lsp: /, '') };
 }
+
+/** SessionStatus is what agent.status says of the next runs' model and the context meter. */
+export interface SessionStatus {
+  model?: string;
+  thinking?: string;
+  context?: { used: number; size: number };
+}
+
+/** tokens shows a token count short: 950, 12k, 1.0M. */
+export function tokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${Math.round(n / 1000)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** meterText is the status bar text for a status. */
+export function meterText(st: SessionStatus): string {
+  const model = st.model || 'no model';
+  return st.context ? `$(hubot) ${model} · ${tokens(st.context.used)}/${tokens(st.context.size)}` : `$(hubot) ${model}`;
+}

@@ -14,12 +14,14 @@ import {
   askArgs, AskArgs, AskResult, feedback, humanError, initializationOptions, serverCommand, serverSettingKeys, summary, withAgentCapabilities,
 } from './args';
 import { NextEdits } from './nextEdit';
+import { SessionOptions } from './sessionOptions';
 import { ProposedContents, proposedScheme, Reviews } from './review';
 
 let client: LanguageClient | undefined;
 let notRunning: string | undefined; // why the server is not running, once it could not start
 let status: vscode.StatusBarItem;
 let running = 0;
+let sessionOptions: SessionOptions | undefined; // the model and context meter, refreshed as runs end
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const config = () => vscode.workspace.getConfiguration('agent-lsp');
@@ -99,6 +101,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     await run('agent.ask', askArgs(prompt, editor?.document.uri.toString(), range, mode));
   };
   const nextEdits = new NextEdits(client);
+  sessionOptions = new SessionOptions(() => client);
+  sessionOptions.register(context);
   const say = async (command: string, arg: unknown) => {
     const result = await run(command, arg);
     if (result !== undefined) vscode.window.showInformationMessage(feedback(command, result));
@@ -130,6 +134,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     return;
   }
   client.onRequest(ApplyWorkspaceEditRequest.type, (params) => reviews.edit(params));
+  void sessionOptions.refresh();
   nextEdits.start(context);
   // The client's own handler, but for a message the review says itself.
   client.onNotification(ShowMessageNotification.type, ({ type, message }) => {
@@ -212,6 +217,7 @@ function runProgress(token: string, params: { kind: string; title?: string; mess
   if (params.kind === 'end') {
     progressShown.delete(token);
     shown?.end();
+    void sessionOptions?.refresh(); // a run ended: its model calls moved the meter
   }
 }
 

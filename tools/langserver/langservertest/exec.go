@@ -6,6 +6,7 @@ package langservertest
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -89,4 +90,11 @@ type testWriter struct{ t testing.TB }
 func (w testWriter) Write(b []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(b), "\n"))
 	return len(b), nil
+}
+
+// Off is a starter that starts nothing: a test binary's runs get no
+// language server unless a test starts one, whatever the developer's PATH
+// holds (a run in a module would otherwise start their gopls).
+func Off(context.Context, langserver.Command) (langserver.Process, error) {
+	return nil, errors.New("language servers are off in this test unless it starts one")
 }

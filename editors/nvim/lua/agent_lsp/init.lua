@@ -536,6 +536,16 @@ function M.new_session()
   end)
 end
 
+-- set_options sets the model or thinking of the next runs (agent.setSessionOptions:
+-- '' returns to the settings) and says what is now in force.
+function M.set_options(opts)
+  execute('agent.setSessionOptions', opts, function(result)
+    local model = result.model ~= '' and result.model or 'as configured'
+    local thinking = result.thinking ~= '' and result.thinking or 'default'
+    notify('next runs: model ' .. model .. ', thinking ' .. thinking)
+  end)
+end
+
 -- is_agent_action says a code action is agent-lsp's (its command is agent.*).
 local function is_agent_action(action)
   local command = type(action.command) == 'table' and action.command.command or action.command
@@ -619,6 +629,18 @@ function M.setup(opts)
     M.cancel()
   end, { desc = 'Cancel the running agent' })
   cmd('AgentNewSession', M.new_session, { desc = 'Start a new agent conversation' })
+  cmd('AgentModel', function(o)
+    M.set_options({ model = o.args })
+  end, { nargs = '?', desc = "The model of the next runs (no argument: the configured one)" })
+  cmd('AgentThinking', function(o)
+    M.set_options({ thinking = o.args })
+  end, {
+    nargs = '?',
+    complete = function()
+      return { 'default', 'minimal', 'low', 'medium', 'high' }
+    end,
+    desc = 'How hard the model thinks in the next runs',
+  })
   cmd('AgentActions', function(o)
     if o.range > 0 then
       M.actions(o.line1, o.line2)

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyTextEdits, askArgs, proposalOfLabel, feedback, humanError, initializationOptions, serverCommand, serverSettingKeys, summary, withAgentCapabilities } from '../args';
+import { applyTextEdits, askArgs, proposalOfLabel, feedback, humanError, initializationOptions, meterText, serverCommand, serverSettingKeys, summary, tokens, withAgentCapabilities } from '../args';
 
 const sel = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
@@ -102,4 +102,11 @@ test('proposalOfLabel names the proposal an edit carries', () => {
   assert.deepEqual(proposalOfLabel('agent-lsp: proposal-3: change the greeting'), { id: 'proposal-3', request: 'change the greeting' });
   assert.deepEqual(proposalOfLabel('agent-lsp: change the greeting'), { request: 'change the greeting' });
   assert.deepEqual(proposalOfLabel(undefined), { request: 'agent-lsp' });
+});
+
+test('the status bar shows the model and how full its context is', () => {
+  assert.deepEqual([tokens(950), tokens(12_345), tokens(1_000_000)], ['950', '12k', '1.0M']);
+  assert.equal(meterText({ model: 'gpt-test', context: { used: 12_345, size: 32_768 } }), '$(hubot) gpt-test · 12k/33k');
+  assert.equal(meterText({ model: 'gpt-test' }), '$(hubot) gpt-test');
+  assert.equal(meterText({}), '$(hubot) no model');
 });

@@ -32,7 +32,7 @@ test('every declared setting but the path is one the server reads', () => {
 
 test('every declared command is registered, and the review\'s buttons show on the review alone', () => {
   const dir = join(__dirname, '..', '..', 'src');
-  const sources = ['extension.ts', 'review.ts', 'nextEdit.ts'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+  const sources = ['extension.ts', 'review.ts', 'nextEdit.ts', 'sessionOptions.ts'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
   const declared: string[] = manifest.contributes.commands.map((c: { command: string }) => c.command);
   for (const command of declared) {
     assert.ok(sources.includes(`registerCommand('${command}'`), `${command} is declared but not registered`);

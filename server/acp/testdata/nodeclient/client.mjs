@@ -56,7 +56,9 @@ function start() {
   return { proc, exited, stream, app };
 }
 
-const clientCapabilities = { fs: { readTextFile: true, writeTextFile: true } };
+// terminal_output: the client shows a command's output as a display-only
+// terminal fed through _meta (Zed's; claude-agent-acp and codex-acp send it).
+const clientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, _meta: { terminal_output: true } };
 
 // What a client shows as the agent's answer and as its thoughts: the
 // chunks appended (below the full sandbox level, the first turn of a
@@ -78,21 +80,41 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   assert.equal(init.protocolVersion, 1);
   assert.equal(init.agentCapabilities.loadSession, true);
   assert.equal(init.agentCapabilities.promptCapabilities.embeddedContext, true);
+  assert.equal(init.agentCapabilities.promptCapabilities.image, true);
   assert.deepEqual(init.authMethods, []);
+  assert.deepEqual(init.agentCapabilities.sessionCapabilities.delete, {});
 
   const session = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
   assert.deepEqual(session.modes.availableModes.map((m) => m.id), ['ask', 'code', 'plan']);
   assert.equal(session.modes.currentModeId, 'code');
+  // The pickers: mode, model (what the server lists) and thinking.
+  assert.deepEqual(session.configOptions.map((o) => [o.id, o.category, o.currentValue]),
+    [['mode', 'mode', 'code'], ['model', 'model', 'gpt-test'], ['thinking', 'thought_level', 'default']]);
+  assert.deepEqual(session.configOptions[1].options.map((o) => o.value), ['gpt-other', 'gpt-test']);
+  // The "/" menu arrives once the client knows the session.
+  await until(() => updates.some((u) => u.sessionUpdate === 'available_commands_update'));
+  const menu = updates.find((u) => u.sessionUpdate === 'available_commands_update').availableCommands.map((c) => c.name);
+  for (const name of ['ask', 'code', 'plan', 'new', 'compact', 'notes', 'forget']) assert.ok(menu.includes(name), `"/${name}" missing from ${menu}`);
+  updates = [];
 
   const turn = await agent.request(acp.methods.agent.session.prompt, {
     sessionId: session.sessionId,
+    messageId: '6f1c2a4e-8d3b-4c5a-9e7f-0a1b2c3d4e5f',
     prompt: [
       { type: 'text', text: 'Change the greeting in ' },
       { type: 'resource', resource: { uri: pathToFileURL(hello).href, text: unsaved, mimeType: 'text/x-python' } },
     ],
   });
   assert.equal(turn.stopReason, 'end_turn');
+  assert.equal(turn.userMessageId, '6f1c2a4e-8d3b-4c5a-9e7f-0a1b2c3d4e5f');
   await settled();
+  // The thread is titled by its first turn; each message's chunks share an id.
+  assert.deepEqual(updates.filter((u) => u.sessionUpdate === 'session_info_update').map((u) => u.title), ['Change the greeting in']);
+  const chunks = updates.filter((u) => u.sessionUpdate === 'agent_message_chunk');
+  assert.ok(chunks.every((c) => /^[0-9a-f-]{36}$/.test(c.messageId)), JSON.stringify(chunks));
+  const byMessage = new Map();
+  for (const c of chunks) byMessage.set(c.messageId, (byMessage.get(c.messageId) ?? '') + c.content.text);
+  assert.ok([...byMessage.values()].includes('Changed the greeting.'), JSON.stringify([...byMessage.values()]));
   assert.ok(reads.includes(hello), `fs/read_text_file was not asked for hello.py: ${reads}`);
   const started = updates.filter((u) => u.sessionUpdate === 'tool_call');
   const read = started.find((u) => u.kind === 'read');
@@ -108,6 +130,10 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   // once; the reasoning in the thoughts once, never in the answer.
   assert.equal(answerShown(), 'Reading it first. Changed the greeting.');
   assert.equal(timesIn(shown('agent_thought_chunk'), 'Deciding what to say.'), 1, `reasoning in the thoughts: ${JSON.stringify(shown('agent_thought_chunk'))}`);
+  // The context meter after each of the turn's three model calls.
+  const meters = updates.filter((u) => u.sessionUpdate === 'usage_update');
+  assert.equal(meters.length, 3, JSON.stringify(meters));
+  assert.ok(meters.every((m) => m.size === 32768 && m.used > 0 && m.cost === undefined), JSON.stringify(meters));
   assert.equal(asked.length, 1);
   assert.equal(asked[0].options[0].kind, 'reject_once', 'the safe option comes first');
   assert.equal(writes.get(hello), 'def greet():\n    return "Hello from the agent"  # 🐍\n');
@@ -117,14 +143,51 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   // its answer and reasoning are sent whole, once.
   updates = [];
   const whole = await agent.request(acp.methods.agent.session.new, { cwd: wholeRoot, mcpServers: [] });
-  const wholeTurn = await agent.request(acp.methods.agent.session.prompt, { sessionId: whole.sessionId, prompt: [{ type: 'text', text: 'Say it whole' }] });
+  // With a pasted image, which this model (no vision) does not get: the user is told.
+  const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4DwAAAQEABRjYTgAAAABJRU5ErkJggg==';
+  const wholeTurn = await agent.request(acp.methods.agent.session.prompt, { sessionId: whole.sessionId,
+    prompt: [{ type: 'text', text: 'Say it whole' }, { type: 'image', mimeType: 'image/png', data: pixel }] });
   assert.equal(wholeTurn.stopReason, 'end_turn');
   await settled();
-  assert.equal(answerShown(), 'Answered whole.');
+  const noVision = /^agent-lsp: gpt-test does not take images, so the 1 attached were left out[^\n]*\n\n/;
+  assert.match(answerShown(), noVision);
+  assert.equal(answerShown().replace(noVision, ''), 'Answered whole.');
   assert.equal(timesIn(shown('agent_thought_chunk'), 'Weighing it whole.'), 1, `reasoning in the thoughts: ${JSON.stringify(shown('agent_thought_chunk'))}`);
   wholeSession = whole.sessionId;
 
+  // A command's output streams while it runs, to the display-only terminal.
+  updates = [];
+  const ran = await agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: 'run the echo' }] });
+  assert.equal(ran.stopReason, 'end_turn');
+  await settled();
+  const run = updates.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'execute');
+  assert.deepEqual(run.content, [{ type: 'terminal', terminalId: run.toolCallId }]);
+  assert.equal(run._meta.terminal_info.terminal_id, run.toolCallId);
+  const runUpdates = updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === run.toolCallId);
+  const fed = runUpdates.map((u) => u._meta?.terminal_output?.data ?? '').join('');
+  assert.equal(fed, 'streamed\ndone\n');
+  const firstFeed = runUpdates.findIndex((u) => u._meta?.terminal_output);
+  const ended = runUpdates.findIndex((u) => u.status === 'completed');
+  assert.ok(firstFeed >= 0 && firstFeed < ended, 'the output came before the end');
+  assert.equal(runUpdates[ended]._meta.terminal_exit.exit_code, 0);
+  // The model's checklist is the plan, in any mode.
+  const plan = updates.find((u) => u.sessionUpdate === 'plan');
+  assert.deepEqual(plan.entries.map((e) => [e.content, e.status]), [['Run the echo', 'in_progress'], ['Report', 'pending']]);
   await agent.request(acp.methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'ask' });
+  // A config option set applies from the next turn and is announced; one
+  // the agent does not offer is an invalid-params error.
+  updates = [];
+  const set = await agent.request(acp.methods.agent.session.setConfigOption, { sessionId: session.sessionId, configId: 'thinking', value: 'low' });
+  assert.equal(set.configOptions.find((o) => o.id === 'thinking').currentValue, 'low');
+  assert.equal(set.configOptions.find((o) => o.id === 'mode').currentValue, 'ask');
+  await assert.rejects(agent.request(acp.methods.agent.session.setConfigOption, { sessionId: session.sessionId, configId: 'temperature', value: '1' }),
+    (err) => err.code === -32602 && /unknown config option/.test(JSON.stringify(err.data)));
+  // "/notes" answers without a model call.
+  const notes = await agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: '/notes' }] });
+  assert.equal(notes.stopReason, 'end_turn');
+  await settled();
+  assert.match(shown('agent_message_chunk'), /No notes yet/);
+  assert.ok(updates.some((u) => u.sessionUpdate === 'config_option_update'));
   await assert.rejects(agent.request('no/such_method', {}), (err) => err.code === -32601);
 
   // A turn that hangs on the model is cancelled at once.
@@ -154,26 +217,37 @@ await second.app.connectWith(second.stream, async (agent) => {
   assert.equal(loaded.modes.currentModeId, 'code');
   // The replay is sent before the answer; the library may hand the answer
   // over before it has dispatched every notification read with it.
-  await until(() => updates.length >= 6);
-  const replay = updates.map((u) => [u.sessionUpdate, u.content?.text ?? u.title]);
+  const replayed = () => updates.filter((u) => ['user_message_chunk', 'agent_message_chunk', 'tool_call'].includes(u.sessionUpdate));
+  await until(() => replayed().length >= 9);
+  const replay = replayed().map((u) => [u.sessionUpdate, u.content?.text ?? u.title]);
   assert.deepEqual(replay.slice(1), [
     ['agent_message_chunk', 'Reading it first. '],
     ['tool_call', 'Read hello.py'],
     ['tool_call', 'Edit hello.py'],
     ['agent_message_chunk', 'Changed the greeting.'],
+    ['user_message_chunk', 'run the echo'],
+    ['tool_call', 'Run `echo streamed; sleep 0.3; echo done`'],
+    ['agent_message_chunk', 'Ran it.'],
     ['user_message_chunk', 'think long'],
   ]);
   assert.match(replay[0][1], /^Change the greeting in/);
   // Replayed, each answer is there once too, and no reasoning is in it.
-  assert.equal(answerShown(), 'Reading it first. Changed the greeting.');
+  assert.equal(answerShown(), 'Reading it first. Changed the greeting.Ran it.');
 
   updates = [];
   await agent.request(acp.methods.agent.session.load, { sessionId: wholeSession, cwd: wholeRoot, mcpServers: [] });
-  await until(() => updates.length >= 2);
-  assert.deepEqual(updates.map((u) => [u.sessionUpdate, u.content?.text]), [
-    ['user_message_chunk', 'Say it whole'],
+  await until(() => replayed().length >= 2);
+  assert.deepEqual(replayed().map((u) => [u.sessionUpdate, u.content?.text]), [
+    ['user_message_chunk', 'Say it whole\n\n(The user attached 1 image(s), which were left out: the model in use cannot see images.)'],
     ['agent_message_chunk', 'Answered whole.'],
   ]);
+
+  // session/delete removes it from the list; it can no longer be loaded.
+  await agent.request(acp.methods.agent.session.delete, { sessionId: wholeSession });
+  const after = await agent.request(acp.methods.agent.session.list, { cwd: wholeRoot });
+  assert.ok(!after.sessions.some((s) => s.sessionId === wholeSession), JSON.stringify(after));
+  await assert.rejects(agent.request(acp.methods.agent.session.load, { sessionId: wholeSession, cwd: wholeRoot, mcpServers: [] }), (err) => err.code === -32602);
+  await assert.rejects(agent.request(acp.methods.agent.session.delete, { sessionId: 'no-such-session' }), (err) => err.code === -32602);
 });
 second.proc.stdin.end();
 assert.equal(await second.exited, 0);
