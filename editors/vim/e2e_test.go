@@ -165,7 +165,7 @@ func TestAskApply(t *testing.T) {
 	for _, w := range []string{
 		"Changed the greeting.", "hello.py +1 -2", "docs/greeting.txt +1 -1", "new/notes.txt +1 -0",
 		"agent-lsp: run-1: Iteration 2/10 · Edit hello.py", // a step, though ALE drops the log
-		"+    return \"🐍 Hello, agent!\"\n",                     // "Show agent proposal": the diff itself
+		"+    return \"🐍 Hello, agent!\"\n",                // "Show agent proposal": the diff itself
 		"proposal-1 is applied",
 	} {
 		if !strings.Contains(seen, w) {
