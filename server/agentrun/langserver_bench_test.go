@@ -10,6 +10,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
@@ -30,7 +31,7 @@ func refactorModule() map[string]string {
 // rename, checked) and without (search, six edits, go build in the
 // sandbox). It reports the model calls and the wall time of each run.
 func BenchmarkRefactorWithAndWithoutLanguageTools(b *testing.B) {
-	servers := goplsServersB(b)
+	servers := langservertest.Gopls(b)
 	root := toolstest.WriteTree(b, refactorModule()) // one project: its server stays warm across runs
 	b.Run("language-tools", func(b *testing.B) {
 		for range b.N {

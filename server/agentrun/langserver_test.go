@@ -13,34 +13,9 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
-	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
-
-// goModule: a.Add is called from two other packages; c has an error from
-// before the run, which is never the agent's.
-var goModule = map[string]string{
-	"go.mod":   "module example.com/m\n\ngo 1.22\n",
-	"a/a.go":   "package a\n\n// Add adds.\nfunc Add(x, y int) int { return x + y }\n",
-	"b/b.go":   "package b\n\nimport \"example.com/m/a\"\n\nfunc Two() int {\n\treturn a.Add(1, 1)\n}\n",
-	"c/c.go":   "package c\n\nimport \"example.com/m/a\"\n\nfunc Seven() int {\n\treturn a.Add(3, 4)\n}\n",
-	"c/old.go": "package c\n\nvar broken int = \"before the run\"\n",
-}
-
-// goplsServers runs the real gopls as a plain process (tests only: the
-// product runs it in the sandbox).
-func goplsServers(t *testing.T) *langserver.Manager { return goplsServersB(t) }
-
-func goplsServersB(t testing.TB) *langserver.Manager {
-	gopls := toolstest.LanguageServer(t, "gopls")
-	m := langserver.NewManager(langserver.Options{
-		Start:    langservertest.Exec(langservertest.GoEnv(t)...),
-		LookPath: langservertest.Paths(map[string]string{"gopls": gopls}),
-	})
-	t.Cleanup(m.Close)
-	return m
-}
 
 func editArgs(path, old, new string) string {
 	b, _ := json.Marshal(map[string]string{"path": path, "old_string": old, "new_string": new})
@@ -74,8 +49,8 @@ func TestSignatureChangeBreaksCallersThenTheModelFixesThem(t *testing.T) {
 			call("edit_file", editArgs("b/b.go", "a.Add(1, 1)", "a.Add(1, 1, 0)")),
 			call("edit_file", editArgs("c/c.go", "a.Add(3, 4)", "a.Add(3, 4, 0)"))}},
 		llmtest.Turn{Text: "Add takes a third operand; its callers pass 0."})
-	r := request(t, goModule, p)
-	r.LSP = goplsServers(t)
+	r := request(t, langservertest.GoModule, p)
+	r.LSP = langservertest.Gopls(t)
 	out, err := agentrun.Do(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +81,7 @@ func TestSignatureChangeBreaksCallersThenTheModelFixesThem(t *testing.T) {
 		t.Errorf("%d changes after %d model calls", len(out.Proposal.Changes), len(reqs))
 	}
 	root := r.View.Root()
-	for f, text := range goModule {
+	for f, text := range langservertest.GoModule {
 		if disk, _ := os.ReadFile(filepath.Join(root, f)); string(disk) != text {
 			t.Errorf("%s changed on disk", f)
 		}
@@ -122,8 +97,8 @@ func TestTheRunEndCheckGivesTheModelATurn(t *testing.T) {
 		llmtest.Turn{Text: "done"},
 		llmtest.Turn{Calls: []llmtest.Call{call("write_file", `{"path":"b/b.go","content":"package b\n\nfunc Two() int { return 2 }\n"}`)}},
 		llmtest.Turn{Text: "fixed: Two returns 2"})
-	r := request(t, goModule, p)
-	r.LSP = goplsServers(t)
+	r := request(t, langservertest.GoModule, p)
+	r.LSP = langservertest.Gopls(t)
 	out, err := agentrun.Do(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
@@ -147,8 +122,8 @@ func TestAskModeGetsTheReadToolsNeverRename(t *testing.T) {
 	p := llmtest.NewScripted(
 		llmtest.Turn{Calls: []llmtest.Call{call("references", `{"symbol":"Add"}`)}},
 		llmtest.Turn{Text: "Add is used in b and c."})
-	r := request(t, goModule, p)
-	r.LSP = goplsServers(t)
+	r := request(t, langservertest.GoModule, p)
+	r.LSP = langservertest.Gopls(t)
 	r.Mode = agentrun.ModeAsk
 	out, err := agentrun.Do(context.Background(), r)
 	if err != nil {
@@ -172,8 +147,8 @@ func TestRenameIsStagedAndReviewed(t *testing.T) {
 	p := llmtest.NewScripted(
 		llmtest.Turn{Calls: []llmtest.Call{call("rename", `{"symbol":"Add","path":"b/b.go","new_name":"Sum"}`)}},
 		llmtest.Turn{Text: "Renamed Add to Sum."})
-	r := request(t, goModule, p)
-	r.LSP = goplsServers(t)
+	r := request(t, langservertest.GoModule, p)
+	r.LSP = langservertest.Gopls(t)
 	out, err := agentrun.Do(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +165,7 @@ func TestRenameIsStagedAndReviewed(t *testing.T) {
 	if !strings.Contains(out.Check, "no new errors") {
 		t.Errorf("check: %q", out.Check)
 	}
-	for f, text := range goModule {
+	for f, text := range langservertest.GoModule {
 		if disk, _ := os.ReadFile(filepath.Join(r.View.Root(), f)); string(disk) != text {
 			t.Errorf("%s changed on disk", f)
 		}
@@ -217,7 +192,7 @@ func TestGoplsInTheSandbox(t *testing.T) {
 		llmtest.Turn{Calls: []llmtest.Call{call("edit_file", editArgs("a/a.go", "func Add(x, y int) int { return x + y }", "func Add(x, y, z int) int { return x + y + z }"))}},
 		llmtest.Turn{Text: "changed"},
 		llmtest.Turn{Text: "the callers are left to you"}) // after the run-end check's note
-	r := request(t, goModule, p)
+	r := request(t, langservertest.GoModule, p)
 	r.LSP = servers
 	approver := &allowAll{}
 	r.Approver = approver

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
@@ -23,7 +24,7 @@ func p50(b *testing.B, ds []time.Duration) {
 // editAdd stages a/a.go with its signature changed (odd i) or back.
 func editAdd(b *testing.B, ws *tools.Workspace, i int) string {
 	before, _ := ws.Read("a/a.go")
-	text := goModule["a/a.go"]
+	text := langservertest.GoModule["a/a.go"]
 	if i%2 == 1 {
 		text = strings.Replace(text, "x, y int", "x, y, z int", 1)
 	}
@@ -33,10 +34,10 @@ func editAdd(b *testing.B, ws *tools.Workspace, i int) string {
 	return before.Text
 }
 
-// goWorkspace is goModule without its old error, so that go build passes
+// goWorkspace is langservertest.GoModule without its old error, so that go build passes
 // before the edit as the language server's check does.
 func goWorkspace(b *testing.B) *tools.Workspace {
-	files := maps.Clone(goModule)
+	files := maps.Clone(langservertest.GoModule)
 	delete(files, "c/old.go")
 	ws, err := tools.NewWorkspace(toolstest.WriteTree(b, files), nil)
 	if err != nil {
@@ -51,7 +52,7 @@ func goWorkspace(b *testing.B) *tools.Workspace {
 // as the edit's result gets them. Compare BenchmarkGoBuildAfterEdit.
 func BenchmarkGoplsDiagnosticsAfterEdit(b *testing.B) {
 	ws := goWorkspace(b)
-	s := langserver.NewSession(goplsManagerB(b), ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	s := langserver.NewSession(langservertest.Gopls(b), ws, langserver.WithOverrides(langserver.KnownServers(), nil))
 	defer s.Close()
 	abs := filepath.Join(ws.Root(), "a", "a.go")
 	s.AfterEdit(context.Background(), abs, editAdd(b, ws, 1)) // warm: started, loaded, baseline taken

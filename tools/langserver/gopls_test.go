@@ -14,42 +14,19 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
-// goModule is a module whose a.Add is called from two other packages, with
-// an error in c from before any run.
-var goModule = map[string]string{
-	"go.mod":   "module example.com/m\n\ngo 1.22\n",
-	"a/a.go":   "package a\n\n// Add adds.\nfunc Add(x, y int) int { return x + y }\n",
-	"b/b.go":   "package b\n\nimport \"example.com/m/a\"\n\nfunc Two() int {\n\treturn a.Add(1, 1)\n}\n",
-	"c/c.go":   "package c\n\nimport \"example.com/m/a\"\n\nfunc Seven() int {\n\treturn a.Add(3, 4)\n}\n",
-	"c/old.go": "package c\n\nvar broken int = \"before the run\"\n",
-}
-
-// goplsManager runs the real gopls as a plain process (tests only).
-func goplsManager(t *testing.T) *langserver.Manager { return goplsManagerB(t) }
-
-func goplsManagerB(t testing.TB) *langserver.Manager {
-	gopls := toolstest.LanguageServer(t, "gopls")
-	m := langserver.NewManager(langserver.Options{
-		Start:    langservertest.Exec(langservertest.GoEnv(t)...),
-		LookPath: langservertest.Paths(map[string]string{"gopls": gopls}), Logger: langservertest.Logger(t),
-	})
-	t.Cleanup(m.Close)
-	return m
-}
-
 func TestGoplsSignatureChangeNamesBrokenCallers(t *testing.T) {
-	root := toolstest.WriteTree(t, goModule)
+	root := toolstest.WriteTree(t, langservertest.GoModule)
 	ws, err := tools.NewWorkspace(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	m := goplsManager(t)
+	m := langservertest.Gopls(t)
 	s := langserver.NewSession(m, ws, langserver.WithOverrides(langserver.KnownServers(), nil))
 	defer s.Close()
 
 	abs := filepath.Join(root, "a", "a.go")
-	before := goModule["a/a.go"]
+	before := langservertest.GoModule["a/a.go"]
 	if _, err := ws.Stage("a/a.go", strings.Replace(before, "x, y int", "x, y, z int", 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -70,12 +47,12 @@ func TestGoplsSignatureChangeNamesBrokenCallers(t *testing.T) {
 
 	// The model fixes the callers: no new errors.
 	for _, f := range []string{"b/b.go", "c/c.go"} {
-		fixed := strings.Replace(goModule[f], "a.Add(1, 1)", "a.Add(1, 1, 0)", 1)
+		fixed := strings.Replace(langservertest.GoModule[f], "a.Add(1, 1)", "a.Add(1, 1, 0)", 1)
 		fixed = strings.Replace(fixed, "a.Add(3, 4)", "a.Add(3, 4, 0)", 1)
 		if _, err := ws.Stage(f, fixed); err != nil {
 			t.Fatal(err)
 		}
-		r = s.AfterEdit(context.Background(), filepath.Join(root, f), goModule[f])
+		r = s.AfterEdit(context.Background(), filepath.Join(root, f), langservertest.GoModule[f])
 	}
 	if len(r.New) != 0 || r.Checked < 3 {
 		t.Fatalf("after the fixes: %s", r.Text())
@@ -104,13 +81,13 @@ func call(t *testing.T, s *langserver.Session, name, args string) tools.Result {
 }
 
 func TestGoplsToolsByName(t *testing.T) {
-	root := toolstest.WriteTree(t, goModule)
+	root := toolstest.WriteTree(t, langservertest.GoModule)
 	ws, err := tools.NewWorkspace(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	s := langserver.NewSession(goplsManager(t), ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	s := langserver.NewSession(langservertest.Gopls(t), ws, langserver.WithOverrides(langserver.KnownServers(), nil))
 	defer s.Close()
 
 	def := call(t, s, "definition", `{"symbol":"Add","path":"b/b.go"}`)
@@ -140,7 +117,7 @@ func TestGoplsToolsByName(t *testing.T) {
 		if !strings.Contains(got.Text, "Sum(") || strings.Contains(got.Text, "Add(") {
 			t.Errorf("%s staged as %q", f, got.Text)
 		}
-		if disk, _ := os.ReadFile(filepath.Join(root, f)); string(disk) != goModule[f] {
+		if disk, _ := os.ReadFile(filepath.Join(root, f)); string(disk) != langservertest.GoModule[f] {
 			t.Errorf("%s written to disk", f)
 		}
 	}
@@ -150,13 +127,13 @@ func TestGoplsToolsByName(t *testing.T) {
 // from disk, so the model is told its go.mod change is not seen yet, and
 // gopls is restarted after the run (to read it once applied).
 func TestAStagedGoModIsSaidAndRestartsTheServer(t *testing.T) {
-	root := toolstest.WriteTree(t, goModule)
+	root := toolstest.WriteTree(t, langservertest.GoModule)
 	ws, err := tools.NewWorkspace(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	m := goplsManager(t)
+	m := langservertest.Gopls(t)
 	s := langserver.NewSession(m, ws, langserver.WithOverrides(langserver.KnownServers(), nil))
 	edit := s.CheckingEdits(tools.NewEditFile(ws))
 	res, err := edit.Execute(context.Background(), json.RawMessage(`{"path":"go.mod","old_string":"go 1.22","new_string":"go 1.23"}`))
@@ -166,7 +143,7 @@ func TestAStagedGoModIsSaidAndRestartsTheServer(t *testing.T) {
 	if !strings.Contains(res.Text, "gopls reads go.mod from disk: its diagnostics do not reflect this change until the user applies it.") {
 		t.Errorf("the model is not told: %s", res.Text)
 	}
-	if disk, _ := os.ReadFile(filepath.Join(root, "go.mod")); string(disk) != goModule["go.mod"] {
+	if disk, _ := os.ReadFile(filepath.Join(root, "go.mod")); string(disk) != langservertest.GoModule["go.mod"] {
 		t.Errorf("go.mod written")
 	}
 	if st := m.Status(); len(st) != 1 || !strings.HasPrefix(st[0].State, "running") {

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 // process is a plain child process.
@@ -97,4 +98,27 @@ func (w testWriter) Write(b []byte) (int, error) {
 // holds (a run in a module would otherwise start their gopls).
 func Off(context.Context, langserver.Command) (langserver.Process, error) {
 	return nil, errors.New("language servers are off in this test unless it starts one")
+}
+
+// GoModule is a module whose a.Add is called from two other packages, with
+// an error in c from before any run (never the agent's).
+var GoModule = map[string]string{
+	"go.mod":   "module example.com/m\n\ngo 1.22\n",
+	"a/a.go":   "package a\n\n// Add adds.\nfunc Add(x, y int) int { return x + y }\n",
+	"b/b.go":   "package b\n\nimport \"example.com/m/a\"\n\nfunc Two() int {\n\treturn a.Add(1, 1)\n}\n",
+	"c/c.go":   "package c\n\nimport \"example.com/m/a\"\n\nfunc Seven() int {\n\treturn a.Add(3, 4)\n}\n",
+	"c/old.go": "package c\n\nvar broken int = \"before the run\"\n",
+}
+
+// Gopls is a Manager of the real gopls run as a plain process (tests only:
+// the product runs it in the sandbox), closed with the test; skipped where
+// gopls is missing, failed in CI (toolstest.LanguageServer).
+func Gopls(t testing.TB) *langserver.Manager {
+	gopls := toolstest.LanguageServer(t, "gopls")
+	m := langserver.NewManager(langserver.Options{
+		Start:    Exec(GoEnv(t)...),
+		LookPath: Paths(map[string]string{"gopls": gopls}), Logger: Logger(t),
+	})
+	t.Cleanup(m.Close)
+	return m
 }
