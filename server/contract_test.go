@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"maps"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,14 +16,7 @@ import (
 // TestRunContract plays the run contract's scenarios through agent.ask:
 // the same outcome as the CLI's and ACP's (agentruntest).
 func TestRunContract(t *testing.T) {
-	for _, sc := range agentruntest.Scenarios() {
-		t.Run(sc.Name, func(t *testing.T) {
-			if why, ok := sc.Differs[agentruntest.LSP]; ok {
-				t.Skip("declared: " + why)
-			}
-			agentruntest.Check(t, agentruntest.LSP, sc, lspScenario(t, sc))
-		})
-	}
+	agentruntest.Play(t, agentruntest.LSP, lspScenario)
 }
 
 // diffFiles are the files a unified diff changes.
@@ -36,15 +27,7 @@ func lspScenario(t *testing.T, sc agentruntest.Scenario) agentruntest.Got {
 	env := map[string]string{}
 	maps.Copy(env, sc.Env)
 	f := newFixture(t, agentruntest.Files, srv, env)
-	if sc.Config != "" {
-		dir := filepath.Join(env["XDG_CONFIG_HOME"], "agent-lsp")
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(sc.Config), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	agentruntest.WriteUserConfig(t, env["XDG_CONFIG_HOME"], sc.Config)
 	f.editor.Initialize(f.root, servertest.Caps{}, nil)
 	args := map[string]any{"prompt": sc.Prompt, "wait": true}
 	if sc.Mode != "" {

@@ -16,14 +16,7 @@ import (
 // TestRunContract plays the run contract's scenarios through ask: the same
 // outcome as the language server's and ACP's (agentruntest).
 func TestRunContract(t *testing.T) {
-	for _, sc := range agentruntest.Scenarios() {
-		t.Run(sc.Name, func(t *testing.T) {
-			if why, ok := sc.Differs[agentruntest.CLI]; ok {
-				t.Skip("declared: " + why)
-			}
-			agentruntest.Check(t, agentruntest.CLI, sc, askScenario(t, sc))
-		})
-	}
+	agentruntest.Play(t, agentruntest.CLI, askScenario)
 }
 
 // diffFile is a file a unified diff changes.

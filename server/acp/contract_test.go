@@ -3,7 +3,6 @@ package acp_test
 import (
 	"context"
 	"maps"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,29 +19,14 @@ import (
 // (agentruntest). The client declines every proposal, so a second prompt
 // follows a discarded one.
 func TestRunContract(t *testing.T) {
-	for _, sc := range agentruntest.Scenarios() {
-		t.Run(sc.Name, func(t *testing.T) {
-			if why, ok := sc.Differs[agentruntest.ACP]; ok {
-				t.Skip("declared: " + why)
-			}
-			agentruntest.Check(t, agentruntest.ACP, sc, acpScenario(t, sc))
-		})
-	}
+	agentruntest.Play(t, agentruntest.ACP, acpScenario)
 }
 
 func acpScenario(t *testing.T, sc agentruntest.Scenario) agentruntest.Got {
 	srv := llmtest.NewOpenAIServer(t, sc.Turns...)
 	env := map[string]string{"XDG_CONFIG_HOME": t.TempDir()}
 	maps.Copy(env, sc.Env)
-	if sc.Config != "" {
-		dir := filepath.Join(env["XDG_CONFIG_HOME"], "agent-lsp")
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(sc.Config), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	agentruntest.WriteUserConfig(t, env["XDG_CONFIG_HOME"], sc.Config)
 	f := newFixture(t, agentruntest.Files, srv, fixtureOptions{env: env})
 	f.editor.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
 		return sdk.NewRequestPermissionOutcomeSelected(optionOfKind(p, sdk.PermissionOptionKindRejectOnce))

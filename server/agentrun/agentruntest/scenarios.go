@@ -6,6 +6,8 @@
 package agentruntest
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -127,6 +129,35 @@ func Scenarios() []Scenario {
 			CLI: "ask is one run with no conversation to go on: there is no second prompt to tell",
 		},
 	}}
+}
+
+// Play runs every scenario through wire's driver as a subtest, skipping
+// those whose difference on wire is declared, and checks each outcome.
+func Play(t *testing.T, wire string, drive func(*testing.T, Scenario) Got) {
+	for _, sc := range Scenarios() {
+		t.Run(sc.Name, func(t *testing.T) {
+			if why, ok := sc.Differs[wire]; ok {
+				t.Skip("declared: " + why)
+			}
+			Check(t, wire, sc, drive(t, sc))
+		})
+	}
+}
+
+// WriteUserConfig writes text as the user's own config.toml under
+// configHome (XDG_CONFIG_HOME); nothing when text is empty.
+func WriteUserConfig(t *testing.T, configHome, text string) {
+	t.Helper()
+	if text == "" {
+		return
+	}
+	dir := filepath.Join(configHome, "agent-lsp")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Check fails t where got is not the scenario's outcome on wire.
