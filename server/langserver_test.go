@@ -2,42 +2,23 @@ package server_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server"
-	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/server/agentrun/agentruntest"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
-	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
-	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
-
-// withGopls lets the servers made after it start gopls, as a plain process
-// (the product's starter is the sandbox's), found on PATH.
-func withGopls(t *testing.T) {
-	gopls := toolstest.LanguageServer(t, "gopls")
-	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	saved := agentrun.LanguageServerStarter
-	agentrun.LanguageServerStarter = langservertest.Exec(langservertest.GoEnv(t)...)
-	t.Cleanup(func() { agentrun.LanguageServerStarter = saved })
-}
-
-func editCall(path, old, new string) llmtest.Call {
-	b, _ := json.Marshal(map[string]string{"path": path, "old_string": old, "new_string": new})
-	return llmtest.Call{Name: "edit_file", Args: string(b)}
-}
 
 // TestTheLanguageServersCheckIsInTheAnswer: through the LSP wire, the
 // edit's result names the caller it broke, the answer document ends with
 // the run-end check, and agent.status lists gopls running.
 func TestTheLanguageServersCheckIsInTheAnswer(t *testing.T) {
-	withGopls(t)
+	agentruntest.WithGopls(t)
 	srv := llmtest.NewOpenAIServer(t,
-		llmtest.Turn{Calls: []llmtest.Call{editCall("a/a.go", "x, y int", "x, y, z int")}},
-		llmtest.Turn{Calls: []llmtest.Call{editCall("b/b.go", "a.Add(1, 1)", "a.Add(1, 1, 0)")}},
+		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("a/a.go", "x, y int", "x, y, z int")}},
+		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("b/b.go", "a.Add(1, 1)", "a.Add(1, 1, 0)")}},
 		llmtest.Turn{Text: "Add takes z; Two passes 0."})
 	f := newFixture(t, map[string]string{
 		"go.mod": "module example.com/m\n\ngo 1.22\n",

@@ -8,9 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
-	"github.com/agent-lsp/agent-lsp/server/agentrun"
-	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
-	"github.com/agent-lsp/agent-lsp/tools/toolstest"
+	"github.com/agent-lsp/agent-lsp/server/agentrun/agentruntest"
 )
 
 var goModule = map[string]string{
@@ -19,30 +17,15 @@ var goModule = map[string]string{
 	"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\nfunc Two() int {\n\treturn a.Add(1, 1)\n}\n",
 }
 
-func editCall(path, old, new string) llmtest.Call {
-	b, _ := json.Marshal(map[string]string{"path": path, "old_string": old, "new_string": new})
-	return llmtest.Call{Name: "edit_file", Args: string(b)}
-}
-
-// withGopls lets the CLI's runs start gopls, as a plain process (the
-// product's starter is the sandbox's), found on PATH.
-func withGopls(t *testing.T) {
-	gopls := toolstest.LanguageServer(t, "gopls")
-	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	saved := agentrun.LanguageServerStarter
-	agentrun.LanguageServerStarter = langservertest.Exec(langservertest.GoEnv(t)...)
-	t.Cleanup(func() { agentrun.LanguageServerStarter = saved })
-}
-
 // TestAskTellsTheModelAndTheReviewerWhatTheLanguageServerSays: through the
 // CLI, an edit's result names the caller it broke, and the printed answer
 // ends with the run-end check.
 func TestAskTellsTheModelAndTheReviewerWhatTheLanguageServerSays(t *testing.T) {
-	withGopls(t)
+	agentruntest.WithGopls(t)
 	ws := newWorkspace(t, goModule)
 	srv := llmtest.NewOpenAIServer(t,
-		llmtest.Turn{Calls: []llmtest.Call{editCall("a/a.go", "x, y int", "x, y, z int")}},
-		llmtest.Turn{Calls: []llmtest.Call{editCall("b/b.go", "a.Add(1, 1)", "a.Add(1, 1, 0)")}},
+		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("a/a.go", "x, y int", "x, y, z int")}},
+		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("b/b.go", "a.Add(1, 1)", "a.Add(1, 1, 0)")}},
 		llmtest.Turn{Text: "Add takes z; Two passes 0."})
 	r := runCLI(t, map[string]string{"AGENT_LSP_MODEL": "gpt-test", "OPENAI_BASE_URL": srv.URL + "/v1"},
 		"ask", "--workspace", ws, "give Add a third operand")

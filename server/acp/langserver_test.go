@@ -2,37 +2,24 @@ package acp_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
-	"github.com/agent-lsp/agent-lsp/server/agentrun"
-	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
-	"github.com/agent-lsp/agent-lsp/tools/toolstest"
+	"github.com/agent-lsp/agent-lsp/server/agentrun/agentruntest"
 )
-
-func editCall(path, old, new string) llmtest.Call {
-	b, _ := json.Marshal(map[string]string{"path": path, "old_string": old, "new_string": new})
-	return llmtest.Call{Name: "edit_file", Args: string(b)}
-}
 
 // TestTheLanguageServersCheckEndsTheTurn: through ACP, the edit's result
 // names the caller it broke and the turn's last message is the run-end
 // check (the answer itself was streamed).
 func TestTheLanguageServersCheckEndsTheTurn(t *testing.T) {
-	gopls := toolstest.LanguageServer(t, "gopls")
-	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	saved := agentrun.LanguageServerStarter
-	agentrun.LanguageServerStarter = langservertest.Exec(langservertest.GoEnv(t)...)
-	t.Cleanup(func() { agentrun.LanguageServerStarter = saved })
+	agentruntest.WithGopls(t)
 
 	srv := llmtest.NewOpenAIServer(t,
-		llmtest.Turn{Calls: []llmtest.Call{editCall("a/a.go", "x, y int", "x, y, z int")}},
-		llmtest.Turn{Calls: []llmtest.Call{editCall("b/b.go", "a.Add(1, 1)", "a.Add(1, 1, 0)")}},
+		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("a/a.go", "x, y int", "x, y, z int")}},
+		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("b/b.go", "a.Add(1, 1)", "a.Add(1, 1, 0)")}},
 		llmtest.Turn{Text: "Add takes z; Two passes 0."})
 	f := newFixture(t, map[string]string{
 		"go.mod": "module example.com/m\n\ngo 1.22\n",
