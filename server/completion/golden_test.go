@@ -18,6 +18,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/server/documents"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden prompts and suggestions in testdata/golden from what the engine does")
@@ -138,17 +139,5 @@ func runGoldenCase(t *testing.T, c goldenCase, answer string) (prompt, suggestio
 
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./server/completion -update writes it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	toolstest.Golden(t, path, got, *update, "go test ./server/completion -update")
 }

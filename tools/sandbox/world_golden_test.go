@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aymanbagabas/go-udiff"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the worlds the golden tests build")
@@ -199,21 +198,9 @@ func TestWorldGolden(t *testing.T) {
 	}
 }
 
-func checkGolden(t *testing.T, file, got string) {
+func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (go test ./tools/sandbox -run TestWorldGolden -update writes it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("the world is not %s; if the change is meant, rewrite it with -update:\n%s", file, udiff.Unified(file, "got", string(want), got))
-	}
+	toolstest.Golden(t, path, got, *update, "go test ./tools/sandbox -run TestWorldGolden -update")
 }
 
 // fakeFS is a host's file system for hostFS: each path's mode, and each
