@@ -56,6 +56,9 @@ type Agent struct {
 	// running counts the turns' goroutines, which may outlive their
 	// prompt (cancelled) and end by saving the session.
 	running sync.WaitGroup
+	// menus serialises sending the sessions' menus, so the last one a
+	// client gets is the newest.
+	menus sync.Mutex
 
 	mu       sync.Mutex // guards the fields below
 	closing  bool       // the connection ended: no turn starts
@@ -103,8 +106,10 @@ func newAgent(opts Options) *Agent {
 	if opts.Env == nil {
 		opts.Env = os.Getenv
 	}
-	return &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{}, models: map[string][]string{},
-		mcp: mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}), lsp: agentrun.NewLanguageServers(opts.Env)}
+	a := &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{}, models: map[string][]string{},
+		lsp: agentrun.NewLanguageServers(opts.Env)}
+	a.mcp = mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version, OnChange: a.mcpChanged})
+	return a
 }
 
 // Initialize negotiates the version (we speak 1 and answer 1 to any other,

@@ -20,7 +20,8 @@ import (
 
 // The session's slash commands, which clients list in their "/" menu
 // (available_commands_update): the modes, the conversation's housekeeping,
-// the notes, and the project's prompt files. A prompt whose text starts
+// the notes, the project's prompt files and the MCP servers' prompts
+// (mcp_prompts.go). A prompt whose text starts
 // with "/name" runs the command instead of a turn; a mode command or a
 // prompt file followed by words runs those words as the turn.
 
@@ -104,6 +105,9 @@ func (s *session) commands() []sdk.AvailableCommand {
 		out = append(out, sdk.AvailableCommand{Name: name, Description: promptDescription(s.cwd, files[name]),
 			Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "optional: more for the prompt"}}})
 	}
+	for _, p := range s.mcpPrompts() {
+		out = append(out, promptCommand(p))
+	}
 	return out
 }
 
@@ -136,7 +140,7 @@ func promptDescription(root, rel string) string {
 func (a *Agent) announceCommands(ctx context.Context, s *session) {
 	go func() {
 		<-ctx.Done()
-		a.update(s, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: s.commands()}})
+		a.sendCommands(s)
 	}()
 }
 
@@ -158,6 +162,9 @@ func (s *session) slashCommand(blocks []sdk.ContentBlock) (name, input string, o
 	if _, ok := s.promptFiles()[name]; ok {
 		return name, strings.TrimSpace(input), true
 	}
+	if _, ok := s.mcpPrompt(name); ok {
+		return name, strings.TrimSpace(input), true
+	}
 	return "", "", false
 }
 
@@ -167,6 +174,9 @@ func (a *Agent) runCommand(ctx context.Context, s *session, name, input string) 
 		if c.name == name {
 			return c.run(a, ctx, s, input)
 		}
+	}
+	if p, ok := s.mcpPrompt(name); ok {
+		return a.runMCPPrompt(ctx, s, p, input)
 	}
 	rel := s.promptFiles()[name]
 	data, cut, err := projectfile.Read(s.cwd, rel, promptFileLimit)

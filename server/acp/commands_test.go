@@ -1,6 +1,7 @@
 package acp_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/agentrun/agentruntest"
+	"github.com/agent-lsp/agent-lsp/tools/mcp/mcptest"
 )
 
 // lastCommands is the latest available_commands_update's command names.
@@ -132,4 +135,54 @@ func optionValue(opts []sdk.SessionConfigOption, id string) string {
 		}
 	}
 	return ""
+}
+
+// The MCP servers' prompts are in the menu once the servers run: the
+// user's and the client's start with the session. A prompt's command runs
+// its text as the turn; its arguments are checked first.
+func TestMCPPromptsAreSlashCommands(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "Reviewed."}, llmtest.Turn{Text: "Later."})
+	f := newFixture(t, nil, srv, fixtureOptions{})
+	agentruntest.WriteUserConfig(t, f.env["XDG_CONFIG_HOME"], fmt.Sprintf("[mcp.servers.mine]\ncommand = %q\n", mcptest.TestServer(t)))
+	s := f.newSession(sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "theirs", Command: mcptest.TestServer(t), Args: []string{}, Env: []sdk.EnvVariable{}}})
+	var menu []sdk.AvailableCommand
+	f.editor.waitUntil(t, "both servers' prompts in the menu", func() bool {
+		updates, _, _, _ := f.editor.snapshot()
+		names := lastCommands(updates)
+		menu = lastMenu(updates)
+		return slices.Contains(names, "mine:review") && slices.Contains(names, "theirs:review")
+	})
+	review := menu[slices.IndexFunc(menu, func(c sdk.AvailableCommand) bool { return c.Name == "mine:review" })]
+	if review.Description != "Review a file: Reviews one file. (MCP server mine)" || review.Input == nil || review.Input.Unstructured.Hint != "file=… [focus=…]" {
+		t.Fatalf("the menu's entry: %+v %+v", review, review.Input)
+	}
+
+	f.prompt(s.SessionId, sdk.TextBlock(`/mine:review file=main.go focus="error handling"`))
+	if task := llmtest.LastUserText(srv.Requests()[0]); !strings.Contains(task, "Review main.go for error handling.\n\n(assistant) I will read it first.") {
+		t.Errorf("the turn's prompt = %q", task)
+	}
+	for _, c := range []struct{ prompt, want string }{
+		{"/mine:review", "/mine:review: prompt review needs file; it takes: file, focus"},
+		{"/mine:review main.go", `is not name=value; give the arguments as file=… [focus=…]`},
+		{`/mine:review file="a`, "a double quote is not closed"},
+		{"/mine:broken", "the prompt store is down"},
+	} {
+		if _, err := f.conn.Prompt(f.ctx(), sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(c.prompt)}}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.prompt, err, c.want)
+		}
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("the refused commands called the model: %d calls", n)
+	}
+}
+
+// lastMenu is the latest available_commands_update's commands.
+func lastMenu(updates []sdk.SessionUpdate) []sdk.AvailableCommand {
+	var menu []sdk.AvailableCommand
+	for _, u := range updates {
+		if u.AvailableCommandsUpdate != nil {
+			menu = u.AvailableCommandsUpdate.AvailableCommands
+		}
+	}
+	return menu
 }

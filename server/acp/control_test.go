@@ -259,7 +259,7 @@ func TestPlanModeSendsPlanEntries(t *testing.T) {
 	}
 }
 
-// The client's MCP servers start with the first turn; their tools ask
+// The client's MCP servers start with the session; their tools ask
 // first, about the tool call; one on a transport we lack is reported.
 func TestClientMCPServersAreUsed(t *testing.T) {
 	srv := llmtest.NewOpenAIServer(t,

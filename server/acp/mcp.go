@@ -41,7 +41,7 @@ func withClientMCP(s config.Settings, servers []sdk.McpServer) (config.Settings,
 	var notices []string
 	if len(used) > 0 {
 		notices = append(notices, "MCP servers from the client: "+strings.Join(used, ", ")+
-			". They start with the first turn; each call to their tools asks you first.")
+			". They start now; each call to their tools asks you first.")
 	}
 	if len(left) > 0 {
 		notices = append(notices, "MCP servers from the client left out: "+strings.Join(left, "; ")+".")

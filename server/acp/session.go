@@ -12,6 +12,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
 // session is one ACP session: a conversation in one workspace, persisted
@@ -33,6 +34,8 @@ type session struct {
 	// which may be after a cancelled prompt was answered): turns of one
 	// session take their turn.
 	busy chan struct{}
+	// pool runs the session's MCP servers: the connection's.
+	pool *mcp.Pool
 
 	mu        sync.Mutex // guards the fields below
 	history   *agent.History
@@ -45,6 +48,7 @@ type session struct {
 	cancelRun context.CancelFunc // the running turn's, or nil
 	turns     int                // turns started, for tool call ids
 	closed    bool
+	announced string // the menu last sent (available_commands_update), "" before the first
 }
 
 // NewSession opens a conversation in cwd, the workspace root.
@@ -179,6 +183,8 @@ func (a *Agent) openSession(ctx context.Context, cwd string, additional []string
 	var mcpNotices []string
 	s.settings, mcpNotices = withClientMCP(s.settings, mcpServers)
 	s.notices = append(s.notices, mcpNotices...)
+	s.pool = a.mcp
+	a.mcp.Warm(s.mcpServers()) // so their prompts are in the menu soon
 	a.findModels(ctx, s)
 	a.announceCommands(ctx, s)
 	a.mu.Lock()

@@ -44,6 +44,20 @@ func newFixture(t *testing.T, env map[string]string, edit func(*ServerConfig)) *
 	return f
 }
 
+// waitChange waits for OnChange calls until done holds; each start and
+// list change calls it.
+func (f *fixture) waitChange(what string, done func() bool) {
+	f.t.Helper()
+	timeout := time.After(10 * time.Second)
+	for !done() {
+		select {
+		case <-f.changed:
+		case <-timeout:
+			f.t.Fatal(what)
+		}
+	}
+}
+
 // tools starts the source's servers and returns their tools by name, with
 // the notices.
 func (f *fixture) tools(src *Source) (map[string]tools.Tool, []string) {

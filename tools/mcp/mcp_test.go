@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -210,11 +211,7 @@ func TestListChangedRefreshesTheTools(t *testing.T) {
 		t.Fatal("late is there from the start")
 	}
 	call(t, context.Background(), ts["mcp__test__grow"], `{}`)
-	select {
-	case <-f.changed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no tools/list_changed")
-	}
+	f.waitChange("no tools/list_changed", func() bool { return slices.Contains(f.pool.Status([]ServerConfig{f.cfg})[0].Tools, "mcp__test__late") })
 	ts, notices := f.tools(src)
 	if res := call(t, context.Background(), ts["mcp__test__late"], `{}`); res.Text != "late tool here" {
 		t.Fatalf("%v %+v", ts, res)
@@ -357,11 +354,7 @@ func TestStreamableHTTP(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 	call(t, ctx, ts["mcp__web__grow"], `{}`)
-	select {
-	case <-f.changed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no tools/list_changed over HTTP")
-	}
+	f.waitChange("no tools/list_changed over HTTP", func() bool { return slices.Contains(f.pool.Status([]ServerConfig{f.cfg})[0].Tools, "mcp__web__late") })
 	if ts, _ = f.tools(src); ts["mcp__web__late"] == nil {
 		t.Fatal("late is missing")
 	}

@@ -99,8 +99,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is sent to servers as the client's.
 	Version string
-	// OnChange, when set, is called after a server's tool list changed
-	// (tools/list_changed) with the server's name.
+	// OnChange, when set, is called with a server's name after it started
+	// or its tool or prompt list changed (tools/list_changed,
+	// prompts/list_changed).
 	OnChange func(server string)
 }
 

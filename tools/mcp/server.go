@@ -51,6 +51,7 @@ type server struct {
 	conn     *live           // while ready
 	offers   []offer         // its tools, as the model sees them
 	warnings []string        // what listing them left out
+	prompts  []Prompt        // its prompts, while ready
 	gen      uint64          // changes whenever offers or conn do
 	starts   int             // successful starts
 	deaths   int             // times it died once started; the first is restarted
@@ -122,10 +123,11 @@ func (s *server) start() {
 	defer cancel()
 	began := time.Now()
 	type started struct {
-		c      *live
-		offers []offer
-		warns  []string
-		err    error
+		c       *live
+		offers  []offer
+		warns   []string
+		prompts []Prompt
+		err     error
 	}
 	result := make(chan started, 1)
 	go func() {
@@ -141,7 +143,7 @@ func (s *server) start() {
 			return
 		}
 		offers, warns := prepare(s.cfg.Name, listed)
-		result <- started{c: c, offers: offers, warns: warns}
+		result <- started{c: c, offers: offers, warns: warns, prompts: s.listPrompts(ctx, c.sess)}
 	}()
 	var r started
 	select {
@@ -178,10 +180,11 @@ func (s *server) start() {
 		return
 	default:
 	}
-	s.state, s.conn, s.offers, s.warnings = StateReady, r.c, r.offers, r.warns
+	s.state, s.conn, s.offers, s.warnings, s.prompts = StateReady, r.c, r.offers, r.warns, r.prompts
 	s.starts++
 	s.took = time.Since(began)
 	s.gen++
+	go s.pool.changed(s)
 }
 
 // redact takes the URL's query and credentials (a token, often) out of an
@@ -219,7 +222,7 @@ func (s *server) ended(c *live) {
 	if s.conn != c {
 		return // stopped by us
 	}
-	s.conn, s.offers, s.warnings = nil, nil, nil
+	s.conn, s.offers, s.warnings, s.prompts = nil, nil, nil, nil
 	s.gen++
 	s.deaths++
 	s.lastExit = "it exited"
@@ -240,7 +243,7 @@ func (s *server) stop(why error) {
 	s.mu.Lock()
 	killGroup(s.pending)
 	c := s.conn
-	s.conn, s.offers = nil, nil
+	s.conn, s.offers, s.prompts = nil, nil, nil
 	s.state, s.err = StateStopped, why
 	s.gen++
 	s.mu.Unlock()
@@ -298,8 +301,9 @@ func (s *server) connect(ctx context.Context) (*live, error) {
 	client := sdk.NewClient(&sdk.Implementation{Name: "agent-lsp", Version: s.pool.opts.Version}, &sdk.ClientOptions{
 		Logger: s.pool.log,
 		// No roots, sampling or elicitation: the agent offers tools, nothing else.
-		Capabilities:           &sdk.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.refresh() },
+		Capabilities:             &sdk.ClientCapabilities{},
+		ToolListChangedHandler:   func(context.Context, *sdk.ToolListChangedRequest) { go s.refresh() },
+		PromptListChangedHandler: func(context.Context, *sdk.PromptListChangedRequest) { go s.refreshPrompts() },
 	})
 	c := &live{done: make(chan struct{})}
 	var transport sdk.Transport

@@ -122,6 +122,9 @@ func newServer(dir string) *mcp.Server {
 		mcp.AddTool(s, &mcp.Tool{Name: "late", Description: "Came later."}, func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
 			return text("late tool here"), nil, nil
 		})
+		s.AddPrompt(&mcp.Prompt{Name: "later", Description: "Came later."}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "a later prompt"}}}}, nil
+		})
 		return text("added late"), nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "lookup", Description: "Looks something up.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
@@ -156,5 +159,31 @@ func newServer(dir string) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "odd name/\x1b[2J", Description: strings.Repeat("very long description ", 200)}, func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
 		return text("odd"), nil, nil
 	})
+	addPrompts(s)
 	return s
+}
+
+// addPrompts gives the server its prompts: review (a required and an
+// optional argument, a user's and an assistant's message, an image),
+// broken (fails), and one whose name no user can type.
+func addPrompts(s *mcp.Server) {
+	s.AddPrompt(&mcp.Prompt{Name: "review", Title: "Review a file", Description: "Reviews one file.\nSecond line.", Arguments: []*mcp.PromptArgument{
+		{Name: "file", Description: "the file to review", Required: true}, {Name: "focus", Description: "what to look at"}}},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			focus := req.Params.Arguments["focus"]
+			if focus == "" {
+				focus = "everything"
+			}
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
+				{Role: "user", Content: &mcp.TextContent{Text: "Review " + req.Params.Arguments["file"] + " for " + focus + "."}},
+				{Role: "assistant", Content: &mcp.TextContent{Text: "I will read it first."}},
+				{Role: "user", Content: &mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")}},
+			}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "broken"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return nil, fmt.Errorf("the prompt store is down")
+	})
+	s.AddPrompt(&mcp.Prompt{Name: "odd name/\x1b[2J"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
 }
