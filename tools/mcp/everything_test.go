@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,5 +44,28 @@ func TestServerEverything(t *testing.T) {
 	}
 	if res := call(t, ctx, ts["mcp__everything__get-env"], `{}`); strings.Contains(res.Text, "sk-must-not-leak") || !strings.Contains(res.Text, `"PATH"`) {
 		t.Errorf("the server's environment: %s", res.Text)
+	}
+}
+
+// TestServerEverythingPrompts lists and gets the reference server's
+// prompts, whose arguments its SDK declares from a schema.
+func TestServerEverythingPrompts(t *testing.T) {
+	node, args := mcptest.Everything(t)
+	f := newFixture(t, map[string]string{"PATH": os.Getenv("PATH")}, func(c *ServerConfig) {
+		c.Name, c.Command, c.Args, c.Env = "everything", node, args, nil
+	})
+	cfgs := []ServerConfig{f.cfg}
+	f.pool.Warm(cfgs)
+	f.waitChange("server-everything never started", func() bool { return len(f.pool.Prompts(cfgs)) > 0 })
+	names := promptNames(f.pool.Prompts(cfgs))
+	if !slices.Contains(names, "everything:simple-prompt") || !slices.Contains(names, "everything:args-prompt") {
+		t.Fatalf("prompts %q", names)
+	}
+	ctx := context.Background()
+	if text, err := f.pool.GetPrompt(ctx, cfgs, "everything", "args-prompt", map[string]string{"city": "Kyoto"}); err != nil || text != "What's weather in Kyoto?" {
+		t.Fatalf("%q %v", text, err)
+	}
+	if _, err := f.pool.GetPrompt(ctx, cfgs, "everything", "args-prompt", nil); err == nil || !strings.Contains(err.Error(), "needs city") {
+		t.Fatalf("a required argument left out: %v", err)
 	}
 }
