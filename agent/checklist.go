@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -66,9 +64,7 @@ type planTool struct{ schema json.RawMessage }
 // steps, which the user sees as it goes. It changes nothing, so every mode
 // has it.
 func NewPlanTool() tools.Tool {
-	s, _ := jsonschema.For[planParams](nil)
-	raw, _ := json.Marshal(s)
-	return &planTool{schema: raw}
+	return &planTool{schema: tools.SchemaOf[planParams]()}
 }
 
 func (p *planTool) Name() string { return PlanToolName }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -79,12 +77,7 @@ func WithSubAgents(cfg Config) (Config, error) {
 	}
 	subCfg := cfg.readOnly()
 	subCfg.MaxIterations = subAgentIterations
-	s, err := jsonschema.For[delegateParams](nil)
-	if err != nil {
-		return cfg, err
-	}
-	schema, _ := json.Marshal(s)
-	d := &delegateTool{sub: New(subCfg), schema: schema, slots: make(chan struct{}, maxConcurrentSubAgents)}
+	d := &delegateTool{sub: New(subCfg), schema: tools.SchemaOf[delegateParams](), slots: make(chan struct{}, maxConcurrentSubAgents)}
 	reg, err := tools.NewRegistry(append(cfg.Tools.Tools(), d)...)
 	if err != nil {
 		return cfg, err

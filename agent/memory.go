@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -214,9 +212,7 @@ type rememberTool struct {
 // NewRememberTool lets the model propose a note for later sessions; it
 // waits in m's pending notes for the user.
 func NewRememberTool(m *Memory) tools.Tool {
-	s, _ := jsonschema.For[rememberParams](nil)
-	raw, _ := json.Marshal(s)
-	return &rememberTool{m: m, schema: raw}
+	return &rememberTool{m: m, schema: tools.SchemaOf[rememberParams]()}
 }
 
 func init() {

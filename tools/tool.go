@@ -55,25 +55,28 @@ type typedTool[P any] struct {
 }
 
 func newTypedTool[P any](name, description string, readOnly bool, run func(context.Context, P) (Result, error)) Tool {
-	return &typedTool[P]{name: name, description: description, readOnly: readOnly, schema: schemaOf[P](name), run: run}
+	return &typedTool[P]{name: name, description: description, readOnly: readOnly, schema: SchemaOf[P](), run: run}
 }
 
 // typeSchemas caches each parameter type's schema: tools are made for every
 // run, and the schema of a type never changes.
 var typeSchemas sync.Map // reflect.Type → json.RawMessage
 
-func schemaOf[P any](name string) json.RawMessage {
+// SchemaOf is the JSON schema of a tool's parameter type P, made once per
+// type (reflection costs more than a whole scripted run). Every tool,
+// in any package, takes its schema here.
+func SchemaOf[P any]() json.RawMessage {
 	t := reflect.TypeFor[P]()
 	if raw, ok := typeSchemas.Load(t); ok {
 		return raw.(json.RawMessage)
 	}
 	s, err := jsonschema.For[P](nil)
 	if err != nil {
-		panic(fmt.Sprintf("tools: schema of %s: %v", name, err)) // a programming error, caught by any test
+		panic(fmt.Sprintf("tools: schema of %s: %v", t, err)) // a programming error, caught by any test
 	}
 	raw, err := json.Marshal(s)
 	if err != nil {
-		panic(fmt.Sprintf("tools: schema of %s: %v", name, err))
+		panic(fmt.Sprintf("tools: schema of %s: %v", t, err))
 	}
 	typeSchemas.Store(t, json.RawMessage(raw))
 	return raw

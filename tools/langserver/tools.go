@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/tools"
-	"github.com/google/jsonschema-go/jsonschema"
 	"go.lsp.dev/protocol"
 )
 
@@ -22,12 +21,7 @@ type tool[P any] struct {
 }
 
 func newTool[P any](name, description string, readOnly bool, run func(context.Context, P) (tools.Result, error)) tools.Tool {
-	s, err := jsonschema.For[P](nil)
-	if err != nil {
-		panic(err) // a programming error, caught by any test
-	}
-	raw, _ := json.Marshal(s)
-	return &tool[P]{name, description, readOnly, raw, run}
+	return &tool[P]{name, description, readOnly, tools.SchemaOf[P](), run}
 }
 
 func (t *tool[P]) Name() string            { return t.name }
