@@ -4,8 +4,10 @@ package sandbox
 
 import (
 	"bufio"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,4 +117,69 @@ func hoverTarget(b *testing.B, file, text string) (int, int) {
 	}
 	b.Fatalf("%s has no %q", file, text)
 	return 0, 0
+}
+
+// BenchmarkLanguageServerStart starts each real server (as .ci/run
+// installs them) through Start at this machine's level on its small
+// project of languageServerWorkspaces, and reports how long initialize
+// (init-ms) and the open file's symbols (symbols-ms) took to answer from
+// the start. Cold: an empty cache for every start; warm: the cache of the
+// starts before (one untimed first). gopls on this repository is
+// BenchmarkGoplsStart.
+func BenchmarkLanguageServerStart(b *testing.B) {
+	for _, name := range slices.Sorted(maps.Keys(languageServerWorkspaces)) {
+		ws := languageServerWorkspaces[name]
+		for _, warm := range []bool{false, true} {
+			b.Run(name+map[bool]string{false: "/cold", true: "/warm"}[warm], func(b *testing.B) {
+				bin := toolstest.FindLanguageServer(name)
+				if bin == "" {
+					b.Skipf("no %s (make deps, .ci/run)", name)
+				}
+				root := toolstest.WriteTree(b, ws.files)
+				argv := append([]string{bin}, ws.argv...)
+				cache := b.TempDir()
+				if warm {
+					serverSession(b, root, cache, argv, ws.open, ws.lang, ws.files[ws.open])
+				}
+				var initTotal, symbolsTotal time.Duration
+				for b.Loop() {
+					if !warm {
+						cache = b.TempDir()
+					}
+					i, s := serverSession(b, root, cache, argv, ws.open, ws.lang, ws.files[ws.open])
+					initTotal += i
+					symbolsTotal += s
+				}
+				b.ReportMetric(float64(initTotal.Microseconds())/1000/float64(b.N), "init-ms")
+				b.ReportMetric(float64(symbolsTotal.Microseconds())/1000/float64(b.N), "symbols-ms")
+			})
+		}
+	}
+}
+
+// serverSession starts argv on root with cache, initializes it, asks for
+// open's symbols and kills it: the times from the start to the answers.
+func serverSession(b *testing.B, root, cache string, argv []string, open, lang, text string) (initialized, answered time.Duration) {
+	b.Helper()
+	view := View{Root: root}
+	if c := Probe(); c.Level == Full && c.Mounts == "overlay" {
+		view = View{Root: root, Lower: root, Staged: b.TempDir()}
+	}
+	start := time.Now()
+	p, err := Start(b.Context(), Spec{Argv: argv, View: view, Cache: cache, Env: os.Environ(), Limits: Limits{Memory: 1 << 30, Processes: 256}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { p.Kill(); p.Wait() }()
+	c := newLSPConn(b, p)
+	c.initialize()
+	initialized = time.Since(start)
+	uri := fileURI(filepath.Join(p.Dir(), open))
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": lang, "version": 1, "text": text}})
+	symbols := c.call(2, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	answered = time.Since(start)
+	if !strings.Contains(strings.ToLower(string(symbols)), "hello") {
+		b.Fatalf("documentSymbol answered %s", symbols)
+	}
+	return initialized, answered
 }
