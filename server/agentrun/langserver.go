@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
@@ -33,10 +34,15 @@ func NewLanguageServers(env func(string) string) *langserver.Manager {
 				dir = filepath.Join(cache, "agent-lsp", "sandbox")
 			}
 		}
-		group, err := sandbox.NewGroup(sandbox.Limits{Memory: langserver.DefaultMemoryTotal})
-		if err != nil {
-			group = nil // each server keeps its own bound; the Manager counts the total
-		}
+		// Made at the first start, not here: making it probes the sandbox,
+		// which initialize must not wait for.
+		group := sync.OnceValue(func() *sandbox.Group {
+			g, err := sandbox.NewGroup(sandbox.Limits{Memory: langserver.DefaultMemoryTotal})
+			if err != nil {
+				return nil // each server keeps its own bound; the Manager counts the total
+			}
+			return g
+		})
 		start = sandboxStarter(dir, group)
 	}
 	return langserver.NewManager(langserver.Options{Start: start})

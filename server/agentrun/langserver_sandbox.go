@@ -21,7 +21,7 @@ import (
 // staged), a cache of its own under dir kept for its next start, the
 // commands' allowlisted environment, its memory bound, and the group
 // that bounds all the process's servers together.
-func sandboxStarter(dir string, group *sandbox.Group) langserver.Starter {
+func sandboxStarter(dir string, group func() *sandbox.Group) langserver.Starter {
 	return func(ctx context.Context, c langserver.Command) (langserver.Process, error) {
 		view, cleanup, err := serverView(c.Root)
 		if err != nil {
@@ -33,7 +33,7 @@ func sandboxStarter(dir string, group *sandbox.Group) langserver.Starter {
 			return nil, err
 		}
 		p, err := sandbox.Start(ctx, sandbox.Spec{Argv: c.Argv, View: view, Cache: cache, Env: os.Environ(),
-			Limits: sandbox.Limits{Memory: c.Memory}, Group: group})
+			Limits: sandbox.Limits{Memory: c.Memory}, Group: group()})
 		if err != nil {
 			cleanup()
 			return nil, err
