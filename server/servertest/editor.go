@@ -112,12 +112,13 @@ type Editor struct {
 	BeforeApply func()
 }
 
-// Forget drops the logs, messages and progress received so far, for a
-// benchmark that measures the memory of the server beside this editor.
+// Forget drops the logs, messages, progress and shown documents received
+// so far, for a benchmark that measures the memory of the server beside
+// this editor.
 func (e *Editor) Forget() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.logs, e.messages, e.progress = nil, nil, nil
+	e.logs, e.messages, e.progress, e.shownLast, e.shown = nil, nil, nil, nil, nil
 }
 
 // ProgressEvent is one $/progress value.
