@@ -23,7 +23,7 @@ import (
 // that bounds all the process's servers together.
 func sandboxStarter(dir string, group *sandbox.Group) langserver.Starter {
 	return func(ctx context.Context, c langserver.Command) (langserver.Process, error) {
-		view, cleanup, err := serverView(c.Root)
+		view, cleanup, err := serverView(c)
 		if err != nil {
 			return nil, err
 		}
@@ -43,11 +43,16 @@ func sandboxStarter(dir string, group *sandbox.Group) langserver.Starter {
 	}
 }
 
-// serverView is what a server of root reads: at level full, where the
-// workspace can be overlaid, an overlay with an empty staged layer;
-// elsewhere the workspace itself (read-only under Landlock). Either way
-// the server sees it at root, which its URIs name.
-func serverView(root string) (sandbox.View, func(), error) {
+// serverView is what server c reads: the run's staged view for a
+// run-private one (c.View, the run's to remove); else at level full,
+// where the workspace can be overlaid, an overlay with an empty staged
+// layer; elsewhere the workspace itself (read-only under Landlock).
+// Either way the server sees it at root, which its URIs name.
+func serverView(c langserver.Command) (sandbox.View, func(), error) {
+	if c.View != nil {
+		return *c.View, func() {}, nil
+	}
+	root := c.Root
 	caps := tools.SandboxLevel()
 	if caps.Level != sandbox.Full || caps.Mounts != "overlay" {
 		return sandbox.View{Root: root}, func() {}, nil

@@ -10,7 +10,11 @@
 //   - a server sees the run's view — staged text, else the editor's buffer,
 //     else disk — as open documents with rising versions, never through
 //     disk; nothing here writes a file, and a server's workspace/applyEdit
-//     is staged into the run's changeset, never applied;
+//     is staged into the run's changeset, never applied; a run that
+//     stages a build file (go.mod, package.json …), which servers read
+//     from disk only, gets an instance of its own on the view its commands
+//     see (the workspace with the staged files, tools.Commands.StagedView),
+//     stopped at the run's end while the shared one serves the others;
 //   - a diagnostic is used only for the version it was computed on (a pull,
 //     or a push carrying that version); otherwise the answer is "not known
 //     yet", never a stale error;

@@ -34,27 +34,6 @@ func (s *Session) AfterEdit(ctx context.Context, abs, before string) Report {
 	return r
 }
 
-// AfterBuildFileEdit notes that the run staged a build file (go.mod,
-// package.json …): servers read those from disk (gopls took neither a
-// staged module path nor go version from an open go.mod), so the server
-// sees the change once the user applies it, and is restarted after the
-// run to read it then.
-func (s *Session) AfterBuildFileEdit(ctx context.Context, abs string) Report {
-	var r Report
-	for _, cfg := range s.servers.ForBuildFile(abs) {
-		u, _, err := s.serverOf(ctx, []ServerConfig{cfg}, "", abs)
-		if err != nil {
-			r.Notes = append(r.Notes, nonEmpty(s.unavailable(abs, err))...)
-			continue
-		}
-		unlock := u.c.Use()
-		u.restart = true
-		unlock()
-		r.Notes = append(r.Notes, fmt.Sprintf("Language server: %s reads %s from disk: its diagnostics do not reflect this change until the user applies it.", cfg.Name, s.rel(abs)))
-	}
-	return r
-}
-
 func nonEmpty(s string) []string {
 	if s == "" {
 		return nil

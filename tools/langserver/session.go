@@ -30,6 +30,9 @@ type Session struct {
 	// below level full); denied servers are not asked for again.
 	approve func(context.Context, Command) error
 	denied  map[string]error
+	// restartAfter are the shared servers a run-private one replaced:
+	// restarted at Close, to read the build files the user may apply.
+	restartAfter map[serverKey]ServerConfig
 }
 
 // AskBeforeStarting makes the session ask approve before it starts a
@@ -47,13 +50,14 @@ type serverUse struct {
 	cfg      ServerConfig
 	release  func()
 	restart  bool // a build file was staged: restart it after the run
+	private  bool // started for this run on its staged view (Private); release stops it
 	opened   map[string]bool
 	language map[string]string // by path: the LSP language id each was opened with
 }
 
 // NewSession starts a run's use of m over view with the servers in force.
 func NewSession(m *Manager, view *tools.Workspace, servers Servers) *Session {
-	return &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}, denied: map[string]error{}}
+	return &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}, denied: map[string]error{}, restartAfter: map[serverKey]ServerConfig{}}
 }
 
 // Close gives the documents back (didClose: the server reads disk again)
@@ -61,20 +65,31 @@ func NewSession(m *Manager, view *tools.Workspace, servers Servers) *Session {
 // restarted, so the next run starts it on what it then sees.
 func (s *Session) Close() {
 	s.mu.Lock()
-	used := s.used
-	s.used = map[serverKey]*serverUse{}
+	used, restart := s.used, s.restartAfter
+	s.used, s.restartAfter = map[serverKey]*serverUse{}, map[serverKey]ServerConfig{}
 	s.mu.Unlock()
 	for k, u := range used {
-		unlock := u.c.Use()
-		u.c.OnApplyEdit(nil)
+		s.giveBack(k, u)
+	}
+	for k, cfg := range restart {
+		s.m.Restart(cfg, k.root)
+	}
+}
+
+// giveBack closes u's documents and releases it; a shared server whose
+// build files the run staged is restarted.
+func (s *Session) giveBack(k serverKey, u *serverUse) {
+	unlock := u.c.Use()
+	u.c.OnApplyEdit(nil)
+	if !u.private {
 		for p := range u.opened {
 			_ = u.c.CloseDocument(context.Background(), p)
 		}
-		unlock()
-		u.release()
-		if u.restart {
-			s.m.Restart(u.cfg, k.root)
-		}
+	}
+	unlock()
+	u.release()
+	if u.restart && !u.private {
+		s.m.Restart(u.cfg, k.root)
 	}
 }
 
@@ -162,14 +177,7 @@ func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs s
 			whys = append(whys, err.Error())
 			continue
 		}
-		u = &serverUse{c: c, cfg: cfg, release: release, opened: map[string]bool{}, language: map[string]string{}}
-		c.OnApplyEdit(func(e WorkspaceEdit) (bool, string) {
-			// A server's own edit (a command's) is staged like the run's.
-			if _, err := s.stageEdit(u, e); err != nil {
-				return false, err.Error()
-			}
-			return true, ""
-		})
+		u = s.newUse(c, cfg, release)
 		s.mu.Lock()
 		if prev, ok := s.used[k]; ok { // acquired twice at once
 			s.mu.Unlock()
@@ -181,6 +189,19 @@ func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs s
 		return u, lang, nil
 	}
 	return nil, lang, errors.New(strings.Join(whys, "; "))
+}
+
+// newUse is the session's use of c, released by release.
+func (s *Session) newUse(c *Client, cfg ServerConfig, release func()) *serverUse {
+	u := &serverUse{c: c, cfg: cfg, release: release, opened: map[string]bool{}, language: map[string]string{}}
+	c.OnApplyEdit(func(e WorkspaceEdit) (bool, string) {
+		// A server's own edit (a command's) is staged like the run's.
+		if _, err := s.stageEdit(u, e); err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	})
+	return u
 }
 
 // errNoServer: no server is configured for the file's language.

@@ -36,6 +36,9 @@ func (p *process) Pid() int              { return p.cmd.Process.Pid }
 // to the test's environment. Tests only.
 func Exec(env ...string) langserver.Starter {
 	return func(ctx context.Context, c langserver.Command) (langserver.Process, error) {
+		if c.View != nil {
+			return nil, errors.New("a plain process reads the workspace, not the run's staged view")
+		}
 		cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 		cmd.Dir = c.Root
 		cmd.Env = append(os.Environ(), env...)

@@ -1,0 +1,73 @@
+package agentrun_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
+	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/toolstest"
+)
+
+// sandboxedServer is the product's Manager (servers in the sandbox) with
+// the test's server name on PATH.
+func sandboxedServer(t *testing.T, name string) *langserver.Manager {
+	t.Helper()
+	bin := toolstest.LanguageServer(t, name)
+	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	servers := agentrun.NewLanguageServers(os.Getenv)
+	t.Cleanup(servers.Close)
+	return servers
+}
+
+// TestAStagedGoModIsSeenByTheRun: the model stages a go.mod whose go
+// version is below what a file it edited uses: gopls, started again for
+// the run on its staged view through the sandbox, says so, where the
+// shared one, reading the workspace's go.mod, saw no error. Disk is
+// untouched, and the run-end check judges on the same view.
+func TestAStagedGoModIsSeenByTheRun(t *testing.T) {
+	servers := sandboxedServer(t, "gopls")
+	files := map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a/a.go": "package a\n\n// Sum adds 0 to 2.\nfunc Sum() int {\n\ts := 0\n\tfor i := range 3 {\n\t\ts += i\n\t}\n\treturn s\n}\n",
+	}
+	p := llmtest.NewScripted(
+		llmtest.Turn{Calls: []llmtest.Call{
+			call("edit_file", editArgs("a/a.go", "// Sum adds 0 to 2.", "// Sum adds 0, 1 and 2."))}},
+		llmtest.Turn{Calls: []llmtest.Call{
+			call("edit_file", editArgs("go.mod", "go 1.22", "go 1.21"))}},
+		llmtest.Turn{Text: "go 1.21."},
+		llmtest.Turn{Text: "left as is."})
+	r := request(t, files, p)
+	r.LSP = servers
+	r.Approver = &allowAll{}
+	out, err := agentrun.Do(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := p.Requests()
+	if got := toolResult(reqs, 0); !strings.Contains(got, "no new errors") {
+		t.Errorf("the edit under the workspace's go.mod:\n%s", got)
+	}
+	got := toolResult(reqs, 1)
+	t.Logf("the go.mod's result:\n%s", got)
+	for _, want := range []string{"gopls restarted for this run on a view holding your staged go.mod", "a/a.go:6:", "requires go1.22 or later"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the go.mod's result misses %q (sandbox at level %s):\n%s", want, tools.SandboxLevel(), got)
+		}
+	}
+	if !strings.Contains(out.Check, "a/a.go:6:") {
+		t.Errorf("the run-end check: %q", out.Check)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(r.View.Root(), "go.mod")); string(disk) != files["go.mod"] {
+		t.Errorf("go.mod changed on disk: %q", disk)
+	}
+	if n := servers.Running(); n != 0 {
+		t.Errorf("after the run, %d shared servers run (the shared one is restarted to read go.mod, the run's own stopped)", n)
+	}
+}

@@ -1,0 +1,80 @@
+package langserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// A server reads its build files from disk (gopls took neither a staged
+// module path nor a replace from an open go.mod), and some servers see a
+// new directory only there. So when a run stages such a file, the server
+// is started again for this run alone, on the view its commands see: the
+// workspace with the run's staged files (and the editor's unsaved
+// buffers), never the user's files. The shared server stays for the other
+// runs; this one is stopped at Close.
+
+// AfterBuildFileEdit starts abs's servers again for this run on its staged
+// view (the run staged a build file: go.mod, package.json …) and reports
+// the new errors of the files the run tracked, as they stand there. Where
+// that cannot be, the model is told the server does not see the change.
+func (s *Session) AfterBuildFileEdit(ctx context.Context, abs string) Report {
+	var r Report
+	for _, cfg := range s.servers.ForBuildFile(abs) {
+		root := cfg.ProjectRoot(abs, s.workspaceRoot(abs))
+		s.mu.Lock()
+		s.restartAfter[serverKey{cfg.Name, root}] = cfg // to read the file once the user applies it
+		s.mu.Unlock()
+		one, err := s.onStagedView(ctx, cfg, root, fmt.Sprintf("Language server: %s restarted for this run on a view holding your staged %s.", cfg.Name, s.rel(abs)))
+		if err != nil {
+			r.Notes = append(r.Notes, fmt.Sprintf("Language server: %s reads %s from disk and could not be restarted on your staged files (%v): its diagnostics do not reflect this change until the user applies it.", cfg.Name, s.rel(abs), err))
+			continue
+		}
+		r.merge(one)
+	}
+	return r
+}
+
+// onStagedView replaces the session's server cfg of root with one started
+// on the run's staged view, says so with note, and judges the files the
+// run tracked on it.
+func (s *Session) onStagedView(ctx context.Context, cfg ServerConfig, root, note string) (Report, error) {
+	view, err := s.view.StagedView(ctx, root)
+	if err != nil {
+		return Report{}, err
+	}
+	if view.Copy != "" {
+		// The server would name the copy's files, not the workspace's.
+		return Report{}, errors.New("below the sandbox's level full the run's view is a copy elsewhere, which the server would name instead of the workspace")
+	}
+	s.mu.Lock()
+	approve := s.approve
+	s.mu.Unlock()
+	c, stop, err := s.m.Private(ctx, cfg, root, view, approve)
+	if err != nil {
+		return Report{}, err
+	}
+	u := s.newUse(c, cfg, stop)
+	u.private = true
+	k := serverKey{cfg.Name, root}
+	s.mu.Lock()
+	prev := s.used[k]
+	s.used[k] = u
+	s.mu.Unlock()
+	if prev != nil {
+		prev.restart = false
+		s.giveBack(k, prev)
+	}
+	unlock := u.c.Use()
+	defer unlock()
+	lang := ""
+	if len(cfg.Languages) > 0 {
+		lang = cfg.Languages[0]
+	}
+	r, err := s.judge(ctx, u, lang, s.trackedFor(u))
+	if err != nil {
+		return Report{}, err
+	}
+	r.Notes = append([]string{note}, r.Notes...)
+	return r, nil
+}
