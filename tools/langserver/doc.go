@@ -9,7 +9,8 @@
 // Invariants:
 //   - a server sees the run's view — staged text, else the editor's buffer,
 //     else disk — as open documents with rising versions, never through
-//     disk; nothing here writes a file, and a server's workspace/applyEdit
+//     disk; the editor's changes of a document it has open are sent as
+//     they happen (follow.go); nothing here writes a file, and a server's workspace/applyEdit
 //     is staged into the run's changeset, never applied; a run that
 //     stages a build file (go.mod, package.json …), which servers read
 //     from disk only, gets an instance of its own on the view its commands

@@ -33,6 +33,8 @@ type Session struct {
 	// restartAfter are the shared servers a run-private one replaced:
 	// restarted at Close, to read the build files the user may apply.
 	restartAfter map[serverKey]ServerConfig
+
+	follower *bufferFollower // nil: the view's overlay says nothing of buffer changes
 }
 
 // AskBeforeStarting makes the session ask approve before it starts a
@@ -56,14 +58,19 @@ type serverUse struct {
 }
 
 // NewSession starts a run's use of m over view with the servers in force.
+// The editor's changes of the documents it has open on a server are sent
+// as they happen (followBuffers).
 func NewSession(m *Manager, view *tools.Workspace, servers Servers) *Session {
-	return &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}, denied: map[string]error{}, restartAfter: map[serverKey]ServerConfig{}}
+	s := &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}, denied: map[string]error{}, restartAfter: map[serverKey]ServerConfig{}}
+	s.followBuffers()
+	return s
 }
 
 // Close gives the documents back (didClose: the server reads disk again)
 // and releases the servers; a server whose build files the run staged is
 // restarted, so the next run starts it on what it then sees.
 func (s *Session) Close() {
+	s.stopFollowing()
 	s.mu.Lock()
 	used, restart := s.used, s.restartAfter
 	s.used, s.restartAfter = map[serverKey]*serverUse{}, map[serverKey]ServerConfig{}
