@@ -11,6 +11,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
@@ -69,5 +70,44 @@ func TestAStagedGoModIsSeenByTheRun(t *testing.T) {
 	}
 	if n := servers.Running(); n != 0 {
 		t.Errorf("after the run, %d shared servers run (the shared one is restarted to read go.mod, the run's own stopped)", n)
+	}
+}
+
+// TestClangdInTheSandbox: a C run through the product's sandbox: the
+// model adds a parameter to a function declared in a header; the edit's
+// result names the caller in another file that now passes too few
+// arguments, and the definition that conflicts. Disk is untouched.
+func TestClangdInTheSandbox(t *testing.T) {
+	servers := sandboxedServer(t, "clangd")
+	p := llmtest.NewScripted(
+		llmtest.Turn{Calls: []llmtest.Call{call("edit_file", editArgs("mathx.h", "int add(int x, int y);", "int add(int x, int y, int z);"))}},
+		llmtest.Turn{Text: "add takes a third operand."},
+		llmtest.Turn{Text: "the callers are left to you"}) // after the run-end check's note
+	files := map[string]string{
+		"compile_commands.json": `[{"directory": "{root}", "file": "mathx.c", "arguments": ["cc", "-std=c11", "-c", "mathx.c"]},` +
+			` {"directory": "{root}", "file": "main.c", "arguments": ["cc", "-std=c11", "-c", "main.c"]}]` + "\n",
+		"mathx.h": "#ifndef MATHX_H\n#define MATHX_H\n\nint add(int x, int y);\n\n#endif\n",
+		"mathx.c": "#include \"mathx.h\"\n\nint add(int x, int y) { return x + y; }\n",
+		"main.c":  "#include \"mathx.h\"\n\nint two(void) { return add(1, 1); }\n",
+	}
+	r := requestIn(t, langservertest.WriteProject(t, files), p)
+	r.LSP = servers
+	r.Approver = &allowAll{}
+	out, err := agentrun.Do(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := toolResult(p.Requests(), 0)
+	t.Logf("the edit's result:\n%s", got)
+	for _, want := range []string{"main.c:3:", "Too few arguments to function call, expected 3, have 2", "mathx.c:3:"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the edit's result misses %q (sandbox at level %s):\n%s", want, tools.SandboxLevel(), got)
+		}
+	}
+	if !strings.Contains(out.Check, "2 new error(s) in 2 file(s)") {
+		t.Errorf("the reviewer's check: %q", out.Check)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(r.View.Root(), "mathx.h")); string(disk) != files["mathx.h"] {
+		t.Errorf("mathx.h changed on disk: %q", disk)
 	}
 }

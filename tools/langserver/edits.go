@@ -66,6 +66,9 @@ func (s *Session) affected(ctx context.Context, u *serverUse, lang, abs, before 
 	if err != nil {
 		return nil, nil // no outline: the file alone is checked
 	}
+	// References need the project indexed; a server has begun what the
+	// open document started by the time it answered about it.
+	u.c.Settle(ctx)
 	var out []string
 	asked := 0
 	for _, sym := range syms {

@@ -365,7 +365,7 @@ func (m *Manager) start(ctx context.Context, cfg ServerConfig, root string, view
 	}
 	ctx, cancel := context.WithTimeout(m.ctx, m.timeout())
 	defer cancel()
-	return Start(ctx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics})
+	return Start(ctx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics, ClangdRebuild: cfg.ClangdRebuild})
 }
 
 func (m *Manager) timeout() time.Duration {

@@ -103,6 +103,24 @@ func Off(context.Context, langserver.Command) (langserver.Process, error) {
 	return nil, errors.New("language servers are off in this test unless it starts one")
 }
 
+// WriteProject writes files as toolstest.WriteTree does, with {root} in
+// their text standing for the folder they are written to (a
+// compile_commands.json names it), and returns that folder.
+func WriteProject(t testing.TB, files map[string]string) string {
+	t.Helper()
+	root := toolstest.WriteTree(t, nil)
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.ReplaceAll(text, "{root}", root)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
 // GoModule is a module whose a.Add is called from two other packages, with
 // an error in c from before any run (never the agent's).
 var GoModule = map[string]string{
