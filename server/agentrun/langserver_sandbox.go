@@ -39,6 +39,11 @@ func sandboxStarter(dir string, group *sandbox.Group) langserver.Starter {
 			return nil, err
 		}
 		go func() { <-p.Exited(); cleanup() }()
+		if p.Dir() != view.Root {
+			// A run-private server below level full runs in the commands'
+			// copy: its URIs name the copy, the client's the workspace.
+			return langserver.MapPaths(sandboxProcess{p}, view.Root, p.Dir()), nil
+		}
 		return sandboxProcess{p}, nil
 	}
 }

@@ -2,7 +2,6 @@ package langserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
 
@@ -42,10 +41,6 @@ func (s *Session) onStagedView(ctx context.Context, cfg ServerConfig, root, note
 	view, err := s.view.StagedView(ctx, root)
 	if err != nil {
 		return Report{}, err
-	}
-	if view.Copy != "" {
-		// The server would name the copy's files, not the workspace's.
-		return Report{}, errors.New("below the sandbox's level full the run's view is a copy elsewhere, which the server would name instead of the workspace")
 	}
 	s.mu.Lock()
 	approve := s.approve
