@@ -3,6 +3,7 @@ package langserver
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -16,6 +17,15 @@ func (s *Session) AfterEdit(ctx context.Context, abs, before string) Report {
 	u, lang, err := s.server(ctx, abs)
 	if err != nil {
 		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
+	}
+	if s.inNewDir(u, abs) {
+		s.track(abs)
+		root := u.cfg.ProjectRoot(abs, s.workspaceRoot(abs))
+		r, err := s.onStagedView(ctx, u.cfg, root, fmt.Sprintf("Language server: %s restarted for this run on a view holding your new folder %s.", u.cfg.Name, s.rel(filepath.Dir(abs))))
+		if err == nil {
+			return r
+		}
+		// Judged as an open document, which the server may see late.
 	}
 	unlock := u.c.Use()
 	defer unlock()

@@ -2,7 +2,11 @@ package langserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 )
 
 // A server reads its build files from disk (gopls took neither a staged
@@ -34,6 +38,22 @@ func (s *Session) AfterBuildFileEdit(ctx context.Context, abs string) Report {
 	return r
 }
 
+// inNewDir says whether abs, which the run created, is in a folder u's
+// server has not seen on disk, where the server needs it (gopls, given a
+// new package's file as an open document only, said nothing of its errors
+// in 3 runs of 10).
+func (s *Session) inNewDir(u *serverUse, abs string) bool {
+	if !u.cfg.NewDirsOnDisk {
+		return false
+	}
+	dir := filepath.Dir(abs)
+	if u.dirs[dir] {
+		return false
+	}
+	_, err := os.Lstat(dir)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
 // onStagedView replaces the session's server cfg of root with one started
 // on the run's staged view, says so with note, and judges the files the
 // run tracked on it.
@@ -51,10 +71,17 @@ func (s *Session) onStagedView(ctx context.Context, cfg ServerConfig, root, note
 	}
 	u := s.newUse(c, cfg, stop)
 	u.private = true
+	u.dirs = map[string]bool{}
+	for _, c := range s.view.Changes() {
+		u.dirs[filepath.Dir(c.AbsPath)] = true
+	}
 	k := serverKey{cfg.Name, root}
 	s.mu.Lock()
 	prev := s.used[k]
 	s.used[k] = u
+	if prev != nil && prev.restart && !prev.private {
+		s.restartAfter[k] = cfg
+	}
 	s.mu.Unlock()
 	if prev != nil {
 		prev.restart = false

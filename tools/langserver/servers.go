@@ -32,6 +32,9 @@ type ServerConfig struct {
 	// TSServerDiagnostics: typescript-language-server's pushes carry no
 	// version, so its tsserver is asked instead (ClientOptions).
 	TSServerDiagnostics bool
+	// NewDirsOnDisk: a file the run creates in a new folder is seen only
+	// on a view holding it (AfterEdit starts the run's own server there).
+	NewDirsOnDisk bool
 	// ClangdRebuild: a new version of a document's same text asks clangd
 	// to rebuild it (ClientOptions).
 	ClangdRebuild bool
@@ -46,7 +49,7 @@ func KnownServers() []ServerConfig {
 	pyMarkers := []string{"pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"}
 	return []ServerConfig{
 		{Name: "gopls", Command: "gopls", Languages: []string{"go"}, Extensions: map[string]string{".go": "go"},
-			RootMarkers: []string{"go.work", "go.mod"}, BuildFiles: []string{"go.mod", "go.sum", "go.work"},
+			RootMarkers: []string{"go.work", "go.mod"}, BuildFiles: []string{"go.mod", "go.sum", "go.work"}, NewDirsOnDisk: true,
 			// Every file's diagnostics at once: by default the packages
 			// that import a changed one are diagnosed a second later.
 			InitializationOptions: map[string]any{"diagnosticsDelay": "0s"},

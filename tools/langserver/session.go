@@ -51,8 +51,9 @@ type serverUse struct {
 	c        *Client
 	cfg      ServerConfig
 	release  func()
-	restart  bool // a build file was staged: restart it after the run
-	private  bool // started for this run on its staged view (Private); release stops it
+	restart  bool            // a build file was staged: restart it after the run
+	private  bool            // started for this run on its staged view (Private); release stops it
+	dirs     map[string]bool // of a private one: the folders of the run's files its view holds
 	opened   map[string]bool
 	language map[string]string // by path: the LSP language id each was opened with
 }
