@@ -90,6 +90,9 @@ func (s *Session) resync(abs string) {
 	}
 	s.mu.Unlock()
 	for _, u := range uses {
+		if _, open := u.c.Text(abs); !open {
+			continue // not the run's: no wait on the run's operation under way
+		}
 		unlock := u.c.Use()
 		if _, open := u.c.Text(abs); open {
 			if text, ok := s.text(abs); ok {
