@@ -17,7 +17,7 @@ import (
 
 // sandboxedServer is the product's Manager (servers in the sandbox) with
 // the test's server name on PATH.
-func sandboxedServer(t *testing.T, name string) *langserver.Manager {
+func sandboxedServer(t testing.TB, name string) *langserver.Manager {
 	t.Helper()
 	bin := toolstest.LanguageServer(t, name)
 	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
