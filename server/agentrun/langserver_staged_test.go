@@ -134,7 +134,7 @@ func TestANewPackageIsSeenByTheRun(t *testing.T) {
 	}
 	got := toolResult(p.Requests(), 1)
 	t.Logf("the write's result:\n%s", got)
-	for _, want := range []string{"gopls restarted for this run on a view holding your new folder n", "n/n.go:6:", "not enough arguments in call to a.Add"} {
+	for _, want := range []string{"gopls started for this run on a view holding your new folder n", "n/n.go:6:", "not enough arguments in call to a.Add"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the write's result misses %q (sandbox at level %s):\n%s", want, tools.SandboxLevel(), got)
 		}

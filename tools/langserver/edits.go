@@ -14,18 +14,17 @@ import (
 // them too), and in the files earlier edits brought in. "" when abs has no
 // server, or its server was already said to be unavailable.
 func (s *Session) AfterEdit(ctx context.Context, abs, before string) Report {
-	u, lang, err := s.server(ctx, abs)
-	if err != nil {
-		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
-	}
-	if s.inNewDir(u, abs) {
+	if cfg, root, ok := s.inNewDir(abs); ok {
 		s.track(abs)
-		root := u.cfg.ProjectRoot(abs, s.workspaceRoot(abs))
-		r, err := s.onStagedView(ctx, u.cfg, root, fmt.Sprintf("Language server: %s restarted for this run on a view holding your new folder %s.", u.cfg.Name, s.rel(filepath.Dir(abs))))
+		r, err := s.onStagedView(ctx, cfg, root, fmt.Sprintf("Language server: %s started for this run on a view holding your new folder %s.", cfg.Name, s.rel(filepath.Dir(abs))))
 		if err == nil {
 			return r
 		}
 		// Judged as an open document, which the server may see late.
+	}
+	u, lang, err := s.server(ctx, abs)
+	if err != nil {
+		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
 	}
 	unlock := u.c.Use()
 	defer unlock()

@@ -38,20 +38,27 @@ func (s *Session) AfterBuildFileEdit(ctx context.Context, abs string) Report {
 	return r
 }
 
-// inNewDir says whether abs, which the run created, is in a folder u's
-// server has not seen on disk, where the server needs it (gopls, given a
-// new package's file as an open document only, said nothing of its errors
-// in 3 runs of 10).
-func (s *Session) inNewDir(u *serverUse, abs string) bool {
-	if !u.cfg.NewDirsOnDisk {
-		return false
+// inNewDir says whether abs, which the run created, is in a folder its
+// server (the first of its language, cfg for root) has not seen on disk
+// and needs to (gopls, given a new package's file as an open document
+// only, said nothing of its errors in 3 runs of 10): not on disk, nor in
+// the view of the run's own server.
+func (s *Session) inNewDir(abs string) (cfg ServerConfig, root string, ok bool) {
+	cfgs, _ := s.servers.For(abs)
+	cfgs = s.inProject(cfgs, abs)
+	if len(cfgs) == 0 || !cfgs[0].NewDirsOnDisk {
+		return ServerConfig{}, "", false
 	}
-	dir := filepath.Dir(abs)
-	if u.dirs[dir] {
-		return false
+	cfg, dir := cfgs[0], filepath.Dir(abs)
+	root = cfg.ProjectRoot(abs, s.workspaceRoot(abs))
+	s.mu.Lock()
+	u := s.used[serverKey{cfg.Name, root}]
+	s.mu.Unlock()
+	if u != nil && u.dirs[dir] {
+		return ServerConfig{}, "", false
 	}
 	_, err := os.Lstat(dir)
-	return errors.Is(err, fs.ErrNotExist)
+	return cfg, root, errors.Is(err, fs.ErrNotExist)
 }
 
 // onStagedView replaces the session's server cfg of root with one started
@@ -63,9 +70,18 @@ func (s *Session) onStagedView(ctx context.Context, cfg ServerConfig, root, note
 		return Report{}, err
 	}
 	s.mu.Lock()
-	approve := s.approve
+	approve, denied := s.approve, s.denied[cfg.Name]
 	s.mu.Unlock()
+	if denied != nil {
+		return Report{}, denied
+	}
 	c, stop, err := s.m.Private(ctx, cfg, root, view, approve)
+	var refused *NotApprovedError
+	if errors.As(err, &refused) {
+		s.mu.Lock()
+		s.denied[cfg.Name] = err
+		s.mu.Unlock()
+	}
 	if err != nil {
 		return Report{}, err
 	}
