@@ -73,6 +73,52 @@ func TestAStagedGoModIsSeenByTheRun(t *testing.T) {
 	}
 }
 
+// TestAGoModStagedFirstIsSeenByTheRun: the go.mod is staged before the
+// run used gopls; its first edit of a Go file starts gopls on the staged
+// view, and the error the go.mod makes there is new: what was broken
+// before the run is asked of the shared gopls, on the workspace.
+func TestAGoModStagedFirstIsSeenByTheRun(t *testing.T) {
+	servers := sandboxedServer(t, "gopls")
+	files := map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a/a.go": "package a\n\n// Sum adds 0 to 2.\nfunc Sum() int {\n\ts := 0\n\tfor i := range 3 {\n\t\ts += i\n\t}\n\treturn s\n}\n",
+	}
+	p := llmtest.NewScripted(
+		llmtest.Turn{Calls: []llmtest.Call{
+			call("edit_file", editArgs("go.mod", "go 1.22", "go 1.21"))}},
+		llmtest.Turn{Calls: []llmtest.Call{
+			call("edit_file", editArgs("a/a.go", "// Sum adds 0 to 2.", "// Sum adds 0, 1 and 2."))}},
+		llmtest.Turn{Text: "go 1.21."},
+		llmtest.Turn{Text: "left as is."})
+	r := request(t, files, p)
+	r.LSP = servers
+	r.Approver = &allowAll{}
+	out, err := agentrun.Do(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := p.Requests()
+	if got := toolResult(reqs, 0); strings.Contains(got, "Language server") {
+		t.Errorf("the go.mod's result, before any Go file was judged:\n%s", got)
+	}
+	got := toolResult(reqs, 1)
+	t.Logf("the edit's result:\n%s", got)
+	for _, want := range []string{"a/a.go:6:", "requires go1.22 or later"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the edit's result misses %q (sandbox at level %s):\n%s", want, tools.SandboxLevel(), got)
+		}
+	}
+	if !strings.Contains(out.Check, "a/a.go:6:") {
+		t.Errorf("the run-end check: %q", out.Check)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(r.View.Root(), "go.mod")); string(disk) != files["go.mod"] {
+		t.Errorf("go.mod changed on disk: %q", disk)
+	}
+	if n := servers.Running(); n != 0 {
+		t.Errorf("after the run, %d shared servers run (the shared one is restarted to read go.mod, the run's own stopped)", n)
+	}
+}
+
 // TestClangdInTheSandbox: a C run through the product's sandbox: the
 // model adds a parameter to a function declared in a header; the edit's
 // result names the caller in another file that now passes too few

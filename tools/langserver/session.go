@@ -33,6 +33,9 @@ type Session struct {
 	// restartAfter are the shared servers a run-private one replaced:
 	// restarted at Close, to read the build files the user may apply.
 	restartAfter map[serverKey]ServerConfig
+	// wantStaged are the servers the run staged a build file of before it
+	// used them: started on its staged view when first needed.
+	wantStaged map[serverKey]bool
 
 	follower *bufferFollower // nil: the view's overlay says nothing of buffer changes
 }
@@ -62,7 +65,7 @@ type serverUse struct {
 // The editor's changes of the documents it has open on a server are sent
 // as they happen (followBuffers).
 func NewSession(m *Manager, view *tools.Workspace, servers Servers) *Session {
-	s := &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}, denied: map[string]error{}, restartAfter: map[serverKey]ServerConfig{}}
+	s := &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}, denied: map[string]error{}, restartAfter: map[serverKey]ServerConfig{}, wantStaged: map[serverKey]bool{}}
 	s.followBuffers()
 	return s
 }
@@ -165,7 +168,7 @@ func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs s
 		k := serverKey{cfg.Name, cfg.ProjectRoot(abs, s.workspaceRoot(abs))}
 		s.mu.Lock()
 		u, ok := s.used[k]
-		approve, denied := s.approve, s.denied[cfg.Name]
+		approve, denied, staged := s.approve, s.denied[cfg.Name], s.wantStaged[k]
 		s.mu.Unlock()
 		if ok {
 			return u, lang, nil
@@ -173,6 +176,16 @@ func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs s
 		if denied != nil {
 			whys = append(whys, denied.Error())
 			continue
+		}
+		if staged {
+			u, err := s.startOnStagedView(ctx, cfg, k.root)
+			if err == nil {
+				return u, lang, nil
+			}
+			s.m.opts.Logger.Warn("a language server could not start on the run's staged view: the shared one serves the run", "server", cfg.Name, "error", err)
+			s.mu.Lock()
+			delete(s.wantStaged, k)
+			s.mu.Unlock()
 		}
 		c, release, err := s.m.Client(ctx, cfg, k.root, approve)
 		var refused *NotApprovedError
