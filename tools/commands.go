@@ -68,6 +68,27 @@ func (c *Commands) SetSandbox(o SandboxOptions) {
 // first command run in f, then kept in step) and the run's cache. unsaved
 // lists the buffers whose unsaved text the view holds.
 func (c *Commands) commandSpec(ctx context.Context, command string, f *folder, timeout time.Duration) (spec sandbox.Spec, unsaved []string, err error) {
+	v, unsaved, err := c.viewOf(ctx, f)
+	if err != nil {
+		return sandbox.Spec{}, nil, err
+	}
+	c.mu.Lock()
+	opts := c.opts
+	c.mu.Unlock()
+	cache := v.cache()
+	if opts.Cache != "" {
+		cache = opts.Cache
+		if err := os.MkdirAll(cache, 0o700); err != nil {
+			return sandbox.Spec{}, nil, err
+		}
+	}
+	return specIn(command, f, opts, v.view(), cache, timeout), unsaved, nil
+}
+
+// viewOf is root f's view, made at its first use and brought in step with
+// the staged changes and the unsaved buffers now; unsaved lists the
+// buffers it holds.
+func (c *Commands) viewOf(ctx context.Context, f *folder) (v commandView, unsaved []string, err error) {
 	changes := c.changeset.Changes()
 	buffers := c.view.unsavedBuffers(changes)
 	for _, b := range buffers {
@@ -78,13 +99,13 @@ func (c *Commands) commandSpec(ctx context.Context, command string, f *folder, t
 	changes = f.inView(append(changes, buffers...))
 	caps := sandbox.Probe()
 	c.mu.Lock()
-	v, opts := c.views[f], c.opts
+	v = c.views[f]
 	c.mu.Unlock()
 	if v == nil {
 		sandbox.SweepStale()
 		made, err := c.newView(ctx, caps, f, changes)
 		if err != nil {
-			return sandbox.Spec{}, nil, err
+			return nil, nil, err
 		}
 		c.mu.Lock()
 		if c.views[f] == nil {
@@ -96,16 +117,30 @@ func (c *Commands) commandSpec(ctx context.Context, command string, f *folder, t
 		c.mu.Unlock()
 	}
 	if err := v.Sync(changes); err != nil {
-		return sandbox.Spec{}, nil, err
+		return nil, nil, err
 	}
-	cache := v.cache()
-	if opts.Cache != "" {
-		cache = opts.Cache
-		if err := os.MkdirAll(cache, 0o700); err != nil {
-			return sandbox.Spec{}, nil, err
-		}
+	return v, unsaved, nil
+}
+
+// StagedView is what the run's commands see of the root holding abs,
+// brought in step with the staged changes and the unsaved buffers now: the
+// view a run-private language server reads when the run staged a file
+// that acts on the build (sandbox.Start takes it). At level full it is the
+// overlay's lower layers only (the workspace and the staged layer, which
+// the host alone writes), below full the commands' copy. It lasts until
+// Close; a later staged change reaches it at the next StagedView or
+// command.
+func (c *Commands) StagedView(ctx context.Context, abs string) (sandbox.View, error) {
+	f := c.roots.folderOf(abs)
+	if f == nil {
+		return sandbox.View{}, fmt.Errorf("%s is in none of the workspace's roots", abs)
 	}
-	return specIn(command, f, opts, v.view(), cache, timeout), unsaved, nil
+	v, _, err := c.viewOf(ctx, f)
+	if err != nil {
+		return sandbox.View{}, err
+	}
+	sv := v.view()
+	return sandbox.View{Root: sv.Root, Lower: sv.Lower, Staged: sv.Staged, Copy: sv.Copy}, nil
 }
 
 // specIn is the spec of command in root f over view and cache, bounded by

@@ -75,3 +75,24 @@ func (v *View) unsavedBuffers(staged []Change) []Change {
 	}
 	return out
 }
+
+// BufferWatcher is an Overlay that says when a buffer changes, so that
+// what follows the run's view (its language servers) follows the editor
+// as the user types, not only at the run's next read.
+type BufferWatcher interface {
+	Overlay
+	// WatchBuffers calls changed with a buffer's absolute path after each
+	// change of it, until stop; changed must return at once (it runs on
+	// the editor's notification).
+	WatchBuffers(changed func(abs string)) (stop func())
+}
+
+// WatchBuffers calls changed after each change of an editor buffer, until
+// stop; ok is false (and nothing is called) when the overlay cannot say.
+func (v *View) WatchBuffers(changed func(abs string)) (stop func(), ok bool) {
+	w, ok := v.overlay.(BufferWatcher)
+	if !ok {
+		return func() {}, false
+	}
+	return w.WatchBuffers(changed), true
+}

@@ -76,3 +76,39 @@ func BenchmarkRefactorWithAndWithoutLanguageTools(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkStagedBuildFile is what a run's own server costs: a run that
+// edits a file, on the warm shared gopls in the sandbox, and one that
+// then stages go.mod (gopls started again for the run on its staged view,
+// the files judged there). It reports the wall time of each run.
+func BenchmarkStagedBuildFile(b *testing.B) {
+	servers := sandboxedServer(b, "gopls")
+	root := toolstest.WriteTree(b, refactorModule())
+	edit := call("edit_file", editArgs("a/a.go", "// Add adds.", "// Add adds x and y."))
+	for _, bc := range []struct {
+		name  string
+		calls []llmtest.Call
+	}{
+		{"edit", []llmtest.Call{edit}},
+		{"edit-then-go.mod", []llmtest.Call{edit, call("edit_file", editArgs("go.mod", "go 1.22", "go 1.23"))}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for range b.N {
+				var turns []llmtest.Turn
+				for _, c := range bc.calls {
+					turns = append(turns, llmtest.Turn{Calls: []llmtest.Call{c}})
+				}
+				p := llmtest.NewScripted(append(turns, llmtest.Turn{Text: "done"})...)
+				r := requestIn(b, root, p)
+				r.LSP = servers
+				r.Approver = &allowAll{}
+				start := time.Now()
+				out, err := agentrun.Do(context.Background(), r)
+				b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms/run")
+				if err != nil || !strings.Contains(out.Check, "no new errors") {
+					b.Fatalf("%v: check %q", err, out.Check)
+				}
+			}
+		})
+	}
+}

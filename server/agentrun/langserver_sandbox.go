@@ -23,7 +23,7 @@ import (
 // that bounds all the process's servers together.
 func sandboxStarter(dir string, group func() *sandbox.Group) langserver.Starter {
 	return func(ctx context.Context, c langserver.Command) (langserver.Process, error) {
-		view, cleanup, err := serverView(c.Root)
+		view, cleanup, err := serverView(c)
 		if err != nil {
 			return nil, err
 		}
@@ -39,15 +39,25 @@ func sandboxStarter(dir string, group func() *sandbox.Group) langserver.Starter 
 			return nil, err
 		}
 		go func() { <-p.Exited(); cleanup() }()
+		if p.Dir() != view.Root {
+			// A run-private server below level full runs in the commands'
+			// copy: its URIs name the copy, the client's the workspace.
+			return langserver.MapPaths(sandboxProcess{p}, view.Root, p.Dir()), nil
+		}
 		return sandboxProcess{p}, nil
 	}
 }
 
-// serverView is what a server of root reads: at level full, where the
-// workspace can be overlaid, an overlay with an empty staged layer;
-// elsewhere the workspace itself (read-only under Landlock). Either way
-// the server sees it at root, which its URIs name.
-func serverView(root string) (sandbox.View, func(), error) {
+// serverView is what server c reads: the run's staged view for a
+// run-private one (c.View, the run's to remove); else at level full,
+// where the workspace can be overlaid, an overlay with an empty staged
+// layer; elsewhere the workspace itself (read-only under Landlock).
+// Either way the server sees it at root, which its URIs name.
+func serverView(c langserver.Command) (sandbox.View, func(), error) {
+	if c.View != nil {
+		return *c.View, func() {}, nil
+	}
+	root := c.Root
 	caps := tools.SandboxLevel()
 	if caps.Level != sandbox.Full || caps.Mounts != "overlay" {
 		return sandbox.View{Root: root}, func() {}, nil

@@ -108,6 +108,37 @@ type Store struct {
 	// link moved while it is open leaves it where it was.
 	paths map[uri.URI]string
 	opens uint64 // didOpens so far: each document's opened
+
+	watchMu  sync.Mutex // guards watchers and watchID
+	watchers map[int]func(string)
+	watchID  int
+}
+
+// WatchBuffers implements tools.BufferWatcher: changed is called with a
+// document's path after each didChange applied to it.
+func (d *Store) WatchBuffers(changed func(abs string)) (stop func()) {
+	d.watchMu.Lock()
+	defer d.watchMu.Unlock()
+	if d.watchers == nil {
+		d.watchers = map[int]func(string){}
+	}
+	d.watchID++
+	id := d.watchID
+	d.watchers[id] = changed
+	return func() {
+		d.watchMu.Lock()
+		delete(d.watchers, id)
+		d.watchMu.Unlock()
+	}
+}
+
+// changed tells the watchers that the document at p changed.
+func (d *Store) changed(p string) {
+	d.watchMu.Lock()
+	defer d.watchMu.Unlock()
+	for _, w := range d.watchers {
+		w(p)
+	}
 }
 
 // New is an empty store.
@@ -205,6 +236,14 @@ func (d *Store) Change(params *protocol.DidChangeTextDocumentParams, enc Encodin
 	if err != nil {
 		return false, err
 	}
+	acceptedSuggestion, err = d.change(p, params, enc)
+	if err == nil {
+		d.changed(p)
+	}
+	return acceptedSuggestion, err
+}
+
+func (d *Store) change(p string, params *protocol.DidChangeTextDocumentParams, enc Encoding) (acceptedSuggestion bool, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	doc, ok := d.byPath[p]

@@ -101,3 +101,35 @@ func TestADidChangeWithAnInvalidRangeChangesNothing(t *testing.T) {
 		t.Fatalf("snapshot %q", doc.Text)
 	}
 }
+
+// A watcher hears of each change applied, by the document's path; not of
+// one refused, nor after it stopped.
+func TestWatchersHearOfAppliedChanges(t *testing.T) {
+	docs := New()
+	u := uri.File(t.TempDir() + "/doc.txt")
+	if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 1, Text: "one\n"}); err != nil {
+		t.Fatal(err)
+	}
+	var heard []string
+	stop := docs.WatchBuffers(func(p string) { heard = append(heard, p) })
+	change := func(r protocol.Range, text string) error {
+		c := &protocol.DidChangeTextDocumentParams{ContentChanges: []protocol.TextDocumentContentChangeEvent{
+			&protocol.TextDocumentContentChangePartial{Range: r, Text: text}}}
+		c.TextDocument.URI = u
+		_, err := docs.Change(c, UTF16)
+		return err
+	}
+	if err := change(protocol.Range{Start: protocol.Position{Line: 0, Character: 3}, End: protocol.Position{Line: 0, Character: 3}}, "!"); err != nil {
+		t.Fatal(err)
+	}
+	if err := change(protocol.Range{Start: protocol.Position{Line: 0, Character: 2}, End: protocol.Position{Line: 0, Character: 1}}, "x"); err == nil {
+		t.Fatal("a range ending before its start was applied")
+	}
+	stop()
+	if err := change(protocol.Range{}, "0"); err != nil {
+		t.Fatal(err)
+	}
+	if want := mustPath(t, u); len(heard) != 1 || heard[0] != want {
+		t.Errorf("heard %q, want [%s]", heard, want)
+	}
+}

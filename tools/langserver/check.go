@@ -168,7 +168,18 @@ func (s *Session) ensureBaseline(ctx context.Context, u *serverUse, lang string,
 	if len(missing) == 0 {
 		return nil
 	}
-	base, _, err := s.diagnose(ctx, u, lang, missing, true)
+	on := u
+	if u.private {
+		// Its view holds the run's build files: what was broken before the
+		// run is what the shared server, on the workspace, says.
+		shared, done, err := s.sharedFor(ctx, u)
+		if err != nil {
+			return err
+		}
+		defer done()
+		on = shared
+	}
+	base, _, err := s.diagnose(ctx, on, lang, missing, true)
 	if err != nil {
 		return err
 	}

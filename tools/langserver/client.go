@@ -28,7 +28,11 @@ type ClientOptions struct {
 	// tsserver (typescript.tsserverRequest), which answers after the changes
 	// sent before: its pushes carry no version.
 	TSServerDiagnostics bool
-	Logger              *slog.Logger
+	// ClangdRebuild: clangd publishes nothing for a version whose text
+	// and headers are those of the last it diagnosed, so a new version of
+	// the same text asks it to rebuild (its forceRebuild extension).
+	ClangdRebuild bool
+	Logger        *slog.Logger
 }
 
 // DefaultTimeout bounds a server's answer to one request (initialize
@@ -64,9 +68,11 @@ type Client struct {
 	caps      serverCaps
 	pull      bool                 // textDocument/diagnostic offered (statically or registered)
 	tsserver  bool                 // diagnostics pulled from tsserver (ClientOptions.TSServerDiagnostics)
+	rebuild   bool                 // ClientOptions.ClangdRebuild
 	docs      map[string]*document // by file path: servers spell URIs their own way
 	published map[string]publication
-	changed   chan struct{} // closed and replaced on each publication
+	changed   chan struct{}   // closed and replaced on each publication, and when work under way ends
+	working   map[string]bool // $/progress tokens begun and not ended
 	applyEdit func(WorkspaceEdit) (applied bool, reason string)
 }
 
@@ -104,8 +110,8 @@ func offers(raw json.RawMessage) bool {
 func Start(ctx context.Context, proc Process, opts ClientOptions) (*Client, error) {
 	c := &Client{
 		name: opts.Name, proc: proc, timeout: opts.Timeout, log: opts.Logger, roots: opts.Roots,
-		exited: make(chan struct{}), docs: map[string]*document{}, published: map[string]publication{},
-		changed: make(chan struct{}), enc: utf16Encoding, tsserver: opts.TSServerDiagnostics,
+		exited: make(chan struct{}), docs: map[string]*document{}, published: map[string]publication{}, working: map[string]bool{},
+		changed: make(chan struct{}), enc: utf16Encoding, tsserver: opts.TSServerDiagnostics, rebuild: opts.ClangdRebuild,
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
@@ -254,6 +260,12 @@ func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		}
 		_ = json.Unmarshal(json.RawMessage(req.Params()), &p)
 		return make([]any, len(p.Items)), nil // no settings: the server's defaults
+	case "$/progress":
+		c.progress(json.RawMessage(req.Params()))
+		return nil, nil
+	case "window/workDoneProgress/create":
+		c.progressCreated(json.RawMessage(req.Params()))
+		return nil, nil
 	case "workspace/applyEdit":
 		return c.serverEdit(json.RawMessage(req.Params())), nil
 	case "client/registerCapability":
@@ -267,7 +279,7 @@ func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return folders, nil
 	case "window/showDocument":
 		return map[string]bool{"success": false}, nil
-	case "client/unregisterCapability", "window/workDoneProgress/create", "window/showMessageRequest",
+	case "client/unregisterCapability", "window/showMessageRequest",
 		"workspace/diagnostic/refresh", "workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
 		"workspace/codeLens/refresh", "workspace/inlineValue/refresh":
 		return nil, nil
@@ -382,11 +394,13 @@ func (c *Client) Sync(ctx context.Context, path, language, text string, bump boo
 	u := uri.File(path)
 	c.mu.Lock()
 	d, open := c.docs[path]
+	rebuild := false
 	switch {
 	case !open:
 		d = &document{version: 1, text: text}
 		c.docs[path] = d
 	case d.text != text || bump:
+		rebuild = c.rebuild && d.text == text
 		d.version++
 		d.text = text
 	default:
@@ -400,9 +414,13 @@ func (c *Client) Sync(ctx context.Context, path, language, text string, bump boo
 		return v, c.broken(c.conn.Notify(ctx, "textDocument/didOpen", map[string]any{
 			"textDocument": protocol.TextDocumentItem{URI: u, LanguageID: protocol.LanguageKind(language), Version: v, Text: text}}))
 	}
-	return v, c.broken(c.conn.Notify(ctx, "textDocument/didChange", map[string]any{
+	change := map[string]any{
 		"textDocument":   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
-		"contentChanges": []map[string]string{{"text": text}}}))
+		"contentChanges": []map[string]string{{"text": text}}}
+	if rebuild {
+		change["forceRebuild"] = true
+	}
+	return v, c.broken(c.conn.Notify(ctx, "textDocument/didChange", change))
 }
 
 // Text is what the server has of path, if it is open.

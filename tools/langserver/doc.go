@@ -9,8 +9,15 @@
 // Invariants:
 //   - a server sees the run's view — staged text, else the editor's buffer,
 //     else disk — as open documents with rising versions, never through
-//     disk; nothing here writes a file, and a server's workspace/applyEdit
-//     is staged into the run's changeset, never applied;
+//     disk; the editor's changes of a document it has open are sent as
+//     they happen (follow.go); nothing here writes a file, and a server's workspace/applyEdit
+//     is staged into the run's changeset, never applied; a run that
+//     stages a build file (go.mod, package.json …), which servers read
+//     from disk only, or creates a file in a new folder (gopls), gets an
+//     instance of its own on the view its commands see (the workspace with
+//     the staged files, tools.Commands.StagedView; below the sandbox's
+//     level full a copy, whose paths MapPaths maps), stopped at the run's
+//     end while the shared one serves the others;
 //   - a diagnostic is used only for the version it was computed on (a pull,
 //     or a push carrying that version); otherwise the answer is "not known
 //     yet", never a stale error;

@@ -3,6 +3,7 @@ package langserver
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -13,6 +14,14 @@ import (
 // them too), and in the files earlier edits brought in. "" when abs has no
 // server, or its server was already said to be unavailable.
 func (s *Session) AfterEdit(ctx context.Context, abs, before string) Report {
+	if cfg, root, ok := s.inNewDir(abs); ok {
+		s.track(abs)
+		r, err := s.onStagedView(ctx, cfg, root, fmt.Sprintf("Language server: %s started for this run on a view holding your new folder %s.", cfg.Name, s.rel(filepath.Dir(abs))))
+		if err == nil {
+			return r
+		}
+		// Judged as an open document, which the server may see late.
+	}
 	u, lang, err := s.server(ctx, abs)
 	if err != nil {
 		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
@@ -30,27 +39,6 @@ func (s *Session) AfterEdit(ctx context.Context, abs, before string) Report {
 	r, err := s.judge(ctx, u, lang, s.trackedFor(u))
 	if err != nil {
 		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
-	}
-	return r
-}
-
-// AfterBuildFileEdit notes that the run staged a build file (go.mod,
-// package.json …): servers read those from disk (gopls took neither a
-// staged module path nor go version from an open go.mod), so the server
-// sees the change once the user applies it, and is restarted after the
-// run to read it then.
-func (s *Session) AfterBuildFileEdit(ctx context.Context, abs string) Report {
-	var r Report
-	for _, cfg := range s.servers.ForBuildFile(abs) {
-		u, _, err := s.serverOf(ctx, []ServerConfig{cfg}, "", abs)
-		if err != nil {
-			r.Notes = append(r.Notes, nonEmpty(s.unavailable(abs, err))...)
-			continue
-		}
-		unlock := u.c.Use()
-		u.restart = true
-		unlock()
-		r.Notes = append(r.Notes, fmt.Sprintf("Language server: %s reads %s from disk: its diagnostics do not reflect this change until the user applies it.", cfg.Name, s.rel(abs)))
 	}
 	return r
 }
@@ -87,6 +75,9 @@ func (s *Session) affected(ctx context.Context, u *serverUse, lang, abs, before 
 	if err != nil {
 		return nil, nil // no outline: the file alone is checked
 	}
+	// References need the project indexed; a server has begun what the
+	// open document started by the time it answered about it.
+	u.c.Settle(ctx)
 	var out []string
 	asked := 0
 	for _, sym := range syms {

@@ -30,6 +30,7 @@ type fakeServer struct {
 	renameTo       string
 	timeout        time.Duration // the client's (default 2s)
 	starts         atomic.Int32
+	private        atomic.Int32 // starts on a run's staged view (Command.View)
 }
 
 var fakePids atomic.Int32
@@ -68,6 +69,9 @@ type serverPipes struct {
 // start is the fake's Starter.
 func (f *fakeServer) start(ctx context.Context, c langserver.Command) (langserver.Process, error) {
 	f.starts.Add(1)
+	if c.View != nil {
+		f.private.Add(1)
+	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	p := &pipeProcess{stdin: inW, stdout: outR, inR: inR, outW: outW, pid: int(fakePids.Add(1)), done: make(chan struct{})}

@@ -124,7 +124,9 @@ func TestGoplsToolsByName(t *testing.T) {
 }
 
 // TestAStagedGoModIsSaidAndRestartsTheServer: servers read build files
-// from disk, so the model is told its go.mod change is not seen yet, and
+// from disk; where gopls cannot be started again on the run's staged view
+// (a plain process here; agentrun's TestAStagedGoModIsSeenByTheRun is the
+// sandbox's), the model is told its go.mod change is not seen yet, and
 // gopls is restarted after the run (to read it once applied).
 func TestAStagedGoModIsSaidAndRestartsTheServer(t *testing.T) {
 	root := toolstest.WriteTree(t, langservertest.GoModule)
@@ -136,11 +138,14 @@ func TestAStagedGoModIsSaidAndRestartsTheServer(t *testing.T) {
 	m := langservertest.Gopls(t)
 	s := langserver.NewSession(m, ws, langserver.WithOverrides(langserver.KnownServers(), nil))
 	edit := s.CheckingEdits(tools.NewEditFile(ws))
+	if res, err := edit.Execute(context.Background(), json.RawMessage(`{"path":"a/a.go","old_string":"// Add adds.","new_string":"// Add adds x and y."}`)); err != nil || !strings.Contains(res.Text, "no new errors") {
+		t.Fatalf("%v %+v", err, res)
+	}
 	res, err := edit.Execute(context.Background(), json.RawMessage(`{"path":"go.mod","old_string":"go 1.22","new_string":"go 1.23"}`))
 	if err != nil || res.IsError {
 		t.Fatalf("%v %+v", err, res)
 	}
-	if !strings.Contains(res.Text, "gopls reads go.mod from disk: its diagnostics do not reflect this change until the user applies it.") {
+	if !strings.Contains(res.Text, "gopls reads go.mod from disk and could not be restarted on your staged files (starting gopls: a plain process reads the workspace, not the run's staged view): its diagnostics do not reflect this change until the user applies it.") {
 		t.Errorf("the model is not told: %s", res.Text)
 	}
 	if disk, _ := os.ReadFile(filepath.Join(root, "go.mod")); string(disk) != langservertest.GoModule["go.mod"] {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
 // Defaults of a Manager's bounds.
@@ -47,8 +49,9 @@ type Manager struct {
 	ctx    context.Context // ends at Close: starts under way give up
 	cancel context.CancelFunc
 
-	mu      sync.Mutex // guards servers and closed
+	mu      sync.Mutex // guards servers, private and closed
 	servers map[serverKey]*managed
+	private int // run-private servers running (Private)
 	closed  bool
 }
 
@@ -204,7 +207,7 @@ func (s *managed) acquire(ctx context.Context, approve func(context.Context, Com
 		ch := make(chan struct{})
 		s.starting = ch
 		s.mu.Unlock()
-		c, err := s.m.start(ctx, s.cfg, s.root, approve)
+		c, err := s.m.start(ctx, s.cfg, s.root, nil, approve)
 		s.mu.Lock()
 		s.starting = nil
 		if err != nil {
@@ -314,9 +317,30 @@ func (s *managed) stop() {
 	}
 }
 
+// Private starts cfg for root on view, for one run alone (the run staged
+// a file that acts on the build, which the shared server cannot see): it
+// is not shared, not kept warm, and counts under the memory total until
+// stop, which the run calls at its end.
+func (m *Manager) Private(ctx context.Context, cfg ServerConfig, root string, view sandbox.View, approve func(context.Context, Command) error) (c *Client, stop func(), err error) {
+	c, err = m.start(ctx, cfg, root, &view, approve)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.mu.Lock()
+	m.private++
+	m.mu.Unlock()
+	uncount := func() {
+		m.mu.Lock()
+		m.private--
+		m.mu.Unlock()
+	}
+	var once sync.Once
+	return c, func() { once.Do(func() { c.Close(); uncount() }) }, nil
+}
+
 // start finds the command, makes room under the memory bound and starts
-// the server in the Starter.
-func (m *Manager) start(ctx context.Context, cfg ServerConfig, root string, approve func(context.Context, Command) error) (*Client, error) {
+// the server in the Starter, on view when set (Private).
+func (m *Manager) start(ctx context.Context, cfg ServerConfig, root string, view *sandbox.View, approve func(context.Context, Command) error) (*Client, error) {
 	if m.opts.Start == nil {
 		return nil, &UnavailableError{cfg.Name, "language servers run in the sandbox, which this build cannot start"}
 	}
@@ -324,7 +348,7 @@ func (m *Manager) start(ctx context.Context, cfg ServerConfig, root string, appr
 	if err != nil {
 		return nil, &UnavailableError{cfg.Name, fmt.Sprintf("%s is not installed (not on PATH); install it with: %s", cfg.Command, cfg.Install)}
 	}
-	cmd := Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), Root: root, Memory: m.opts.Memory}
+	cmd := Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), Root: root, Memory: m.opts.Memory, View: view}
 	if approve != nil {
 		if err := approve(ctx, cmd); err != nil {
 			return nil, &NotApprovedError{UnavailableError{cfg.Name, err.Error()}}
@@ -341,7 +365,7 @@ func (m *Manager) start(ctx context.Context, cfg ServerConfig, root string, appr
 	}
 	ctx, cancel := context.WithTimeout(m.ctx, m.timeout())
 	defer cancel()
-	return Start(ctx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics})
+	return Start(ctx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics, ClangdRebuild: cfg.ClangdRebuild})
 }
 
 func (m *Manager) timeout() time.Duration {
@@ -357,6 +381,7 @@ func (m *Manager) makeRoom(cfg ServerConfig) error {
 	for {
 		var running, idle []*managed
 		m.mu.Lock()
+		private := m.private
 		for _, s := range m.servers {
 			s.mu.Lock()
 			if s.client != nil {
@@ -368,11 +393,11 @@ func (m *Manager) makeRoom(cfg ServerConfig) error {
 			s.mu.Unlock()
 		}
 		m.mu.Unlock()
-		if int64(len(running)+1)*m.opts.Memory <= m.opts.MemoryTotal {
+		if int64(len(running)+private+1)*m.opts.Memory <= m.opts.MemoryTotal {
 			return nil
 		}
 		if len(idle) == 0 {
-			return &UnavailableError{cfg.Name, fmt.Sprintf("the language servers' memory bound (%d MiB, %d MiB each) is taken by %d servers in use", m.opts.MemoryTotal>>20, m.opts.Memory>>20, len(running))}
+			return &UnavailableError{cfg.Name, fmt.Sprintf("the language servers' memory bound (%d MiB, %d MiB each) is taken by %d servers in use", m.opts.MemoryTotal>>20, m.opts.Memory>>20, len(running)+private)}
 		}
 		sort.Slice(idle, func(i, j int) bool { return idle[i].lastUsed.Before(idle[j].lastUsed) })
 		idle[0].stopIfIdleNow()

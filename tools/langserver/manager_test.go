@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +140,66 @@ func TestRunsLeaveNoServerProcesses(t *testing.T) {
 	m.Close()
 	if pids := toolstest.Alive(marker); len(pids) != 0 {
 		t.Fatalf("server processes left behind: %v", pids)
+	}
+}
+
+// TestAStagedBuildFileStartsARunPrivateServer: staging a project's build
+// file starts a server for the run alone on its staged view, counted under
+// the memory total with the shared one it replaces for the run; at the
+// run's end it stops, and the shared one is restarted to read the file.
+func TestAStagedBuildFileStartsARunPrivateServer(t *testing.T) {
+	f := &fakeServer{}
+	root := toolstest.WriteTree(t, map[string]string{"p1/fake.toml": "", "p1/a.fake": "", "p2/fake.toml": "", "p2/a.fake": ""})
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := langserver.NewManager(langserver.Options{Start: f.start, Memory: 1 << 30, MemoryTotal: 2 << 30,
+		LookPath: func(string) (string, error) { return "/fake", nil }})
+	defer m.Close()
+	servers := slices.Clone(fakeServers)
+	servers[0].BuildFiles = []string{"fake.toml"}
+	s := langserver.NewSession(m, ws, servers)
+	defer s.Close()
+	if r := edit(t, s, ws, "p1/a.fake", "one\n"); !strings.Contains(r.Text(), "no new errors") {
+		t.Fatalf("the edit: %s", r.Text())
+	}
+	if _, err := ws.Stage("p1/fake.toml", "changed = true\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := s.AfterBuildFileEdit(context.Background(), filepath.Join(root, "p1", "fake.toml"))
+	if !strings.Contains(r.Text(), "fake restarted for this run on a view holding your staged p1/fake.toml") || !strings.Contains(r.Text(), "no new errors (1 file(s) checked)") {
+		t.Errorf("the build file's report: %s", r.Text())
+	}
+	if n := f.private.Load(); n != 1 {
+		t.Errorf("%d servers started on the staged view", n)
+	}
+	if r := edit(t, s, ws, "p1/a.fake", "BROKEN\n"); !strings.Contains(r.Text(), "1 new error(s)") {
+		t.Errorf("the next edit, on the run's own server: %s", r.Text())
+	}
+
+	// The shared server (idle) and the run's own fill the total: p2's
+	// start stops the idle shared one.
+	if r := oneRun(t, m, ws, servers, "p2/a.fake"); !strings.Contains(r.Text(), "no new errors") {
+		t.Errorf("p2: %s", r.Text())
+	}
+	s2 := langserver.NewSession(m, ws, servers)
+	defer s2.Close()
+	s2.AfterEdit(context.Background(), filepath.Join(root, "p2", "a.fake"), "")
+	s3 := langserver.NewSession(m, ws, servers)
+	defer s3.Close()
+	if r := edit(t, s3, ws, "p1/a.fake", "two\n"); !strings.Contains(r.Text(), "is taken by 2 servers in use") {
+		t.Errorf("a third server went past the total: %s", r.Text())
+	}
+
+	s.Close()
+	for _, st := range m.Status() {
+		if filepath.Base(st.Root) == "p1" && strings.HasPrefix(st.State, "running") {
+			t.Errorf("p1's shared server was not restarted after the run: %+v", st)
+		}
+	}
+	if _, err := ws.StagedView(context.Background(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "in none of the workspace's roots") {
+		t.Errorf("a view of a folder outside the workspace: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package langserver
 import (
 	"context"
 	"io"
+
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
 // Command is a language server to start.
@@ -16,6 +18,10 @@ type Command struct {
 	Root string
 	// Memory bounds the server's memory in bytes (0: no bound of ours).
 	Memory int64
+	// View, when set, is what a run-private server reads instead of the
+	// workspace: the run's view with its staged files, as its commands see
+	// it (tools.Commands.StagedView). Nil: the workspace.
+	View *sandbox.View
 }
 
 // Process is a started language server: its stdio pipes and its end.

@@ -32,6 +32,12 @@ type ServerConfig struct {
 	// TSServerDiagnostics: typescript-language-server's pushes carry no
 	// version, so its tsserver is asked instead (ClientOptions).
 	TSServerDiagnostics bool
+	// NewDirsOnDisk: a file the run creates in a new folder is seen only
+	// on a view holding it (AfterEdit starts the run's own server there).
+	NewDirsOnDisk bool
+	// ClangdRebuild: a new version of a document's same text asks clangd
+	// to rebuild it (ClientOptions).
+	ClangdRebuild bool
 	// Enabled = false keeps it from starting.
 	Disabled bool
 }
@@ -43,7 +49,7 @@ func KnownServers() []ServerConfig {
 	pyMarkers := []string{"pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"}
 	return []ServerConfig{
 		{Name: "gopls", Command: "gopls", Languages: []string{"go"}, Extensions: map[string]string{".go": "go"},
-			RootMarkers: []string{"go.work", "go.mod"}, BuildFiles: []string{"go.mod", "go.sum", "go.work"},
+			RootMarkers: []string{"go.work", "go.mod"}, BuildFiles: []string{"go.mod", "go.sum", "go.work"}, NewDirsOnDisk: true,
 			// Every file's diagnostics at once: by default the packages
 			// that import a changed one are diagnosed a second later.
 			InitializationOptions: map[string]any{"diagnosticsDelay": "0s"},
@@ -59,7 +65,9 @@ func KnownServers() []ServerConfig {
 			Extensions:  map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"},
 			RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"}, BuildFiles: []string{"package.json", "tsconfig.json", "jsconfig.json"},
 			Install: "npm install -g typescript-language-server typescript", TSServerDiagnostics: true},
-		{Name: "clangd", Command: "clangd", Languages: []string{"c", "cpp"},
+		// Headers as the open documents have them (the run's staged text),
+		// not as on disk.
+		{Name: "clangd", Command: "clangd", Args: []string{"--use-dirty-headers"}, Languages: []string{"c", "cpp"}, ClangdRebuild: true,
 			Extensions:  map[string]string{".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
 			RootMarkers: []string{"compile_commands.json", "compile_flags.txt", ".clangd"}, BuildFiles: []string{"compile_commands.json", "compile_flags.txt", ".clangd"},
 			Install: "apt-get install clangd (or your system's clangd package)"},

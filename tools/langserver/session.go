@@ -30,6 +30,14 @@ type Session struct {
 	// below level full); denied servers are not asked for again.
 	approve func(context.Context, Command) error
 	denied  map[string]error
+	// restartAfter are the shared servers a run-private one replaced:
+	// restarted at Close, to read the build files the user may apply.
+	restartAfter map[serverKey]ServerConfig
+	// wantStaged are the servers the run staged a build file of before it
+	// used them: started on its staged view when first needed.
+	wantStaged map[serverKey]bool
+
+	follower *bufferFollower // nil: the view's overlay says nothing of buffer changes
 }
 
 // AskBeforeStarting makes the session ask approve before it starts a
@@ -46,35 +54,53 @@ type serverUse struct {
 	c        *Client
 	cfg      ServerConfig
 	release  func()
-	restart  bool // a build file was staged: restart it after the run
+	restart  bool            // a build file was staged: restart it after the run
+	private  bool            // started for this run on its staged view (Private); release stops it
+	dirs     map[string]bool // of a private one: the folders of the run's files its view holds
 	opened   map[string]bool
 	language map[string]string // by path: the LSP language id each was opened with
 }
 
 // NewSession starts a run's use of m over view with the servers in force.
+// The editor's changes of the documents it has open on a server are sent
+// as they happen (followBuffers).
 func NewSession(m *Manager, view *tools.Workspace, servers Servers) *Session {
-	return &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}, denied: map[string]error{}}
+	s := &Session{m: m, view: view, servers: servers, used: map[serverKey]*serverUse{}, baseline: map[string]errorCounts{}, said: map[string]bool{}, denied: map[string]error{}, restartAfter: map[serverKey]ServerConfig{}, wantStaged: map[serverKey]bool{}}
+	s.followBuffers()
+	return s
 }
 
 // Close gives the documents back (didClose: the server reads disk again)
 // and releases the servers; a server whose build files the run staged is
 // restarted, so the next run starts it on what it then sees.
 func (s *Session) Close() {
+	s.stopFollowing()
 	s.mu.Lock()
-	used := s.used
-	s.used = map[serverKey]*serverUse{}
+	used, restart := s.used, s.restartAfter
+	s.used, s.restartAfter = map[serverKey]*serverUse{}, map[serverKey]ServerConfig{}
 	s.mu.Unlock()
 	for k, u := range used {
-		unlock := u.c.Use()
-		u.c.OnApplyEdit(nil)
+		s.giveBack(k, u)
+	}
+	for k, cfg := range restart {
+		s.m.Restart(cfg, k.root)
+	}
+}
+
+// giveBack closes u's documents and releases it; a shared server whose
+// build files the run staged is restarted.
+func (s *Session) giveBack(k serverKey, u *serverUse) {
+	unlock := u.c.Use()
+	u.c.OnApplyEdit(nil)
+	if !u.private {
 		for p := range u.opened {
 			_ = u.c.CloseDocument(context.Background(), p)
 		}
-		unlock()
-		u.release()
-		if u.restart {
-			s.m.Restart(u.cfg, k.root)
-		}
+	}
+	unlock()
+	u.release()
+	if u.restart && !u.private {
+		s.m.Restart(u.cfg, k.root)
 	}
 }
 
@@ -142,7 +168,7 @@ func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs s
 		k := serverKey{cfg.Name, cfg.ProjectRoot(abs, s.workspaceRoot(abs))}
 		s.mu.Lock()
 		u, ok := s.used[k]
-		approve, denied := s.approve, s.denied[cfg.Name]
+		approve, denied, staged := s.approve, s.denied[cfg.Name], s.wantStaged[k]
 		s.mu.Unlock()
 		if ok {
 			return u, lang, nil
@@ -150,6 +176,16 @@ func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs s
 		if denied != nil {
 			whys = append(whys, denied.Error())
 			continue
+		}
+		if staged {
+			u, err := s.startOnStagedView(ctx, cfg, k.root)
+			if err == nil {
+				return u, lang, nil
+			}
+			s.m.opts.Logger.Warn("a language server could not start on the run's staged view: the shared one serves the run", "server", cfg.Name, "error", err)
+			s.mu.Lock()
+			delete(s.wantStaged, k)
+			s.mu.Unlock()
 		}
 		c, release, err := s.m.Client(ctx, cfg, k.root, approve)
 		var refused *NotApprovedError
@@ -162,14 +198,7 @@ func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs s
 			whys = append(whys, err.Error())
 			continue
 		}
-		u = &serverUse{c: c, cfg: cfg, release: release, opened: map[string]bool{}, language: map[string]string{}}
-		c.OnApplyEdit(func(e WorkspaceEdit) (bool, string) {
-			// A server's own edit (a command's) is staged like the run's.
-			if _, err := s.stageEdit(u, e); err != nil {
-				return false, err.Error()
-			}
-			return true, ""
-		})
+		u = s.newUse(c, cfg, release)
 		s.mu.Lock()
 		if prev, ok := s.used[k]; ok { // acquired twice at once
 			s.mu.Unlock()
@@ -181,6 +210,19 @@ func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs s
 		return u, lang, nil
 	}
 	return nil, lang, errors.New(strings.Join(whys, "; "))
+}
+
+// newUse is the session's use of c, released by release.
+func (s *Session) newUse(c *Client, cfg ServerConfig, release func()) *serverUse {
+	u := &serverUse{c: c, cfg: cfg, release: release, opened: map[string]bool{}, language: map[string]string{}}
+	c.OnApplyEdit(func(e WorkspaceEdit) (bool, string) {
+		// A server's own edit (a command's) is staged like the run's.
+		if _, err := s.stageEdit(u, e); err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	})
+	return u
 }
 
 // errNoServer: no server is configured for the file's language.

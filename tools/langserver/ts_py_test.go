@@ -17,7 +17,7 @@ import (
 func importerBreaks(t *testing.T, server, command string, files map[string]string, changed, from, to, importer, want string) {
 	t.Helper()
 	path := toolstest.LanguageServer(t, command)
-	root := toolstest.WriteTree(t, files)
+	root := langservertest.WriteProject(t, files)
 	ws, err := tools.NewWorkspace(root, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -54,4 +54,20 @@ func TestPythonExportedSignatureChangeShowsTheImportersError(t *testing.T) {
 		"mathx.py":       "def add(x: int, y: int) -> int:\n    return x + y\n",
 		"main.py":        "from mathx import add\n\nTWO = add(1, 1)\n",
 	}, "mathx.py", "y: int)", "y: int, z: int)", "main.py", `"z"`)
+}
+
+func TestCHeaderSignatureChangeShowsTheCallersError(t *testing.T) {
+	importerBreaks(t, "clangd", "clangd", cProject, "mathx.h", "int y);", "int y, int z);", "main.c", "Too few arguments to function call, expected 3, have 2")
+}
+
+// cProject is a C project whose add, declared in a header, is called
+// from another file; compile_commands.json names its files (clangd
+// indexes them for references), as a build writes it; {root} stands for
+// the project's folder.
+var cProject = map[string]string{
+	"compile_commands.json": `[{"directory": "{root}", "file": "mathx.c", "arguments": ["cc", "-std=c11", "-c", "mathx.c"]},` +
+		` {"directory": "{root}", "file": "main.c", "arguments": ["cc", "-std=c11", "-c", "main.c"]}]` + "\n",
+	"mathx.h": "#ifndef MATHX_H\n#define MATHX_H\n\nint add(int x, int y);\n\n#endif\n",
+	"mathx.c": "#include \"mathx.h\"\n\nint add(int x, int y) { return x + y; }\n",
+	"main.c":  "#include \"mathx.h\"\n\nint two(void) { return add(1, 1); }\n",
 }

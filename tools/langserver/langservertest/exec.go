@@ -36,6 +36,9 @@ func (p *process) Pid() int              { return p.cmd.Process.Pid }
 // to the test's environment. Tests only.
 func Exec(env ...string) langserver.Starter {
 	return func(ctx context.Context, c langserver.Command) (langserver.Process, error) {
+		if c.View != nil {
+			return nil, errors.New("a plain process reads the workspace, not the run's staged view")
+		}
 		cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 		cmd.Dir = c.Root
 		cmd.Env = append(os.Environ(), env...)
@@ -98,6 +101,24 @@ func (w testWriter) Write(b []byte) (int, error) {
 // holds (a run in a module would otherwise start their gopls).
 func Off(context.Context, langserver.Command) (langserver.Process, error) {
 	return nil, errors.New("language servers are off in this test unless it starts one")
+}
+
+// WriteProject writes files as toolstest.WriteTree does, with {root} in
+// their text standing for the folder they are written to (a
+// compile_commands.json names it), and returns that folder.
+func WriteProject(t testing.TB, files map[string]string) string {
+	t.Helper()
+	root := toolstest.WriteTree(t, nil)
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.ReplaceAll(text, "{root}", root)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
 }
 
 // GoModule is a module whose a.Add is called from two other packages, with
