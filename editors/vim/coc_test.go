@@ -178,6 +178,20 @@ func checkCoc(t *testing.T, s session, reqs []map[string]any) {
 	if data, _ := os.ReadFile(filepath.Join(s.root, "notes", "new.txt")); string(data) != "Say hello 🐍.\nTwice.\n" {
 		t.Errorf("notes/new.txt on disk after :wall: %q", data)
 	}
+	// What coc drew for each choice: the code actions' menu, Confirm edits
+	// naming the proposal, and the approval naming the command.
+	prompts := strings.Split(s.read("prompts"), "\n--\n")
+	for i, w := range []string{"Choose action", "Choose action", "Confirm edits", "Choose action", "Confirm edits", "wants to run"} {
+		if i >= len(prompts) || !strings.Contains(prompts[i], w) {
+			t.Errorf("prompt %d is not %q:\n%s", i+1, w, s.read("prompts"))
+			break
+		}
+	}
+	for _, w := range []string{"agent-lsp: change the greeting", "1. Yes", "Apply agent proposal (2 file(s), proposal-1)", "printf made-by-agent", "(2)Allow once"} {
+		if !strings.Contains(s.read("prompts"), w) {
+			t.Errorf("no prompt showed %q:\n%s", w, s.read("prompts"))
+		}
+	}
 	if got := s.read("refused"); got != "pending\n" {
 		t.Errorf("proposal-1 after No to coc's Confirm edits: %q, want pending", got)
 	}
@@ -290,6 +304,7 @@ func runCoc(t *testing.T, ed cocEditor, coc, node string, model *llmtest.Server)
 
 	s := session{out: filepath.Join(dir, "out"), root: root}
 	began := time.Now()
+	var prompts []string // the pane as each choice was typed
 	for s.read("result") == "" {
 		if time.Since(began) > 90*time.Second {
 			t.Fatalf("the scenario did not end (%q); the pane:\n%s\ncoc's log (end):\n%s", argv, capture(), tail(s.read("coc.log"), 6000))
@@ -299,11 +314,13 @@ func runCoc(t *testing.T, ed cocEditor, coc, node string, model *llmtest.Server)
 			if n := choiceNumber(screen, title); n != "" {
 				exec.Command(tmuxBin, slices.Concat(tmux, []string{"send-keys", "-t", "coc", n})...).Run()
 				os.Remove(filepath.Join(s.out, "pick"))
+				prompts = append(prompts, screen)
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	s.took = time.Since(began)
+	os.WriteFile(filepath.Join(s.out, "prompts"), []byte(strings.Join(prompts, "\n--\n")), 0o644)
 	t.Logf("%s: the scenario took %s", ed.name, s.took)
 	if s.read("result") != "ok\n" {
 		t.Fatalf("flow.vim: %q\nmessages:\n%s\nthe pane:\n%s\ncoc's log (end):\n%s", s.read("result"), s.read("messages"), capture(), tail(s.read("coc.log"), 6000))
