@@ -217,6 +217,9 @@ func checkCoc(t *testing.T, s session, reqs []map[string]any) {
 	if len(reqs) != 5 {
 		t.Fatalf("%d model requests, want 5", len(reqs))
 	}
+	if m := reqs[0]["model"]; m != "gpt-4o-mini" {
+		t.Errorf("model %v, want README's initializationOptions gpt-4o-mini", m)
+	}
 	if read := toolResults(reqs[1]); !strings.Contains(read, "# greetings, unsaved") {
 		t.Errorf("read_file did not see the unsaved buffer: %q", read)
 	}
@@ -304,9 +307,10 @@ func runCoc(t *testing.T, ed cocEditor, coc, node string, model *llmtest.Server)
 
 	s := session{out: filepath.Join(dir, "out"), root: root}
 	began := time.Now()
-	var prompts []string // the pane as each choice was typed
+	var prompts []string    // the pane as each choice was typed
+	var menuSince time.Time // since when a menu lacking the choice is shown
 	for s.read("result") == "" {
-		if time.Since(began) > 90*time.Second {
+		if time.Since(began) > 60*time.Second {
 			t.Fatalf("the scenario did not end (%q); the pane:\n%s\ncoc's log (end):\n%s", argv, capture(), tail(s.read("coc.log"), 6000))
 		}
 		screen := capture()
@@ -315,6 +319,14 @@ func runCoc(t *testing.T, ed cocEditor, coc, node string, model *llmtest.Server)
 				exec.Command(tmuxBin, slices.Concat(tmux, []string{"send-keys", "-t", "coc", n})...).Run()
 				os.Remove(filepath.Join(s.out, "pick"))
 				prompts = append(prompts, screen)
+				menuSince = time.Time{}
+			} else if !strings.Contains(screen, "Choose action") {
+				menuSince = time.Time{}
+			} else if menuSince.IsZero() {
+				menuSince = time.Now()
+			} else if time.Since(menuSince) > 5*time.Second {
+				// The menu waits for a key, and the scenario with it.
+				t.Fatalf("coc's menu lacks %q:\n%s", title, screen)
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
