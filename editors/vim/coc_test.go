@@ -4,9 +4,10 @@ package vim_test
 // each Neovim of the chroots .ci/run builds, run in a tmux pane (coc echoes
 // a message only in Normal or Insert mode, which `vim -es` never is),
 // against the real agent-lsp binary and a scripted OpenAI-wire model, with
-// README.md's coc-settings.json. The scenario (test/coc/flow.vim) does what
-// a user does through coc's API; the prompts coc draws (Confirm edits,
-// an approval) are answered by keys typed into the pane, as a user types.
+// README.md's coc-settings.json. The scenario (test/coc/flow.vim) presses
+// coc's code-action mappings and calls CocAction as a user's mappings do;
+// the menus and prompts coc draws (Choose action, Confirm edits, an
+// approval) are answered by keys typed into the pane, as a user types.
 
 import (
 	"encoding/json"
@@ -90,13 +91,14 @@ func cocEditors() []cocEditor {
 }
 
 // TestCoc: in coc.nvim, the "Ask agent…" code action inserts an AGENT:
-// comment; the user types the request and runs "Agent: …"; the answer is
-// echoed; "Apply agent proposal" makes the server send workspace/applyEdit,
-// coc asks "Confirm edits", Yes edits the buffer (an emoji kept) and
-// creates the new file; :wall saves and the server says it is applied;
-// agent.status runs as a workspace command (CocAction('runCommand')), and
-// agent.ask too, whose run asks to run a command: coc's prompt, answered
-// "Allow once", runs it and its output reaches the model.
+// comment; the user types the request and runs "Agent: …"; the answer opens
+// as a document; coc asks "Confirm edits" for the proposal, No leaves it
+// pending; "Apply agent proposal" sends it again, Yes edits the buffer (an
+// emoji and CJK kept) and creates the new file (its text exact); :wall
+// saves it; agent.status runs as a workspace command
+// (CocAction('runCommand')) and says it is applied, and agent.ask too,
+// whose run asks to run a command: coc's prompt, answered "Allow once",
+// runs it and its output reaches the model.
 func TestCoc(t *testing.T) {
 	coc, node := cocBuild(t)
 	for _, ed := range cocEditors() {
