@@ -301,7 +301,17 @@ func runCoc(t *testing.T, ed cocEditor, coc, node string, model *llmtest.Server)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { exec.Command(tmuxBin, slices.Concat(tmux, []string{"kill-server"})...).Run() })
+	t.Cleanup(func() {
+		exec.Command(tmuxBin, slices.Concat(tmux, []string{"kill-server"})...).Run()
+		// coc's node outlives the editor a moment, writing its log.
+		for range 50 {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Errorf("%s is left: %v", dir, os.RemoveAll(dir))
+	})
 	capture := func() string {
 		out, _ := exec.Command(tmuxBin, slices.Concat(tmux, []string{"capture-pane", "-p", "-t", "coc"})...).Output()
 		return string(out)
