@@ -66,6 +66,27 @@ func (s *Server) heldByEditor(p *proposal, caps clientCaps) bool {
 	return held > 0
 }
 
+// untouchedByEditor reports whether the editor holds every file of p that
+// the client could be sent as it was before p: nothing of p was applied.
+func (s *Server) untouchedByEditor(p *proposal, caps clientCaps) bool {
+	canCreate := caps.documentChanges && caps.createFiles
+	for _, c := range p.changes {
+		if !c.Existed && !canCreate {
+			continue
+		}
+		text, _, exists, err := s.currentText(c.AbsPath)
+		switch {
+		case err != nil:
+			return false
+		case c.Existed && !(exists && text == c.Original):
+			return false
+		case !c.Existed && exists && text != "":
+			return false
+		}
+	}
+	return true
+}
+
 // leftAsTheyWere counts p's sensitive files the editor still holds as they
 // were: applied without them.
 func (s *Server) leftAsTheyWere(p *proposal) int {

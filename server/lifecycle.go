@@ -115,6 +115,10 @@ type clientCaps struct {
 	// experimental.agentLsp): next edits are not also inline completions
 	// or suggested in the background.
 	showsInlineEdits bool
+	// newFileLine: a file the client creates holds one empty line, which
+	// the new file's text replaces (coc.nvim: Vim's empty buffer is a line,
+	// "\n" to coc); elsewhere it is empty, and the text is inserted.
+	newFileLine bool
 	// userSettings: the client's pushed settings are the user's alone (our
 	// VS Code client: machine-scoped settings). Others' pushes are filtered
 	// like an untrusted project file (config.UntrustedPush).
@@ -196,6 +200,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	}
 	caps := readCaps(params.Capabilities)
 	caps.inlineRangeAnywhere = caps.inlineCompletion && params.ClientInfo.Name == "Neovim"
+	caps.newFileLine = params.ClientInfo.Name == "coc.nvim"
 	if params.ClientInfo.Name == "helix" {
 		// Helix (23.10 on) opens a document it is shown, in a split, but
 		// does not declare window.showDocument; it draws a message on one row.

@@ -114,7 +114,11 @@ func (s *Server) addChange(edit *protocol.WorkspaceEdit, c tools.Change, caps cl
 		}
 		create := &protocol.CreateFile{Kind: "create", URI: u}
 		create.AnnotationID = ann
-		edit.DocumentChanges = append(edit.DocumentChanges, create, textDocumentEdit(u, nil, []protocol.TextEdit{{NewText: c.New}}, ann))
+		var all protocol.Range
+		if caps.newFileLine {
+			all.End.Line = 1
+		}
+		edit.DocumentChanges = append(edit.DocumentChanges, create, textDocumentEdit(u, nil, []protocol.TextEdit{{Range: all, NewText: c.New}}, ann))
 		return true, nil
 	}
 	if !exists {

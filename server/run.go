@@ -294,7 +294,13 @@ func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult
 	}
 	out.ID = p.name()
 	final := proposalPending // unless the client applies it
-	defer func() { s.runs.settle(p, final) }()
+	recheck := false
+	defer func() {
+		s.runs.settle(p, final)
+		if recheck {
+			s.noticeApplied(context.WithoutCancel(ctx), p.changes[0].AbsPath)
+		}
+	}()
 	edit, newFiles, err := s.workspaceEdit(p, caps)
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s not applied: %v", p.name(), err))
@@ -323,6 +329,14 @@ func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult
 			if result != nil && result.FailureReason != nil {
 				out.Reason = *result.FailureReason
 			}
+			return out, p, nil
+		case caps.annotations && s.untouchedByEditor(p, caps):
+			// coc.nvim answers "applied" even when the user refused every
+			// edit it asked to confirm: the proposal stays pending. Should
+			// the edit land after all (its didChange after this answer),
+			// noticeApplied settles it, here too for one that came meanwhile.
+			out.Reason = "the editor changed none of its files (the edit was refused)"
+			recheck = true
 			return out, p, nil
 		}
 	}

@@ -215,6 +215,24 @@ func TestNewFileIsCreatedThroughTheEdit(t *testing.T) {
 	}
 }
 
+// TestNewFileInCocIsExact: coc.nvim's text of the empty buffer of a file it
+// creates is one empty line ("\n"); the new file's text replaces it, and
+// the buffer holds the text exactly (no empty line after it).
+func TestNewFileInCocIsExact(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{call("write_file", `{"path":"notes.txt","content":"Say hello 🐍.\nTwice.\n"}`)}},
+		llmtest.Turn{Text: "added"},
+	)
+	f := newFixture(t, nil, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{Annotations: true, Name: "coc.nvim", NewBufferLine: true}, nil)
+	f.ask(map[string]any{"prompt": "add notes"})
+	u := f.uri("notes.txt")
+	f.editor.Wait("the new buffer", func() bool { b, ok := f.editor.Buffer(u); return ok && b.Version > 0 })
+	if b, _ := f.editor.Buffer(u); b.Text != "Say hello 🐍.\nTwice.\n" {
+		t.Fatalf("the new file's buffer: %q", b.Text)
+	}
+}
+
 func TestWithoutAnnotationsTheProposalWaitsForTheUser(t *testing.T) {
 	srv := llmtest.NewOpenAIServer(t,
 		llmtest.Turn{Calls: []llmtest.Call{call("edit_file", `{"path":"a.txt","old_string":"one","new_string":"uno"}`)}},
@@ -458,5 +476,51 @@ func TestAnEmptyArrayIsNoArguments(t *testing.T) {
 	err := f.editor.Command(server.CommandCancel, []any{1}, nil)
 	if err == nil || !strings.Contains(err.Error(), "invalid arguments") {
 		t.Errorf("a non-empty array is still refused clearly: %v", err)
+	}
+}
+
+// TestRefusedConfirmationStaysPending: coc.nvim answers applied: true when
+// the user answers No to its "Confirm edits" and nothing changed; the
+// proposal stays pending, and applies when asked again.
+func TestRefusedConfirmationStaysPending(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{call("edit_file", `{"path":"a.txt","old_string":"one","new_string":"uno"}`)}},
+		llmtest.Turn{Text: "translated"},
+	)
+	f := newFixture(t, map[string]string{"a.txt": "one\ntwo\n"}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{Annotations: true}, nil)
+	u := f.uri("a.txt")
+	f.editor.Open(u, "one\ntwo\n")
+	f.editor.SetRefuseConfirmed(true)
+	res := f.ask(map[string]any{"prompt": "translate", "uri": u})
+	f.editor.Wait("the edit sent", func() bool { return f.editor.EditCount() == 1 })
+	state := func() string {
+		var st struct {
+			Proposals []struct {
+				ID    string `json:"id"`
+				State string `json:"state"`
+			} `json:"proposals"`
+		}
+		if err := f.editor.Command(server.CommandStatus, nil, &st); err != nil || len(st.Proposals) != 1 {
+			t.Fatalf("agent.status proposals: %+v %v", st, err)
+		}
+		return st.Proposals[0].State
+	}
+	toolstest.Poll(t, "the answer settled", func() bool { return state() != "applying" })
+	if got := state(); got != "pending" {
+		t.Fatalf("%s after a refused edit: %s, want pending", res.ProposalID, got)
+	}
+	f.editor.SetRefuseConfirmed(false)
+	var applied struct {
+		Applied bool `json:"applied"`
+	}
+	if err := f.editor.Command(server.CommandApplyProposal, map[string]any{"id": res.ProposalID}, &applied); err != nil || !applied.Applied {
+		t.Fatalf("the refused proposal applied later: %+v %v", applied, err)
+	}
+	if b, _ := f.editor.Buffer(u); b.Text != "uno\ntwo\n" {
+		t.Errorf("buffer: %q", b.Text)
+	}
+	if got := state(); got != "applied" {
+		t.Errorf("%s: %s, want applied", res.ProposalID, got)
 	}
 }

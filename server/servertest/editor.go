@@ -69,6 +69,9 @@ type Caps struct {
 	ShowsInlineEdits bool
 	// Name is the clientInfo name sent ("Neovim"); none when empty.
 	Name string
+	// NewBufferLine: a file the editor creates holds one empty line
+	// ("\n"), as coc.nvim's text of an empty Vim buffer does.
+	NewBufferLine bool
 }
 
 // Plain is a client that speaks only standard LSP and little of it, as
@@ -108,6 +111,10 @@ type Editor struct {
 	Approve string
 	// RejectEdits answers applyEdit with applied: false.
 	RejectEdits bool
+	// RefuseConfirmed applies nothing yet answers applyEdit with applied:
+	// true, as coc.nvim does when the user answers No to the edits it asks
+	// to confirm (every annotated one agent-lsp sends).
+	RefuseConfirmed bool
 	// BeforeApply runs on an applyEdit request before it is applied.
 	BeforeApply func()
 }
@@ -299,11 +306,14 @@ func (e *Editor) applyEdit(ctx context.Context, params []byte) (any, error) {
 	}
 	e.mu.Lock()
 	e.edits = append(e.edits, p)
-	reject, before := e.RejectEdits, e.BeforeApply
+	reject, refuse, before := e.RejectEdits, e.RefuseConfirmed, e.BeforeApply
 	e.notifyLocked()
 	e.mu.Unlock()
 	if before != nil {
 		before()
+	}
+	if refuse {
+		return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
 	}
 	if reject {
 		reason := "the user declined"
@@ -347,6 +357,9 @@ func (e *Editor) apply(edit protocol.WorkspaceEdit) error {
 				return fmt.Errorf("%s exists", c.URI)
 			}
 			e.buffers[c.URI] = &Buffer{Version: 0}
+			if e.caps.NewBufferLine {
+				e.buffers[c.URI].Text = "\n"
+			}
 		case *protocol.TextDocumentEdit:
 			b, ok := e.buffers[c.TextDocument.URI]
 			if !ok {

@@ -270,6 +270,14 @@ func (e *Editor) SetRejectEdits(v bool) {
 	e.RejectEdits = v
 }
 
+// SetRefuseConfirmed makes applyEdit apply nothing and answer applied:
+// true (coc.nvim's No to "Confirm edits").
+func (e *Editor) SetRefuseConfirmed(v bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.RefuseConfirmed = v
+}
+
 // SetBeforeApply runs f when an applyEdit arrives, before it is applied.
 func (e *Editor) SetBeforeApply(f func()) {
 	e.mu.Lock()
