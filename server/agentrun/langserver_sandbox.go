@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/projectfile"
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
@@ -32,7 +34,12 @@ func sandboxStarter(dir string, group func() *sandbox.Group) langserver.Starter 
 			cleanup()
 			return nil, err
 		}
-		p, err := sandbox.Start(ctx, sandbox.Spec{Argv: c.Argv, View: view, Cache: cache, Env: os.Environ(),
+		argv := c.Argv
+		if c.IndexBesideCompileCommands && c.View == nil && tools.SandboxLevel().Level == sandbox.None {
+			// It runs on the workspace itself, which nothing holds read-only.
+			argv = append(slices.Clip(argv), compileCommandsElsewhere(c.Root, cache)...)
+		}
+		p, err := sandbox.Start(ctx, sandbox.Spec{Argv: argv, View: view, Cache: cache, Env: os.Environ(),
 			Limits: sandbox.Limits{Memory: c.Memory}, Group: group()})
 		if err != nil {
 			cleanup()
@@ -46,6 +53,19 @@ func sandboxStarter(dir string, group func() *sandbox.Group) langserver.Starter 
 		}
 		return sandboxProcess{p}, nil
 	}
+}
+
+// compileCommandsElsewhere are the arguments that keep clangd's index out
+// of root: a copy of root's compile_commands.json in the server's cache,
+// beside which clangd writes it; without that file, no background index
+// (clangd would put it beside compile_flags.txt).
+func compileCommandsElsewhere(root, cache string) []string {
+	data, err := projectfile.ReadWhole(root, "compile_commands.json", 64<<20)
+	dir := filepath.Join(cache, "compile-commands")
+	if err == nil && os.MkdirAll(dir, 0o700) == nil && os.WriteFile(filepath.Join(dir, "compile_commands.json"), data, 0o600) == nil {
+		return []string{"--compile-commands-dir=" + dir}
+	}
+	return []string{"--background-index=false"}
 }
 
 // serverView is what server c reads: the run's staged view for a

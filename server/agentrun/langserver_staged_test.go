@@ -156,6 +156,14 @@ func TestClangdInTheSandbox(t *testing.T) {
 	if disk, _ := os.ReadFile(filepath.Join(r.View.Root(), "mathx.h")); string(disk) != files["mathx.h"] {
 		t.Errorf("mathx.h changed on disk: %q", disk)
 	}
+	// At level none nothing but its arguments keeps clangd from writing
+	// its index into the project.
+	entries, _ := os.ReadDir(r.View.Root())
+	for _, e := range entries {
+		if _, ok := files[e.Name()]; !ok {
+			t.Errorf("the workspace gained %s (sandbox at level %s)", e.Name(), tools.SandboxLevel())
+		}
+	}
 }
 
 // TestANewPackageIsSeenByTheRun: after an edit (gopls warm), the model

@@ -348,7 +348,8 @@ func (m *Manager) start(ctx context.Context, cfg ServerConfig, root string, view
 	if err != nil {
 		return nil, &UnavailableError{cfg.Name, fmt.Sprintf("%s is not installed (not on PATH); install it with: %s", cfg.Command, cfg.Install)}
 	}
-	cmd := Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), Root: root, Memory: m.opts.Memory, View: view}
+	cmd := Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), IndexBesideCompileCommands: cfg.IndexBesideCompileCommands,
+		Root: root, Memory: m.opts.Memory, View: view}
 	if approve != nil {
 		if err := approve(ctx, cmd); err != nil {
 			return nil, &NotApprovedError{UnavailableError{cfg.Name, err.Error()}}

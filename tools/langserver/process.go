@@ -13,6 +13,8 @@ type Command struct {
 	Name string
 	// Argv is the program and its arguments.
 	Argv []string
+	// IndexBesideCompileCommands is the server's ServerConfig field.
+	IndexBesideCompileCommands bool
 	// Root is the project root the server works on: its working directory,
 	// and the part of the workspace its sandbox shows (read-only).
 	Root string

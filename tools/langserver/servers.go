@@ -38,6 +38,10 @@ type ServerConfig struct {
 	// ClangdRebuild: a new version of a document's same text asks clangd
 	// to rebuild it (ClientOptions).
 	ClangdRebuild bool
+	// IndexBesideCompileCommands: clangd writes its background index
+	// beside compile_commands.json, in the project. A starter that cannot
+	// hold the project read-only (level none) gives it a copy elsewhere.
+	IndexBesideCompileCommands bool
 	// Enabled = false keeps it from starting.
 	Disabled bool
 }
@@ -68,8 +72,9 @@ func KnownServers() []ServerConfig {
 		// Headers as the open documents have them (the run's staged text),
 		// not as on disk.
 		{Name: "clangd", Command: "clangd", Args: []string{"--use-dirty-headers"}, Languages: []string{"c", "cpp"}, ClangdRebuild: true,
-			Extensions:  map[string]string{".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
-			RootMarkers: []string{"compile_commands.json", "compile_flags.txt", ".clangd"}, BuildFiles: []string{"compile_commands.json", "compile_flags.txt", ".clangd"},
+			IndexBesideCompileCommands: true,
+			Extensions:                 map[string]string{".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"},
+			RootMarkers:                []string{"compile_commands.json", "compile_flags.txt", ".clangd"}, BuildFiles: []string{"compile_commands.json", "compile_flags.txt", ".clangd"},
 			Install: "apt-get install clangd (or your system's clangd package)"},
 		{Name: "rust-analyzer", Command: "rust-analyzer", Languages: []string{"rust"}, Extensions: map[string]string{".rs": "rust"},
 			RootMarkers: []string{"Cargo.toml"}, BuildFiles: []string{"Cargo.toml", "Cargo.lock"},
