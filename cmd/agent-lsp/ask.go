@@ -59,7 +59,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if code != exitOK {
 		return code
 	}
-	agentrun.SetSandbox(ws, settings, agentrun.SandboxDir(env), env("HOME"))
+	agentrun.SetSandbox(ws, settings, env("HOME"))
 	fmt.Fprintf(stderr, "[SANDBOX] commands run at level %s\n", tools.SandboxLevel())
 	memory := agent.NewMemory(agent.StateDir(env, ws.Root()))
 	// MCP servers start when the run first asks for their tools, and end
@@ -110,9 +110,9 @@ func askModel(ctx context.Context, root string, flags config.Settings, stderr io
 		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
 		return settings, nil, exitUsage
 	}
-	models := agentrun.Models{NewProvider: newProviders().New, FindModel: func(ctx context.Context, s config.Settings) (config.Settings, error) {
+	models := agentrun.NewModels(newProviders().New, func(ctx context.Context, s config.Settings) (config.Settings, error) {
 		return detectModel(ctx, s, stderr)
-	}}
+	})
 	settings, provider, err := models.Resolve(ctx, config.Merge(settings, flags))
 	switch {
 	case errors.Is(err, errNoModel):

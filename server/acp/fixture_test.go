@@ -102,7 +102,7 @@ func (f *fixture) connect(o fixtureOptions) {
 	f.served = make(chan struct{})
 	go func() {
 		defer close(f.served)
-		acp.Serve(ctx, acp.Options{NewProvider: newProvider, ListModels: listModels, Env: env, SandboxDir: t.TempDir(), Version: "test"}, toAgentR, toEditorW)
+		acp.Serve(ctx, acp.Options{NewProvider: newProvider, ListModels: listModels, Env: env, Version: "test"}, toAgentR, toEditorW)
 		toEditorW.Close()
 	}()
 	f.editor = newEditor(f.root)
