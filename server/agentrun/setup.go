@@ -17,8 +17,9 @@ import (
 //
 // A model is found only where the settings name none; what was found is
 // kept for what finding it read (the provider, the server, the keys) and
-// found again when that changes. A failure is not kept: a local model
-// server started since is found by the next run.
+// found again when that changes (runs that start together may each look).
+// A failure is not kept: a local model server started since is found by
+// the next run.
 type Models struct {
 	newProvider func(ctx context.Context, s config.Settings) (llm.Provider, error)
 	find        func(ctx context.Context, s config.Settings) (config.Settings, error)
