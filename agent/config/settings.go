@@ -69,8 +69,9 @@ type Settings struct {
 	Checks     []string `toml:"checks" json:"checks,omitempty"`
 	MaxTrials  int      `toml:"max_trials" json:"maxTrials,omitempty"`
 	MaxReplans int      `toml:"max_replans" json:"maxReplans,omitempty"`
-	// RetryAttempts (default 5) and RetryBaseMS (default 1000, doubled each
-	// retry up to 8x) shape the backoff on transient provider failures.
+	// RetryAttempts and RetryBaseMS (doubled each retry up to 8x) shape the
+	// backoff on transient provider failures; their defaults are the
+	// table's (Retries, RetryBase).
 	RetryAttempts int `toml:"retry_attempts" json:"retryAttempts,omitempty"`
 	RetryBaseMS   int `toml:"retry_base_ms" json:"retryBaseMs,omitempty"`
 	// SandboxNetwork lets commands in the sandbox use the network (off by

@@ -24,7 +24,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	workspace := fs.String("workspace", ".", "the workspace root")
 	apply := fs.Bool("apply", false, "write the proposed changes to disk and keep the notes the agent proposed (otherwise both are only printed)")
 	applySensitive := fs.Bool("apply-sensitive", false, "like --apply, and also write the changes to sensitive files that --apply refuses")
-	maxIter := fs.Int("max-iterations", 0, "iteration cap (default 10, or max_iterations in the config)")
+	maxIter := fs.Int("max-iterations", 0, fmt.Sprintf("iteration cap (default %d, or max_iterations in the config)", config.Settings{}.Iterations()))
 	strategy := fs.String("strategy", "", "react (default), plan or reflexion (or strategy in the config)")
 	mode := fs.String("mode", "", "ask (read-only: reads and answers, changes nothing, runs nothing), code (default) or plan")
 	planOnly := fs.Bool("plan-only", false, "make the plan, print it and stop (implies --mode plan)")
