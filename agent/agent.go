@@ -17,7 +17,8 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// DefaultMaxIterations bounds a run when the config says nothing.
+// DefaultMaxIterations bounds a run when the config says nothing; the
+// settings table's max_iterations declares it as its own default.
 const DefaultMaxIterations = 10
 
 // maxContinuations bounds how often a reply cut by max_tokens is continued.

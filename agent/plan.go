@@ -40,7 +40,7 @@ type stepOutcome struct {
 func (a *Agent) planAndExecute(ctx context.Context, t Task) (Outcome, error) {
 	maxReplans := t.MaxReplans
 	if maxReplans <= 0 {
-		maxReplans = 2
+		maxReplans = DefaultMaxReplans
 	}
 	a.emit(Event{Kind: EventStart, Text: t.Prompt})
 	var plan planAnswer

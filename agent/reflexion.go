@@ -36,7 +36,7 @@ type trial struct {
 func (a *Agent) reflexion(ctx context.Context, t Task) (Outcome, error) {
 	maxTrials := t.MaxTrials
 	if maxTrials <= 0 {
-		maxTrials = 3
+		maxTrials = DefaultMaxTrials
 	}
 	if t.Workspace == nil {
 		return a.finish(Outcome{}, fmt.Errorf("reflexion needs the run's workspace"))

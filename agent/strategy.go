@@ -32,6 +32,13 @@ func ParseStrategy(s string) (Strategy, error) {
 	return "", fmt.Errorf("unknown strategy %q: use react, plan or reflexion", s)
 }
 
+// The strategies' bounds when a Task sets none; the settings table's
+// max_replans and max_trials declare them as their own defaults.
+const (
+	DefaultMaxReplans = 2
+	DefaultMaxTrials  = 3
+)
+
 // Task is one request to the agent with what every strategy may need.
 type Task struct {
 	Prompt string
@@ -48,8 +55,8 @@ type Task struct {
 	// Checks are reflexion's evaluator commands (e.g. "go test ./..."); none
 	// means an LLM critique against the task.
 	Checks     []string
-	MaxReplans int // plan: default 2
-	MaxTrials  int // reflexion: default 3
+	MaxReplans int // plan: default DefaultMaxReplans
+	MaxTrials  int // reflexion: default DefaultMaxTrials
 	// ConfirmPlan, when set, is asked with the plan before any step runs;
 	// false ends the run with the plan as its answer and nothing changed.
 	ConfirmPlan func(ctx context.Context, plan string) (bool, error)

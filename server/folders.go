@@ -123,7 +123,7 @@ func (s *Server) runView(ctx context.Context, folders []*folder, start *folder, 
 		}
 		roots = append(roots, tools.Root{Name: f.name, Dir: f.dir})
 	}
-	return agentrun.OpenView(roots, current, s.docs, settings, filepath.Join(s.opts.CacheDir, "sandbox"), s.opts.Env("HOME"))
+	return agentrun.OpenView(roots, current, s.docs, settings, s.opts.Env("HOME"))
 }
 
 // workspaceDirs are the folders the client opened: every workspace folder

@@ -95,6 +95,8 @@ type Server struct {
 	// mcp holds the runs' MCP servers: started on a run's first use of
 	// their tools, ended when Serve returns.
 	mcp *mcp.Pool
+	// models finds the runs' model and builds its client.
+	models *agentrun.Models
 	// lsp holds the runs' language servers (nil: none), stopped when
 	// Serve returns.
 	lsp *langserver.Manager
@@ -122,6 +124,7 @@ func New(opts Options) *Server {
 		progress: newProgressTracker(opts.Logger),
 		mcp:      mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}),
 		lsp:      agentrun.NewLanguageServers(opts.Env),
+		models:   agentrun.NewModels(opts.NewProvider, opts.FindModel),
 	}
 	s.completer = completion.New(s.docs, opts.NewInfiller, opts.Logger)
 	s.nextEdits.engine = nextedit.New(s.docs, opts.NewNES, opts.Logger)

@@ -35,7 +35,9 @@ type fixture struct {
 	srv    *server.Server
 }
 
-func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server, env map[string]string) *fixture {
+// newFixture starts a server on files; with is applied to its options
+// last.
+func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server, env map[string]string, with ...func(*server.Options)) *fixture {
 	t.Helper()
 	root := toolstest.WriteTree(t, files)
 	if env == nil {
@@ -50,7 +52,7 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 		env["OPENAI_BASE_URL"] = llmServer.URL + "/v1"
 	}
 	breakers := resilience.NewBreakers(resilience.BreakerOptions{})
-	srv := server.New(server.Options{
+	opts := server.Options{
 		NewProvider: func(ctx context.Context, s config.Settings) (llm.Provider, error) {
 			p, err := openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
 			if err != nil {
@@ -70,7 +72,11 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 		Breakers: breakers.States,
 		Env:      func(k string) string { return env[k] },
 		CacheDir: t.TempDir(),
-	})
+	}
+	for _, w := range with {
+		w(&opts)
+	}
+	srv := server.New(opts)
 	f := &fixture{t: t, root: root, llm: llmServer, exit: make(chan int, 1), srv: srv}
 	f.editor = servertest.Connect(t, func(rwc io.ReadWriteCloser) { f.exit <- srv.Serve(context.Background(), rwc) })
 	return f

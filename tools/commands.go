@@ -36,9 +36,6 @@ func newCommands(roots *RootSet, view *View, changeset *Changeset, tree *Tree) *
 
 // SandboxOptions say how a workspace's commands are isolated.
 type SandboxOptions struct {
-	// Dir keeps each workspace's private home and build cache between runs
-	// (default: the user cache dir's agent-lsp/sandbox).
-	Dir string
 	// Network lets commands reach the network: the user's own opt-in.
 	Network bool
 	// NetworkIn, when set, decides Network for each root (its Dir, links

@@ -16,29 +16,34 @@ import (
 //go:embed execute_command.md
 var executeCommandDescription string
 
+// The defaults of CommandLimits, which the settings table
+// (command_timeout_s, max_output) declares as its own.
+const (
+	DefaultCommandTimeout = 30 * time.Second
+	DefaultMaxOutput      = 200_000
+)
+
 // CommandLimits bound what one command may take.
 type CommandLimits struct {
-	Timeout    time.Duration // default 30 s
-	MaxTimeout time.Duration // the most a model may ask for; default 10 min
-	MaxOutput  int           // bytes of output kept, default 200,000
+	// Timeout is a command's, and the most a model may ask for (timeout_s
+	// only shortens it); default DefaultCommandTimeout.
+	Timeout   time.Duration
+	MaxOutput int // bytes of output kept, default DefaultMaxOutput
 }
 
 func (l CommandLimits) withDefaults() CommandLimits {
 	if l.Timeout <= 0 {
-		l.Timeout = 30 * time.Second
-	}
-	if l.MaxTimeout <= 0 {
-		l.MaxTimeout = 10 * time.Minute
+		l.Timeout = DefaultCommandTimeout
 	}
 	if l.MaxOutput <= 0 {
-		l.MaxOutput = 200_000
+		l.MaxOutput = DefaultMaxOutput
 	}
 	return l
 }
 
 type executeCommandParams struct {
 	Command  string `json:"command" jsonschema:"the shell command line to run"`
-	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds before the command is killed (default 30)"`
+	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds before the command is killed, at most the user's command timeout (its default)"`
 }
 
 // executeCommandInParams are execute_command's with several roots: cwd
@@ -46,7 +51,7 @@ type executeCommandParams struct {
 type executeCommandInParams struct {
 	Command  string `json:"command" jsonschema:"the shell command line to run"`
 	Cwd      string `json:"cwd,omitempty" jsonschema:"directory to run in, a path as the other tools take it (api or api/src); default: the root this run started in"`
-	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds before the command is killed (default 30)"`
+	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds before the command is killed, at most the user's command timeout (its default)"`
 }
 
 // CommandOutcome is the structured result of a command, for the UI.
@@ -124,7 +129,7 @@ func runCommandTool(ctx context.Context, w *Workspace, policy *Policy, approver 
 	}
 	timeout := limits.Timeout
 	if p.TimeoutS > 0 {
-		timeout = min(time.Duration(p.TimeoutS)*time.Second, limits.MaxTimeout)
+		timeout = min(time.Duration(p.TimeoutS)*time.Second, limits.Timeout)
 	}
 	out, err := w.runCommandIn(ctx, f, dir, p.Command, timeout, limits.MaxOutput)
 	if errors.Is(err, sandbox.ErrLinkInView) {

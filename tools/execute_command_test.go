@@ -149,7 +149,7 @@ func TestMiddleCutKeepsHeadAndTail(t *testing.T) {
 // gets the user's limit.
 func TestAModelsTimeoutIsCappedByTheUsersLimit(t *testing.T) {
 	root := t.TempDir()
-	r := commandRegistry(t, root, &scriptedApprover{decision: AllowOnce}, CommandLimits{Timeout: 300 * time.Millisecond, MaxTimeout: 300 * time.Millisecond})
+	r := commandRegistry(t, root, &scriptedApprover{decision: AllowOnce}, CommandLimits{Timeout: 300 * time.Millisecond})
 	marker := toolstest.Marker()
 	res := call(t, r, "execute_command", map[string]any{"command": "sleep " + marker, "timeout_s": 3600})
 	if out := res.Data.(CommandOutcome); !out.TimedOut {

@@ -306,7 +306,7 @@ func newGitWorld(t *testing.T, l gitLayout) *gitWorld {
 	if l.callerEnv != nil {
 		env = append(env, l.callerEnv(g.root)...)
 	}
-	w.SetSandbox(SandboxOptions{Dir: sandboxTestDir(), Cache: filepath.Join(sandboxTestDir(), "shared-cache"), Env: env})
+	w.SetSandbox(SandboxOptions{Cache: filepath.Join(sandboxTestDir(), "shared-cache"), Env: env})
 	t.Cleanup(func() { w.Close() })
 	g.ws = w
 	g.reg = NewDefaultRegistry(w, NewPolicy(DefaultAllowlist), g.approver, CommandLimits{Timeout: time.Minute})

@@ -63,7 +63,7 @@ func newHostile(t *testing.T, files map[string]string, limits sandbox.Limits) *h
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.SetSandbox(SandboxOptions{Dir: sandboxTestDir(), Cache: filepath.Join(sandboxTestDir(), "shared-cache"), Limits: limits,
+	w.SetSandbox(SandboxOptions{Cache: filepath.Join(sandboxTestDir(), "shared-cache"), Limits: limits,
 		Env: append(os.Environ(), "OPENAI_API_KEY="+keyCanary, "GEMINI_API_KEY="+keyCanary, "MY_SERVICE_TOKEN="+keyCanary)})
 	t.Cleanup(func() { w.Close() })
 	h.ws = w

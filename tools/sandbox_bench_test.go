@@ -26,7 +26,7 @@ func BenchmarkGoTestSmallModule(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer w.Close()
-		w.SetSandbox(SandboxOptions{Dir: b.TempDir()})
+		w.SetSandbox(SandboxOptions{})
 		run := func() {
 			out, err := w.RunCommand(context.Background(), command, 5*time.Minute, 100_000)
 			if err != nil || out.ExitCode != 0 {

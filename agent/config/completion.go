@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Completion configures code completion as you type (inline ghost text, and
@@ -21,8 +22,32 @@ type Completion struct {
 	// Items also answers textDocument/completion, for clients without inline
 	// completion (Helix, Emacs, Neovim before 0.12). Off by default.
 	Items      *bool `toml:"items" json:"items,omitempty"`
-	DebounceMS int   `toml:"debounce_ms" json:"debounceMs,omitempty"` // default 75
-	MaxLines   int   `toml:"max_lines" json:"maxLines,omitempty"`     // default 8
+	DebounceMS int   `toml:"debounce_ms" json:"debounceMs,omitempty"` // read by Debounce
+	MaxLines   int   `toml:"max_lines" json:"maxLines,omitempty"`     // read by Lines
+}
+
+// Completion's defaults, where DebounceMS and MaxLines are unset.
+const (
+	DefaultCompletionDebounce = 75 * time.Millisecond
+	DefaultCompletionMaxLines = 8
+)
+
+// Debounce is the pause in typing before the model is asked: debounce_ms,
+// else DefaultCompletionDebounce.
+func (c Completion) Debounce() time.Duration {
+	return orDefault(time.Duration(c.DebounceMS)*time.Millisecond, DefaultCompletionDebounce)
+}
+
+// Lines is the most lines a suggestion keeps: max_lines, else
+// DefaultCompletionMaxLines.
+func (c Completion) Lines() int { return orDefault(c.MaxLines, DefaultCompletionMaxLines) }
+
+// orDefault is v where it is set (above zero), else def.
+func orDefault[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 // FIMModes are the values Completion.FIM takes.

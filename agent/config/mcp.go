@@ -32,7 +32,7 @@ type MCPServer struct {
 	// Enabled = false keeps the server configured but unused.
 	Enabled *bool `toml:"enabled" json:"enabled,omitempty"`
 	// TimeoutS bounds the start (connect, initialize, list the tools) and
-	// each call without an answer (default 30).
+	// each call without an answer (default: mcp.DefaultTimeout).
 	TimeoutS int `toml:"timeout_s" json:"timeoutS,omitempty"`
 	// AllowedTools run without asking; every other call asks, Deny first.
 	// A name is the server's own or the mcp__SERVER__TOOL one.

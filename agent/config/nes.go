@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // NES configures next edit suggestions: the edit the user will likely make
@@ -22,7 +23,16 @@ type NES struct {
 	Format string `toml:"format" json:"format,omitempty"`
 	// Languages are the language ids it is on for; empty: all.
 	Languages  []string `toml:"languages" json:"languages,omitempty"`
-	DebounceMS int      `toml:"debounce_ms" json:"debounceMs,omitempty"` // default 150
+	DebounceMS int      `toml:"debounce_ms" json:"debounceMs,omitempty"` // read by Debounce
+}
+
+// DefaultNESDebounce is next edits' pause where DebounceMS is unset.
+const DefaultNESDebounce = 150 * time.Millisecond
+
+// Debounce is the pause after a request before the model is asked:
+// debounce_ms, else DefaultNESDebounce.
+func (n NES) Debounce() time.Duration {
+	return orDefault(time.Duration(n.DebounceMS)*time.Millisecond, DefaultNESDebounce)
 }
 
 // NESFormats are the values NES.Format takes.

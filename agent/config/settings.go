@@ -5,6 +5,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/llm/resilience"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // Settings is everything a run needs to know. The json tags are the names of
@@ -64,8 +69,9 @@ type Settings struct {
 	Checks     []string `toml:"checks" json:"checks,omitempty"`
 	MaxTrials  int      `toml:"max_trials" json:"maxTrials,omitempty"`
 	MaxReplans int      `toml:"max_replans" json:"maxReplans,omitempty"`
-	// RetryAttempts (default 5) and RetryBaseMS (default 1000, doubled each
-	// retry up to 8x) shape the backoff on transient provider failures.
+	// RetryAttempts and RetryBaseMS (doubled each retry up to 8x) shape the
+	// backoff on transient provider failures; their defaults are the
+	// table's (Retries, RetryBase).
 	RetryAttempts int `toml:"retry_attempts" json:"retryAttempts,omitempty"`
 	RetryBaseMS   int `toml:"retry_base_ms" json:"retryBaseMs,omitempty"`
 	// SandboxNetwork lets commands in the sandbox use the network (off by
@@ -103,7 +109,9 @@ type Setting struct {
 	JSON string
 	Env  string // the environment variable that sets it too, if any
 	// Default is what applies when no layer sets it, nil when nothing does;
-	// an int is also the ceiling an untrusted layer may not go above.
+	// an int is also the ceiling an untrusted layer may not go above. Where
+	// the consumer has a default of its own (agent.DefaultMaxIterations),
+	// Default is that constant: each default is declared once.
 	Default any
 	// Enum lists the values a string may take; "" (unset) is always allowed.
 	Enum []string
@@ -155,15 +163,15 @@ var table = withFields([]Setting{
 		Doc: "Model name, e.g. gpt-4o-mini or gemini-2.5-flash."},
 	{TOML: "base_url", Env: "OPENAI_BASE_URL", Untrusted: refused(""),
 		Doc: "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)."},
-	{TOML: "max_iterations", Env: "AGENT_LSP_MAX_ITERATIONS", Default: 10, Untrusted: lowerOnly, // agent.DefaultMaxIterations
+	{TOML: "max_iterations", Env: "AGENT_LSP_MAX_ITERATIONS", Default: agent.DefaultMaxIterations, Untrusted: lowerOnly,
 		Doc: "Iteration cap of the agent loop."},
 	{TOML: "allowlist", Untrusted: refused(""), merge: mergeAllowlist,
 		Doc: "Commands the agent may run without asking, added to the built-in read-only list."},
 	{TOML: "no_default_allowlist", Default: false, Untrusted: refused(""),
 		Doc: "Drop the built-in read-only allowlist."},
-	{TOML: "command_timeout_s", Default: 30, Untrusted: lowerOnly, // tools.CommandLimits.Timeout
+	{TOML: "command_timeout_s", Default: int(tools.DefaultCommandTimeout / time.Second), Untrusted: lowerOnly,
 		Doc: "Timeout of one command in seconds."},
-	{TOML: "max_output", Default: 200_000, Untrusted: lowerOnly, // tools.CommandLimits.MaxOutput
+	{TOML: "max_output", Default: tools.DefaultMaxOutput, Untrusted: lowerOnly,
 		Doc: "Bytes of a command's output kept."},
 	{TOML: "approval_timeout_s", Default: DefaultApprovalTimeoutS, Untrusted: refused(""),
 		Doc: "How long the server waits for the editor's answer to a question (an approval: then Deny) or to an edit it sent (the proposal stays pending), in seconds."},
@@ -188,15 +196,15 @@ var table = withFields([]Setting{
 		Doc: "How a task is run."},
 	{TOML: "checks", Untrusted: refused(": they run without asking"),
 		Doc: "Reflexion's evaluator commands (e.g. \"go test ./...\"); they run without asking."},
-	{TOML: "max_trials", Default: 3, Untrusted: lowerOnly, // reflexion
+	{TOML: "max_trials", Default: agent.DefaultMaxTrials, Untrusted: lowerOnly,
 		Doc: "Reflexion's trials."},
-	{TOML: "max_replans", Default: 2, Untrusted: lowerOnly, // plan-and-execute
+	{TOML: "max_replans", Default: agent.DefaultMaxReplans, Untrusted: lowerOnly,
 		Doc: "Plan-and-execute's replans."},
 	// More tries and longer waits keep a run (and the user's bill and wait)
 	// going against a failing provider.
-	{TOML: "retry_attempts", Default: 5, Untrusted: lowerOnly, // resilience.RetryOptions.MaxAttempts
+	{TOML: "retry_attempts", Default: resilience.DefaultMaxAttempts, Untrusted: lowerOnly,
 		Doc: "Attempts on a transient provider failure."},
-	{TOML: "retry_base_ms", Default: 1000, Untrusted: lowerOnly, // resilience.RetryOptions.Base
+	{TOML: "retry_base_ms", Default: int(resilience.DefaultBase / time.Millisecond), Untrusted: lowerOnly,
 		Doc: "First retry delay in milliseconds, doubled each retry."},
 	{TOML: "sandbox_network", Default: false, UserOnly: true, Untrusted: userOnly,
 		Doc: "Let commands in the sandbox use the network: true, or the workspaces that may (paths or globs)."},

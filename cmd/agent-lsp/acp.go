@@ -8,7 +8,6 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/server/acp"
-	"github.com/agent-lsp/agent-lsp/server/agentrun"
 )
 
 // acpServe runs the agent as an Agent Client Protocol agent on stdin/stdout
@@ -35,7 +34,6 @@ func acpServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		// The session's model picker lists what `agent-lsp models` lists.
 		ListModels: listProviderModels,
 		Env:        env,
-		SandboxDir: agentrun.SandboxDir(env),
 		Logger:     logger,
 		Version:    versionString(),
 	}, stdin, stdout)

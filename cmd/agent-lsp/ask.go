@@ -24,7 +24,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	workspace := fs.String("workspace", ".", "the workspace root")
 	apply := fs.Bool("apply", false, "write the proposed changes to disk and keep the notes the agent proposed (otherwise both are only printed)")
 	applySensitive := fs.Bool("apply-sensitive", false, "like --apply, and also write the changes to sensitive files that --apply refuses")
-	maxIter := fs.Int("max-iterations", 0, "iteration cap (default 10, or max_iterations in the config)")
+	maxIter := fs.Int("max-iterations", 0, fmt.Sprintf("iteration cap (default %d, or max_iterations in the config)", config.Settings{}.Iterations()))
 	strategy := fs.String("strategy", "", "react (default), plan or reflexion (or strategy in the config)")
 	mode := fs.String("mode", "", "ask (read-only: reads and answers, changes nothing, runs nothing), code (default) or plan")
 	planOnly := fs.Bool("plan-only", false, "make the plan, print it and stop (implies --mode plan)")
@@ -59,7 +59,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if code != exitOK {
 		return code
 	}
-	agentrun.SetSandbox(ws, settings, agentrun.SandboxDir(env), env("HOME"))
+	agentrun.SetSandbox(ws, settings, env("HOME"))
 	fmt.Fprintf(stderr, "[SANDBOX] commands run at level %s\n", tools.SandboxLevel())
 	memory := agent.NewMemory(agent.StateDir(env, ws.Root()))
 	// MCP servers start when the run first asks for their tools, and end
@@ -110,9 +110,9 @@ func askModel(ctx context.Context, root string, flags config.Settings, stderr io
 		fmt.Fprintf(stderr, "agent-lsp ask: %v\n", err)
 		return settings, nil, exitUsage
 	}
-	models := agentrun.Models{NewProvider: newProviders().New, FindModel: func(ctx context.Context, s config.Settings) (config.Settings, error) {
+	models := agentrun.NewModels(newProviders().New, func(ctx context.Context, s config.Settings) (config.Settings, error) {
 		return detectModel(ctx, s, stderr)
-	}}
+	})
 	settings, provider, err := models.Resolve(ctx, config.Merge(settings, flags))
 	switch {
 	case errors.Is(err, errNoModel):

@@ -53,8 +53,8 @@ func detectModel(ctx context.Context, s config.Settings, stderr io.Writer) (conf
 		return pickServerModel(ctx, s, localServer{"the configured server", s.BaseURL}, stderr)
 	case s.Provider == config.ProviderGemini && s.GeminiKey != "", s.GeminiKey != "" && s.OpenAIKey == "":
 		s.Provider, s.Model = config.ProviderGemini, defaultGeminiModel
-	case s.OpenAIKey != "":
-		s.Model = defaultOpenAIModel
+	case s.OpenAIKey != "": // also where Gemini was asked for without its key
+		s.Provider, s.Model = config.ProviderOpenAI, defaultOpenAIModel
 	default:
 		return pickLocalModel(ctx, s, stderr)
 	}

@@ -93,6 +93,9 @@ func TestAKeyAloneChoosesItsProviderAndDefaultModel(t *testing.T) {
 		{"gemini key", config.Settings{Provider: config.ProviderOpenAI, GeminiKey: "g"}, config.ProviderGemini, defaultGeminiModel},
 		{"openai key", config.Settings{Provider: config.ProviderOpenAI, OpenAIKey: "o"}, config.ProviderOpenAI, defaultOpenAIModel},
 		{"configured", config.Settings{Provider: config.ProviderOpenAI, OpenAIKey: "o", Model: "mine"}, config.ProviderOpenAI, "mine"},
+		// Gemini asked for without its key: OpenAI's key picks OpenAI's
+		// model, on OpenAI (it was sent to Gemini).
+		{"gemini without its key", config.Settings{Provider: config.ProviderGemini, OpenAIKey: "o"}, config.ProviderOpenAI, defaultOpenAIModel},
 	} {
 		s, err := detectModel(context.Background(), c.in, io.Discard)
 		if err != nil || s.Provider != c.provider || s.Model != c.want {

@@ -300,7 +300,7 @@ func doctorSandbox(workspace string, server []string, stdout, stderr io.Writer, 
 	}
 	// The command's spec as a run's is built: the same sandbox options
 	// (agentrun.SetSandbox) and builder (tools.Commands.PreviewSpec).
-	agentrun.SetSandbox(ws, settings, agentrun.SandboxDir(env), env("HOME"))
+	agentrun.SetSandbox(ws, settings, env("HOME"))
 	caps := tools.SandboxLevel()
 	spec := ws.PreviewSpec("<command>", settings.CommandTimeout())
 	if len(server) > 0 {

@@ -42,7 +42,7 @@ func (ps *providers) New(ctx context.Context, s config.Settings) (llm.Provider, 
 		}
 		tiers = append(tiers, resilience.Tier{Provider: p, Degraded: b.Degraded})
 	}
-	retry := resilience.RetryOptions{MaxAttempts: s.Retries(), Base: s.RetryBase(), Max: 8 * s.RetryBase()}
+	retry := resilience.RetryOptions{MaxAttempts: s.Retries(), Base: s.RetryBase()}
 	return resilience.Chain(resilience.Options{Retry: retry, Breakers: ps.breakers}, tiers...), nil
 }
 

@@ -15,11 +15,21 @@ import (
 	"github.com/agent-lsp/agent-lsp/llm"
 )
 
+// The retries' defaults, which the settings table (retry_attempts,
+// retry_base_ms) declares as its own.
+const (
+	DefaultMaxAttempts = 5           // waits of 1, 2, 4 and 8 s
+	DefaultBase        = time.Second // doubled each retry
+	// maxWaits is the longest computed wait by default, in Bases: the
+	// last of DefaultMaxAttempts' waits.
+	maxWaits = 8
+)
+
 // RetryOptions shape the backoff. Zero values take the defaults.
 type RetryOptions struct {
-	MaxAttempts    int           // tries in all, default 5: waits of 1, 2, 4 and 8 s
-	Base           time.Duration // first wait, default 1 s; doubled each retry
-	Max            time.Duration // longest computed wait, default 8 s
+	MaxAttempts    int           // tries in all, default DefaultMaxAttempts
+	Base           time.Duration // first wait, default DefaultBase; doubled each retry
+	Max            time.Duration // longest computed wait, default 8 Bases
 	MaxRetryAfter  time.Duration // cap on a server's Retry-After, default 30 s
 	AttemptTimeout time.Duration // one try's limit (a hanging server), default 2 min
 	// Jitter returns a number in [0, 1); the wait is scaled by 0.8 + 0.4*Jitter().
@@ -28,13 +38,13 @@ type RetryOptions struct {
 
 func (o RetryOptions) withDefaults() RetryOptions {
 	if o.MaxAttempts <= 0 {
-		o.MaxAttempts = 5
+		o.MaxAttempts = DefaultMaxAttempts
 	}
 	if o.Base <= 0 {
-		o.Base = time.Second
+		o.Base = DefaultBase
 	}
 	if o.Max <= 0 {
-		o.Max = 8 * time.Second
+		o.Max = maxWaits * o.Base
 	}
 	if o.MaxRetryAfter <= 0 {
 		o.MaxRetryAfter = 30 * time.Second

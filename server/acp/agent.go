@@ -35,11 +35,8 @@ type Options struct {
 	// configured model.
 	ListModels func(ctx context.Context, s config.Settings) ([]string, error)
 	// Env reads the environment (secrets, AGENT_LSP_*, XDG_* dirs).
-	Env config.Env
-	// SandboxDir keeps the sandbox's private homes and build caches; "" is
-	// the user's cache dir.
-	SandboxDir string
-	Logger     *slog.Logger
+	Env    config.Env
+	Logger *slog.Logger
 	// Version is reported as agentInfo.version.
 	Version string
 }
@@ -52,6 +49,8 @@ type Agent struct {
 	conn *sdk.AgentSideConnection // set before the first message is read
 	mcp  *mcp.Pool                // the MCP servers of every session (the user's, the client's), closed with the connection
 	lsp  *langserver.Manager      // the sessions' language servers (nil: none), closed with the connection
+	// runModels finds the sessions' model and builds its client.
+	runModels *agentrun.Models
 
 	// running counts the turns' goroutines, which may outlive their
 	// prompt (cancelled) and end by saving the session.
@@ -107,7 +106,7 @@ func newAgent(opts Options) *Agent {
 		opts.Env = os.Getenv
 	}
 	a := &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{}, models: map[string][]string{},
-		lsp: agentrun.NewLanguageServers(opts.Env)}
+		lsp: agentrun.NewLanguageServers(opts.Env), runModels: agentrun.NewModels(opts.NewProvider, opts.FindModel)}
 	a.mcp = mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version, OnChange: a.mcpChanged})
 	return a
 }

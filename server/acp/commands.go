@@ -202,7 +202,7 @@ func (a *Agent) cmdNew(ctx context.Context, s *session, input string) (string, s
 }
 
 func (a *Agent) cmdCompact(ctx context.Context, s *session, input string) (string, string, error) {
-	settings, provider, err := agentrun.Models{NewProvider: a.opts.NewProvider, FindModel: s.findModelOnce(a.opts.FindModel)}.Resolve(ctx, s.currentSettings())
+	settings, provider, err := a.resolve(ctx, s)
 	if err != nil {
 		return "", "", requestError(err)
 	}

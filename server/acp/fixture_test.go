@@ -52,6 +52,8 @@ type fixtureOptions struct {
 	env      map[string]string // added to the environment
 	caps     *sdk.ClientCapabilities
 	provider func(ctx context.Context, s config.Settings) (llm.Provider, error) // overrides the wire model
+	// findModel is the process's model detection (FindModel); nil: none.
+	findModel func(ctx context.Context, s config.Settings) (config.Settings, error)
 }
 
 func newFixture(t *testing.T, files map[string]string, srv *llmtest.Server, o fixtureOptions) *fixture {
@@ -102,7 +104,7 @@ func (f *fixture) connect(o fixtureOptions) {
 	f.served = make(chan struct{})
 	go func() {
 		defer close(f.served)
-		acp.Serve(ctx, acp.Options{NewProvider: newProvider, ListModels: listModels, Env: env, SandboxDir: t.TempDir(), Version: "test"}, toAgentR, toEditorW)
+		acp.Serve(ctx, acp.Options{NewProvider: newProvider, FindModel: o.findModel, ListModels: listModels, Env: env, Version: "test"}, toAgentR, toEditorW)
 		toEditorW.Close()
 	}()
 	f.editor = newEditor(f.root)

@@ -168,17 +168,16 @@ func (a *Agent) optionsChanged(s *session) {
 	a.update(s, sdk.SessionUpdate{ConfigOptionUpdate: &sdk.SessionConfigOptionUpdate{ConfigOptions: s.configOptions()}})
 }
 
-// findModels fills in s's model (FindModel, once) and the models its
+// findModels fills in s's model (the connection's Models) and the models its
 // provider serves, listed once a connection per provider and server; a
 // failure leaves the list at the current model, and the turn says why.
 func (a *Agent) findModels(ctx context.Context, s *session) {
 	ctx, cancel := context.WithTimeout(ctx, listModelsWait)
 	defer cancel()
 	settings := s.currentSettings()
-	if find := s.findModelOnce(a.opts.FindModel); find != nil && settings.Model == "" {
-		if found, err := find(ctx, settings); err == nil {
-			settings = found
-		}
+	if found, err := a.runModels.Find(ctx, settings); err == nil {
+		settings = found
+		s.keepFound(found)
 	}
 	if a.opts.ListModels == nil {
 		return

@@ -129,7 +129,7 @@ func (t *turn) run(prompt string, images []llm.Image) (resp sdk.PromptResponse, 
 	if t.n == 1 {
 		t.sandboxNotice()
 	}
-	settings, provider, err := agentrun.Models{NewProvider: t.a.opts.NewProvider, FindModel: s.findModelOnce(t.a.opts.FindModel)}.Resolve(ctx, s.currentSettings())
+	settings, provider, err := t.a.resolve(ctx, s)
 	if err != nil {
 		return resp, requestError(err)
 	}
@@ -195,28 +195,24 @@ func cancelled(resp sdk.PromptResponse) sdk.PromptResponse {
 	return resp
 }
 
-// findModelOnce is find, run once a session: its answer is kept in the
-// session's settings.
-func (s *session) findModelOnce(find func(context.Context, config.Settings) (config.Settings, error)) func(context.Context, config.Settings) (config.Settings, error) {
-	if find == nil {
-		return nil
+// resolve is a turn's settings and model client, through the connection's
+// Models; a model found is kept in the session's settings (keepFound).
+func (a *Agent) resolve(ctx context.Context, s *session) (config.Settings, llm.Provider, error) {
+	settings, provider, err := a.runModels.Resolve(ctx, s.currentSettings())
+	if err == nil {
+		s.keepFound(settings)
 	}
-	return func(ctx context.Context, settings config.Settings) (config.Settings, error) {
-		s.mu.Lock()
-		detected := s.detected
-		s.mu.Unlock()
-		if detected {
-			return settings, nil
+	return settings, provider, err
+}
+
+// keepFound keeps the model found for s's settings, so that its model
+// option names it, unless one was chosen meanwhile.
+func (s *session) keepFound(found config.Settings) {
+	s.setSettings(func(c *config.Settings) {
+		if c.Model == "" {
+			c.Provider, c.BaseURL, c.Model = found.Provider, found.BaseURL, found.Model
 		}
-		settings, err := find(ctx, settings)
-		if err != nil {
-			return settings, err
-		}
-		s.mu.Lock()
-		s.settings, s.detected = settings, true
-		s.mu.Unlock()
-		return settings, nil
-	}
+	})
 }
 
 func (s *session) currentSettings() config.Settings {
@@ -238,7 +234,7 @@ func (t *turn) openWorkspace(settings config.Settings) error {
 	if t.files != nil {
 		overlay = t.files
 	}
-	ws, err := agentrun.OpenView(t.s.roots, 0, overlay, settings, t.a.opts.SandboxDir, t.a.opts.Env("HOME"))
+	ws, err := agentrun.OpenView(t.s.roots, 0, overlay, settings, t.a.opts.Env("HOME"))
 	if err != nil {
 		return err
 	}

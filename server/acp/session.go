@@ -40,7 +40,6 @@ type session struct {
 	mu        sync.Mutex // guards the fields below
 	history   *agent.History
 	mode      sdk.SessionModeId
-	detected  bool               // settings.Model was filled in by FindModel
 	models    []string           // the models the provider serves, for the model option
 	spent     float64            // US dollars the session's model calls cost, while priced
 	unpriced  bool               // a call's price was not known: spent is not the session's cost

@@ -1,6 +1,6 @@
 // Package agentrun is a run's life as every wire starts it — the CLI's
 // ask, the language server's agent.ask and ACP's session/prompt: the model
-// found and its client built (Models), the view of the workspace with its
+// found (once a process or connection) and its client built (Models), the view of the workspace with its
 // commands' sandbox and policy (OpenView, Policy), the agent with the
 // mode's tools, the MCP servers' tools and the notes (Do), and the end:
 // the answer, the tokens, the staged proposal, and what the conversation's

@@ -200,7 +200,7 @@ func build(r Request, notes *agent.Memory, lsp *langserver.Session) (*agent.Agen
 // commandLimits are a run's command bounds: the user's command_timeout_s
 // (set, or its default) is also the most a model may ask for.
 func commandLimits(s config.Settings) tools.CommandLimits {
-	return tools.CommandLimits{Timeout: s.CommandTimeout(), MaxTimeout: s.CommandTimeout(), MaxOutput: s.OutputLimit()}
+	return tools.CommandLimits{Timeout: s.CommandTimeout(), MaxOutput: s.OutputLimit()}
 }
 
 // mcpPrompt tells the model whose words an MCP tool's are.

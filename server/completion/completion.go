@@ -29,8 +29,6 @@ import (
 )
 
 const (
-	defaultDebounce     = 75 * time.Millisecond
-	defaultMaxLines     = 8
 	completionSlots     = 2    // model calls at once
 	completionMaxTokens = 128  // per suggestion
 	prefixBytes         = 6000 // about 1,500 tokens before the cursor
@@ -142,12 +140,8 @@ func (c *Engine) Suggest(ctx context.Context, u uri.URI, pos protocol.Position, 
 		return at, nil
 	}
 
-	debounce := defaultDebounce
-	if ms := settings.Completion.DebounceMS; ms > 0 {
-		debounce = time.Duration(ms) * time.Millisecond
-	}
 	select {
-	case <-time.After(debounce):
+	case <-time.After(settings.Completion.Debounce()):
 	case <-ctx.Done():
 		return At{}, nil // superseded, or the client cancelled
 	}
@@ -173,11 +167,7 @@ func (c *Engine) Suggest(ctx context.Context, u uri.URI, pos protocol.Position, 
 		c.log.Debug("completion", "error", err)
 		return At{}, nil // a failed suggestion is no suggestion; the pause handles a dead model
 	}
-	maxLines := defaultMaxLines
-	if n := settings.Completion.MaxLines; n > 0 {
-		maxLines = n
-	}
-	at.Text = shape(text, in.indent, in.suffix, maxLines)
+	at.Text = shape(text, in.indent, in.suffix, settings.Completion.Lines())
 	at.Model = infiller.Name()
 	if at.Text != "" {
 		c.remember(u, suggestion{ed: in.ed, line: pos.Line, lineLen: in.lineLen, lineTail: in.lineTail, text: at.Text})

@@ -28,9 +28,6 @@ import (
 	"github.com/agent-lsp/agent-lsp/server/documents"
 )
 
-// DefaultDebounce is the wait after a request before the model is asked.
-const DefaultDebounce = 150 * time.Millisecond
-
 // ErrPositionOutside is returned for a cursor outside the document.
 var ErrPositionOutside = errors.New("position is outside the document")
 
@@ -151,12 +148,8 @@ func (e *Engine) find(ctx context.Context, u uri.URI, ed documents.Edition, pos 
 	if hit && cached.ed == ed && cached.pos == pos {
 		return cached.edit, nil
 	}
-	debounce := DefaultDebounce
-	if ms := env.Settings.NES.DebounceMS; ms > 0 {
-		debounce = time.Duration(ms) * time.Millisecond
-	}
 	select {
-	case <-time.After(debounce):
+	case <-time.After(env.Settings.NES.Debounce()):
 	case <-ctx.Done():
 		return nil, nil
 	}

@@ -11,10 +11,6 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// defaultMaxOutput bounds a result's text when the run sets no max_output
-// (the same default as command output).
-const defaultMaxOutput = 200_000
-
 // Outcome is the structured result of an MCP call, for the UI.
 type Outcome struct {
 	Server, Tool string // the server's names
@@ -47,7 +43,7 @@ func render(server, tool string, res *sdk.CallToolResult, maxOutput int) tools.R
 		text = "(the tool returned nothing)"
 	}
 	if maxOutput <= 0 {
-		maxOutput = defaultMaxOutput
+		maxOutput = tools.DefaultMaxOutput // as for a command's output
 	}
 	return tools.Result{Text: tools.CutMiddle(text, maxOutput), IsError: res.IsError, Data: out}
 }

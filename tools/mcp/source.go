@@ -14,7 +14,7 @@ import (
 type SourceOptions struct {
 	// Approver asks the user before a call off allowed_tools; nil denies.
 	Approver tools.Approver
-	// MaxOutput bounds a result's text in bytes (0: 200,000).
+	// MaxOutput bounds a result's text in bytes (0: tools.DefaultMaxOutput).
 	MaxOutput int
 }
 

@@ -22,7 +22,7 @@ type Group struct {
 // does, a group whose cgroup cannot be made is an error.
 func NewGroup(l Limits) (*Group, error) {
 	g := &Group{limits: l.withDefaults()}
-	if Probe().Level == None || !cgroupsUsable.Load() {
+	if c := Probe(); c.Level == None || !c.cgroups() {
 		return g, nil
 	}
 	version, parents := cgroupParents()

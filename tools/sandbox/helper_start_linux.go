@@ -21,10 +21,32 @@ import (
 // spec, and the next command takes it. An idle helper holds no secret: it
 // starts with an empty environment and gets everything in its spec.
 
+// helperKind is what a helper is started with before its World comes, all
+// three the World's (kindOf): its namespaces (clone flags; 0: none),
+// whether it is placed in a cgroup, whether it may drop the supplementary
+// groups. A spare is taken only by a World of its kind.
+type helperKind struct {
+	flags     uintptr
+	cgroup    bool
+	setgroups bool
+}
+
+// kindOf is the helper w runs in.
+func kindOf(w World) (helperKind, error) {
+	flags, err := cloneFlags(w.Namespaces)
+	return helperKind{flags: flags, cgroup: w.Cgroup, setgroups: w.DropGroups}, err
+}
+
+// usualKind is the helper of the level's commands with namespaces flags, as
+// host.world will build their Worlds: what a spare is started ahead for.
+func usualKind(c Caps, flags uintptr) helperKind {
+	return helperKind{flags: flags, cgroup: c.cgroups(), setgroups: canDropGroups()}
+}
+
 // helperProc is a started helper, not yet given its spec.
 type helperProc struct {
-	cmd   *exec.Cmd
-	flags uintptr
+	cmd  *exec.Cmd
+	kind helperKind
 	// cg is the cgroup the helper was put in when it started, or nil.
 	// Moving a running process into a cgroup waits for an RCU grace period
 	// (10–20 ms on cgroup v1), so a spare is moved while it waits, not
@@ -64,20 +86,20 @@ func (r *relay) Write(p []byte) (int, error) {
 }
 
 var (
-	warmMu       sync.Mutex                  // guards warm and warmStarting
-	warm         = map[uintptr]*helperProc{} // by clone flags: the helper started ahead
-	warmStarting = map[uintptr]bool{}        // a helper is being started ahead for these flags
+	warmMu       sync.Mutex                     // guards warm and warmStarting
+	warm         = map[helperKind]*helperProc{} // the helper started ahead, by kind
+	warmStarting = map[helperKind]bool{}        // a helper of this kind is being started ahead
 )
 
-// takeHelper returns the helper started ahead for flags, or starts one, and
+// takeHelper returns the helper started ahead of kind, or starts one, and
 // has the next one started ahead in the background — one at a time, so that
 // many commands at once don't start as many spares.
-func takeHelper(flags uintptr) (*helperProc, error) {
+func takeHelper(kind helperKind) (*helperProc, error) {
 	warmMu.Lock()
-	h := warm[flags]
-	delete(warm, flags)
+	h := warm[kind]
+	delete(warm, kind)
 	warmMu.Unlock()
-	go startSpare(flags)
+	go startSpare(kind)
 	if h != nil {
 		if h.alive() {
 			return h, nil
@@ -89,7 +111,7 @@ func takeHelper(flags uintptr) (*helperProc, error) {
 			go h.cg.remove()
 		}
 	}
-	return spawnHelper(flags, nil, nil)
+	return spawnHelper(kind, nil, nil)
 }
 
 // prepare has the spare helper of the level's usual namespaces started
@@ -99,39 +121,39 @@ func prepare(c Caps) {
 	baseMounts()
 	switch c.Level {
 	case Full:
-		startSpare(nsFlags)
+		startSpare(usualKind(c, nsFlags))
 	case Landlock:
-		startSpare(0)
+		startSpare(usualKind(c, 0))
 	}
 }
 
-// startSpare starts a helper for flags to wait for the next command,
-// unless one is waiting or on its way.
-func startSpare(flags uintptr) {
+// startSpare starts a helper of kind to wait for the next command, unless
+// one is waiting or on its way.
+func startSpare(kind helperKind) {
 	warmMu.Lock()
-	if warm[flags] != nil || warmStarting[flags] {
+	if warm[kind] != nil || warmStarting[kind] {
 		warmMu.Unlock()
 		return
 	}
-	warmStarting[flags] = true
+	warmStarting[kind] = true
 	warmMu.Unlock()
-	next, err := spawnHelper(flags, nil, nil)
+	next, err := spawnHelper(kind, nil, nil)
 	warmMu.Lock()
 	defer warmMu.Unlock()
-	warmStarting[flags] = false
+	warmStarting[kind] = false
 	if err == nil {
-		warm[flags] = next
+		warm[kind] = next
 	}
 }
 
-// spawnHelper starts a helper in new namespaces (flags; 0: none), with a
-// server's pipes as its stdin and stdout (nil: a command's), its cgroup
-// made under cgroupParents (nil: this process's own, cgroupParents()).
+// spawnHelper starts a helper of kind, with a server's pipes as its stdin
+// and stdout (nil: a command's); where kind has a cgroup, it is made under
+// parents (nil: this process's own, cgroupParents()).
 // The goroutine that starts it keeps its thread until the helper is done:
 // Pdeathsig fires when that thread ends, not when the process does.
-func spawnHelper(flags uintptr, server *serverPipes, parents map[string]string) (*helperProc, error) {
+func spawnHelper(kind helperKind, server *serverPipes, parents map[string]string) (*helperProc, error) {
 	started := make(chan error, 1)
-	h := &helperProc{flags: flags, server: server, done: make(chan error, 1)}
+	h := &helperProc{kind: kind, server: server, done: make(chan error, 1)}
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
@@ -144,7 +166,7 @@ func spawnHelper(flags uintptr, server *serverPipes, parents map[string]string) 
 	if err := <-started; err != nil {
 		return nil, err
 	}
-	if cgroupsUsable.Load() {
+	if kind.cgroup {
 		var cg *cgroup
 		var err error
 		if parents != nil {
@@ -191,14 +213,15 @@ func (h *helperProc) start() error {
 		cmd.Stdin, cmd.Stdout = h.server.stdinR, h.server.stdoutW
 	}
 	cmd.WaitDelay = outputWait
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: h.flags == 0}
-	if h.flags != 0 {
-		cmd.SysProcAttr.Cloneflags = h.flags
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: h.kind.flags == 0}
+	if h.kind.flags != 0 {
+		cmd.SysProcAttr.Cloneflags = h.kind.flags
 		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
 		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
 		// Only a parent that may set groups may let the helper drop the
-		// supplementary ones; for anyone else the kernel refuses the map.
-		cmd.SysProcAttr.GidMappingsEnableSetgroups = canDropGroups()
+		// supplementary ones (World.DropGroups); for anyone else the kernel
+		// refuses the map.
+		cmd.SysProcAttr.GidMappingsEnableSetgroups = h.kind.setgroups
 	}
 	err = cmd.Start()
 	specR.Close()
@@ -230,20 +253,21 @@ func (h *helperProc) alive() bool {
 // group.
 func (h *helperProc) kill() {
 	pid := h.cmd.Process.Pid
-	if h.flags == 0 {
+	if h.kind.flags == 0 {
 		pid = -pid
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 }
 
-// startHelper runs spec in a helper for flags: with limits (nil: none, for
-// the probe) in a cgroup bounding them, placed there before it may fork;
+// startHelper runs spec in a helper of kind: with limits (nil: none, for
+// the probe) in a cgroup bounding them where kind has one, placed there
+// before it may fork;
 // hands it the view's layer (nil: none), sends the spec and waits, killing
 // everything at ctx's end. It returns the helper's report: empty when the
 // command ran, else why the isolation could not be set up (or, for a
 // probe, what works).
-func startHelper(ctx context.Context, spec helperSpec, flags uintptr, limits *Limits, layer *Layer, quota *diskQuota, stdout, stderr io.Writer) (string, error) {
-	h, err := takeHelper(flags)
+func startHelper(ctx context.Context, spec helperSpec, kind helperKind, limits *Limits, layer *Layer, quota *diskQuota, stdout, stderr io.Writer) (string, error) {
+	h, err := takeHelper(kind)
 	if err != nil {
 		return "", err
 	}
@@ -257,7 +281,7 @@ func startHelper(ctx context.Context, spec helperSpec, flags uintptr, limits *Li
 		// nothing the command's result needs to wait for.
 		defer func() { go cg.remove() }()
 	}
-	if limits != nil && cgroupsUsable.Load() {
+	if limits != nil && kind.cgroup {
 		err := errors.New("no cgroup was made for the helper")
 		if cg != nil {
 			err = cg.setLimits(*limits)
@@ -273,7 +297,7 @@ func startHelper(ctx context.Context, spec helperSpec, flags uintptr, limits *Li
 	waitErr := h.wait(ctx, cg, quota)
 	// Whatever it left behind below full (background or setsid children); at
 	// full level the pid namespace died with the helper.
-	if flags == 0 {
+	if kind.flags == 0 {
 		h.kill()
 	}
 	if cg != nil {

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"os"
 	"runtime"
-	"sync/atomic"
 )
 
 // host is what a command's world depends on besides its Spec and the level:
@@ -18,7 +17,6 @@ type host struct {
 	home     string // the user's home, "" when unknown
 	memory   int64  // the machine's, in bytes (0: unknown)
 	cpus     int
-	cgroups  bool // cgroupsUsable
 	// dropGroups: the helper may drop the supplementary groups (canDropGroups).
 	dropGroups bool
 	seccomp    bool            // the helper has a seccomp filter for this architecture
@@ -32,14 +30,10 @@ func thisHost() host {
 	home, _ := os.UserHomeDir()
 	return host{
 		fs: osFS{}, goos: runtime.GOOS, shell: shell, shellErr: err, home: home,
-		memory: machineMemory(), cpus: runtime.NumCPU(), cgroups: cgroupsUsable.Load(),
+		memory: machineMemory(), cpus: runtime.NumCPU(),
 		dropGroups: canDropGroups(), seccomp: haveSeccomp, base: baseMounts, roSystem: readOnlySystem,
 	}
 }
-
-// cgroupsUsable says the probe could make cgroups (Linux): helpers are
-// then placed in one, else rlimits are the fallback.
-var cgroupsUsable atomic.Bool
 
 // canDropGroups reports whether this process may drop supplementary groups
 // in the helper: only with CAP_SETGID over its own user namespace (root).

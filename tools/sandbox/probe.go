@@ -19,13 +19,17 @@ type Caps struct {
 	// Bounded: at full level an overlay view's writes can go to a tmpfs
 	// that bounds them (see Layer); else they are measured while commands run.
 	Bounded bool
-	Cgroup  string // "v1", "v2", or "" (rlimits instead)
+	Cgroup  string // "v1", "v2", or "" (rlimits instead): cgroups
 	// Why says what keeps the level below full, "" at full.
 	Why string
 
 	goRoot, modCache string   // the Go toolchain and module cache, readable by commands
 	toolDirs         []string // PATH's directories and toolchain homes, readable by commands
 }
+
+// cgroups reports whether the probe could make cgroups (Linux): commands'
+// Worlds are then bounded by one (World.Cgroup), else by rlimits.
+func (c Caps) cgroups() bool { return c.Cgroup != "" }
 
 // String describes the level for status lines and the trace.
 func (c Caps) String() string {

@@ -46,9 +46,8 @@ func probe() Caps {
 	if cg, err := newCgroup(Limits{}.withDefaults()); err == nil {
 		cg.remove()
 		c.Cgroup, _ = cgroupParents()
-		cgroupsUsable.Store(true)
 	}
-	mounts, bounded, err := probeNamespaces()
+	mounts, bounded, err := probeNamespaces(usualKind(c, nsFlags))
 	if err != nil {
 		c.Level, c.Why = Landlock, "no user namespaces here ("+err.Error()+")"
 		return c
@@ -60,7 +59,9 @@ func probe() Caps {
 // probeNamespaces starts the helper in the full level's namespaces and asks
 // it whether an overlay mounts there; if so, whether a view's layer works
 // as commands use it: made by one helper, mounted by another (bounded).
-func probeNamespaces() (mounts string, bounded bool, err error) {
+// The helpers are of kind, the full level's commands' (usualKind): the
+// spare the probe leaves is theirs.
+func probeNamespaces(kind helperKind) (mounts string, bounded bool, err error) {
 	dir, err := MkdirTemp("probe")
 	if err != nil {
 		return "", false, err
@@ -77,14 +78,14 @@ func probeNamespaces() (mounts string, bounded bool, err error) {
 	defer cancel()
 	layer := NewLayer()
 	defer layer.Close()
-	report, err := startHelper(ctx, helperSpec{Probe: true, World: World{View: v}}, nsFlags, nil, layer, nil, &out, &out)
+	report, err := startHelper(ctx, helperSpec{Probe: true, World: World{View: v}}, kind, nil, layer, nil, &out, &out)
 	if err != nil && report == "" {
 		return "", false, err
 	}
 	switch report {
 	case "overlay":
 		// Made by the first helper (or not: then the second reports so).
-		second, _ := startHelper(ctx, helperSpec{Probe: true, World: World{View: v}}, nsFlags, nil, layer, nil, &out, &out)
+		second, _ := startHelper(ctx, helperSpec{Probe: true, World: World{View: v}}, kind, nil, layer, nil, &out, &out)
 		return report, second == "bounded", nil
 	case "copy":
 		return report, false, nil
@@ -122,7 +123,7 @@ func run(ctx context.Context, caps Caps, spec Spec) (Result, error) {
 // namespaces it names, bounded by its cgroup (startHelper) and measured
 // where it says so.
 func runHelper(ctx context.Context, w World, stdout, stderr io.Writer) (Result, error) {
-	flags, err := cloneFlags(w.Namespaces)
+	kind, err := kindOf(w)
 	if err != nil {
 		return Result{}, err
 	}
@@ -132,7 +133,7 @@ func runHelper(ctx context.Context, w World, stdout, stderr io.Writer) (Result, 
 		quota.start()
 	}
 	start := time.Now()
-	report, err := startHelper(ctx, helperSpec{World: w}, flags, &w.Limits, w.View.Layer, quota, stdout, stderr)
+	report, err := startHelper(ctx, helperSpec{World: w}, kind, &w.Limits, w.View.Layer, quota, stdout, stderr)
 	res := Result{Duration: time.Since(start)}
 	if ctx.Err() != nil {
 		return res, ctx.Err()

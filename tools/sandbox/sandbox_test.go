@@ -306,7 +306,7 @@ func TestASpareHelperKilledWhileWaitingIsReplaced(t *testing.T) {
 	toolstest.Poll(t, "a spare helper", func() bool {
 		warmMu.Lock()
 		defer warmMu.Unlock()
-		spare = warm[nsFlags]
+		spare = warm[usualKind(Probe(), nsFlags)]
 		return spare != nil
 	})
 	spare.kill()

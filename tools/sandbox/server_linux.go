@@ -13,10 +13,10 @@ import (
 // stdin and stdout — bounded by its cgroup and measured where w says so.
 // It returns once the helper has started the server (it closes its report
 // then) or said why it could not; done removes the server's scratch dir,
-// once it exited. In a group (nil: none), its cgroup is made in the
-// group's.
+// once it exited. Where w bounds it in its group (World.Group), its cgroup
+// is made in group's.
 func startServerHelper(ctx context.Context, w World, group *Group, stderr io.Writer, done func()) (*Process, error) {
-	flags, err := cloneFlags(w.Namespaces)
+	kind, err := kindOf(w)
 	if err != nil {
 		done()
 		return nil, err
@@ -26,7 +26,11 @@ func startServerHelper(ctx context.Context, w World, group *Group, stderr io.Wri
 		done()
 		return nil, err
 	}
-	h, err := spawnHelper(flags, pipes, group.parents())
+	var parents map[string]string
+	if w.Group != nil {
+		parents = group.parents()
+	}
+	h, err := spawnHelper(kind, pipes, parents)
 	if err != nil {
 		pipes.close()
 		done()
@@ -37,7 +41,7 @@ func startServerHelper(ctx context.Context, w World, group *Group, stderr io.Wri
 		h.stderr.set(stderr)
 	}
 	end := func() {
-		if flags == 0 { // below full, no pid namespace dies with the helper
+		if kind.flags == 0 { // below full, no pid namespace dies with the helper
 			h.kill()
 		}
 		if h.cg != nil {
@@ -83,7 +87,7 @@ func startServerHelper(ctx context.Context, w World, group *Group, stderr io.Wri
 // startServer bounds the helper by w's limits, sends it w and waits, at most
 // until ctx is done, for its report: empty once the server started.
 func (h *helperProc) startServer(ctx context.Context, w World) (string, error) {
-	if cgroupsUsable.Load() {
+	if w.Cgroup {
 		err := errors.New("no cgroup was made for the helper")
 		if h.cg != nil {
 			err = h.cg.setLimits(w.Limits)

@@ -158,7 +158,7 @@ wait`
 			t.Errorf("its cgroup %s is left: %v", cg, err)
 		}
 	}
-	if Probe().Level != None && cgroupsUsable.Load() && len(cgroups) == 0 {
+	if Probe().Level != None && Probe().cgroups() && len(cgroups) == 0 {
 		t.Error("the server ran in no cgroup of its own")
 	}
 }
@@ -336,9 +336,9 @@ func TestServerGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	want := Probe().Level != None && cgroupsUsable.Load()
+	want := Probe().Level != None && Probe().cgroups()
 	if g.Bounded() != want {
-		t.Fatalf("Bounded %v at level %s with cgroups %v", g.Bounded(), Probe().Level, cgroupsUsable.Load())
+		t.Fatalf("Bounded %v at level %s with cgroups %v", g.Bounded(), Probe().Level, Probe().cgroups())
 	}
 	if !want {
 		t.Skip("no cgroups here: a group bounds nothing together")

@@ -184,17 +184,17 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	}
 	w := World{
 		Level: caps.Level, Server: spec.Server, Command: command, Argv: argv,
-		Network: Network{Allowed: spec.Network}, Limits: limits, Cgroup: h.cgroups, DropGroups: h.dropGroups,
+		Network: Network{Allowed: spec.Network}, Limits: limits, Cgroup: caps.cgroups(), DropGroups: h.dropGroups,
 		Landlock: &LandlockRules{ABI: caps.LandlockABI, RO: nonEmpty(slices.Concat(h.roSystem(), toolchains)...), Scoped: true},
 		Rlimits:  []Rlimit{{"FSIZE", uint64(limits.FileSize)}, {"CORE", 0}},
 	}
 	if limits.CPU > 0 {
 		w.Rlimits = append(w.Rlimits, Rlimit{"CPU", seconds(limits.CPU)})
 	}
-	if spec.Server && spec.Group != nil && h.cgroups {
+	if spec.Server && spec.Group != nil && w.Cgroup {
 		w.Group = &Limits{Processes: spec.Group.limits.Processes, Memory: spec.Group.limits.Memory}
 	}
-	if !h.cgroups {
+	if !w.Cgroup {
 		// RLIMIT_NPROC counts the user's processes (and spares root), so it is
 		// only the fallback; likewise RLIMIT_DATA for memory.
 		w.Rlimits = append(w.Rlimits, Rlimit{"NPROC", uint64(limits.Processes)}, Rlimit{"DATA", uint64(limits.Memory)})

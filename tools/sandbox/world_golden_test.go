@@ -84,11 +84,11 @@ func macHost() fakeFS {
 }
 
 func goldenHost(f fakeFS, goos string) host {
-	h := host{fs: f, goos: goos, home: "/home/u", memory: 16 << 30, cpus: 4, cgroups: true, seccomp: true,
+	h := host{fs: f, goos: goos, home: "/home/u", memory: 16 << 30, cpus: 4, seccomp: true,
 		base: func() []Mount { return baseMountsOf(f) }, roSystem: func() []string { return readOnlySystemOf(f) }}
 	h.shell = "/usr/bin/bash"
 	if goos == "darwin" {
-		h.shell, h.home, h.cgroups, h.seccomp = "/opt/homebrew/bin/bash", "/Users/u", false, false
+		h.shell, h.home, h.seccomp = "/opt/homebrew/bin/bash", "/Users/u", false
 	}
 	return h
 }
@@ -140,7 +140,7 @@ func TestWorldGolden(t *testing.T) {
 		// opted in: the copy bound on the workspace, rlimits, no net namespace.
 		{"linux-full-copy-network", func() host {
 			h := goldenHost(linuxHost(), "linux")
-			h.cgroups, h.dropGroups = false, true
+			h.dropGroups = true
 			return h
 		}(), func() Caps {
 			c := linuxCaps(Full)

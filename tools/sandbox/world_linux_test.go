@@ -62,3 +62,36 @@ func TestTheCommandGetsItsWorld(t *testing.T) {
 		t.Errorf("environment\n%s\nwant the World's\n%s", strings.Join(got, "\n"), strings.Join(wantEnv, "\n"))
 	}
 }
+
+// The helper is started as its World says, not as the probe found: a World
+// with no cgroup runs in none (rlimits bound it) even where cgroups can be
+// made, and one that keeps the supplementary groups gets a user namespace
+// that may not change them, even when this process may.
+func TestTheHelperFollowsItsWorld(t *testing.T) {
+	needFull(t)
+	w := newWorld(t)
+	for _, c := range []struct {
+		name              string
+		cgroup, setgroups bool
+	}{{"as probed", Probe().cgroups(), canDropGroups()}, {"no cgroup, groups kept", false, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errs strings.Builder
+			spec := w.spec(`grep -c /agent-lsp- /proc/self/cgroup; cat /proc/self/setgroups`, &out, &errs)
+			world, err := thisHost().world(Probe(), spec, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			world.Cgroup, world.DropGroups = c.cgroup, c.setgroups
+			if res, err := runHelper(context.Background(), world, spec.Stdout, spec.Stderr); err != nil || res.ExitCode > 1 {
+				t.Fatalf("%+v %v %s", res, err, errs.String())
+			}
+			inCgroup, setgroups, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
+			if got := inCgroup != "0"; got != c.cgroup {
+				t.Errorf("in a cgroup of ours: %v, want %v (%s)", got, c.cgroup, out.String())
+			}
+			if want := map[bool]string{true: "allow", false: "deny"}[c.setgroups]; setgroups != want {
+				t.Errorf("setgroups %q, want %q", setgroups, want)
+			}
+		})
+	}
+}
