@@ -1,6 +1,8 @@
 package vscode_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/server"
 )
 
@@ -44,6 +47,44 @@ func TestExtensionNamesOnlyServerCommands(t *testing.T) {
 	for _, c := range []string{server.CommandAsk, server.CommandApplyProposal} {
 		if intercept := "command === '" + c + "'"; !strings.Contains(all.String(), intercept) {
 			t.Errorf("the middleware has no %s", intercept)
+		}
+	}
+}
+
+// TestManifestDefaultsAreTheServers: a default the manifest states in a
+// setting's description ("(default 75)") is the server's, which the
+// settings table declares: the JSON cannot refer to it, so it is checked.
+func TestManifestDefaultsAreTheServers(t *testing.T) {
+	data, err := os.ReadFile("package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest struct {
+		Contributes struct {
+			Configuration struct {
+				Properties map[string]struct {
+					Properties map[string]struct {
+						Description string `json:"description"`
+					} `json:"properties"`
+				} `json:"properties"`
+			} `json:"configuration"`
+		} `json:"contributes"`
+	}
+	if err := json.Unmarshal(data, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	props := manifest.Contributes.Configuration.Properties
+	for _, c := range []struct {
+		setting, field string
+		want           int64
+	}{
+		{"agent-lsp.completion", "debounceMs", config.DefaultCompletionDebounce.Milliseconds()},
+		{"agent-lsp.completion", "maxLines", int64(config.DefaultCompletionMaxLines)},
+		{"agent-lsp.nes", "debounceMs", config.DefaultNESDebounce.Milliseconds()},
+	} {
+		desc := props[c.setting].Properties[c.field].Description
+		if want := fmt.Sprintf("(default %d)", c.want); !strings.Contains(desc, want) {
+			t.Errorf("%s.%s says %q; the server's default is %d", c.setting, c.field, desc, c.want)
 		}
 	}
 }
