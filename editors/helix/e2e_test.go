@@ -467,7 +467,7 @@ func scriptedModel(t *testing.T) func(map[string]any) llmtest.Turn {
 		"wait for cancel": {{Delay: 10 * time.Minute, Text: "Too late."}},
 	}
 	return func(body map[string]any) llmtest.Turn {
-		task, step := currentTask(body)
+		task, step := llmtest.CurrentTask(body, "assistant")
 		for name, turns := range scripts {
 			if strings.Contains(task, "AGENT: "+name) || strings.HasPrefix(task, name) {
 				if step < len(turns) {
@@ -478,24 +478,6 @@ func scriptedModel(t *testing.T) func(map[string]any) llmtest.Turn {
 		t.Errorf("the model was asked an unscripted step %d of %q", step, task)
 		return llmtest.Turn{Text: "unscripted"}
 	}
-}
-
-// currentTask is the run's task (the last user message: the session
-// keeps the runs before) and how many model turns came after it.
-func currentTask(body map[string]any) (string, int) {
-	msgs, _ := body["messages"].([]any)
-	step := 0
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m, _ := msgs[i].(map[string]any)
-		switch m["role"] {
-		case "assistant":
-			step++
-		case "user":
-			s, _ := m["content"].(string)
-			return s, step
-		}
-	}
-	return "", step
 }
 
 // lastToolResult is the last tool message of an OpenAI request body.

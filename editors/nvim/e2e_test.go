@@ -213,7 +213,7 @@ func scriptedModel(t *testing.T) func(map[string]any) llmtest.Turn {
 		if _, fim := body["prompt"]; fim {
 			return llmtest.Turn{Text: "nt(greet())\n"}
 		}
-		task, step := currentTask(body)
+		task, step := llmtest.CurrentTask(body, "tool")
 		for _, s := range scripts {
 			if strings.Contains(task, s.task) && step < len(s.turns) {
 				return s.turns[step]
@@ -222,24 +222,6 @@ func scriptedModel(t *testing.T) func(map[string]any) llmtest.Turn {
 		t.Errorf("the model was asked an unscripted step %d of %q", step, task)
 		return llmtest.Turn{Text: "unscripted"}
 	}
-}
-
-// currentTask is the run's task (the last user message) and how many tool
-// results came after it.
-func currentTask(body map[string]any) (string, int) {
-	msgs, _ := body["messages"].([]any)
-	step := 0
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m, _ := msgs[i].(map[string]any)
-		switch m["role"] {
-		case "tool":
-			step++
-		case "user":
-			s, _ := m["content"].(string)
-			return s, step
-		}
-	}
-	return "", step
 }
 
 func checkModelSaw(t *testing.T, requests []map[string]any) {
@@ -254,7 +236,7 @@ func checkModelSaw(t *testing.T, requests []map[string]any) {
 			sawFIM = sawFIM || (body["model"] == "coder-1b" && strings.HasSuffix(prompt, "Hello, agent!\"\npri"))
 			continue
 		}
-		task, _ := currentTask(body)
+		task, _ := llmtest.CurrentTask(body, "tool")
 		sawAsk = sawAsk || strings.HasPrefix(agentrun.UserWords(task), "explain the greeting")
 		sawFix = sawFix || strings.Contains(task, "Diagnostics:\n- line 2: greet is never called")
 		for _, m := range body["messages"].([]any) {

@@ -135,7 +135,7 @@ func cocModel(t *testing.T) func(map[string]any) llmtest.Turn {
 		},
 	}
 	return func(body map[string]any) llmtest.Turn {
-		task, step := lastTask(body)
+		task, step := llmtest.CurrentTask(body, "assistant")
 		for name, turns := range scripts {
 			if strings.Contains(task, name) && step < len(turns) {
 				return turns[step]
@@ -144,24 +144,6 @@ func cocModel(t *testing.T) func(map[string]any) llmtest.Turn {
 		t.Errorf("the model was asked an unscripted step %d of %q", step, task)
 		return llmtest.Turn{Text: "unscripted"}
 	}
-}
-
-// lastTask is the run's task (the last user message) and how many model
-// turns came after it.
-func lastTask(body map[string]any) (string, int) {
-	msgs, _ := body["messages"].([]any)
-	step := 0
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m, _ := msgs[i].(map[string]any)
-		switch m["role"] {
-		case "assistant":
-			step++
-		case "user":
-			s, _ := m["content"].(string)
-			return s, step
-		}
-	}
-	return "", step
 }
 
 func checkCoc(t *testing.T, s session, reqs []map[string]any) {

@@ -158,6 +158,24 @@ func LastUserText(body map[string]any) string {
 	return ""
 }
 
+// CurrentTask is the text of the last user message of an OpenAI request
+// body (the run's task, where a session keeps the runs before) and how
+// many of role's messages came after it: a script's step.
+func CurrentTask(body map[string]any, role string) (task string, after int) {
+	msgs, _ := body["messages"].([]any)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m, _ := msgs[i].(map[string]any)
+		switch m["role"] {
+		case role:
+			after++
+		case "user":
+			s, _ := m["content"].(string)
+			return s, after
+		}
+	}
+	return "", after
+}
+
 // FirstUserText returns the text of the first user message.
 func FirstUserText(body map[string]any) string {
 	msgs, _ := body["messages"].([]any)
