@@ -50,7 +50,7 @@ async function newFilesWalk() {
   await reviewTab('proposal-1').waitFor();
   await begin('apply from the title bar');
   await titleButton('Apply').click();
-  await toast(new RegExp(`applied the proposal proposal-1: saved ${n + 1} files\\.|applied the proposal proposal-1: saved (parts/part_\\d+\\.py, )+`)).waitFor({ timeout: 30_000 });
+  await toast(/applied the proposal proposal-1: saved /).waitFor({ timeout: 30_000 });
   await gone(reviewTab('proposal-1'), 'the review closed after Apply');
   await until(() => disk('hello.py').includes('Hello, parts!'), 'hello.py saved with the change');
   await userEditorInFront('hello.py', /part_\d+\.py/);
