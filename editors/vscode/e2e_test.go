@@ -181,9 +181,10 @@ func TestVSCodeWalk(t *testing.T) {
 const newFiles = 40
 
 // TestVSCodeNewFiles applies, from the review's title bar, a proposal that
-// edits the open hello.py and creates a package of new files: the user's
-// editor is in front again once the review closes, and no new file's tab
-// opened (VS Code opens one that turns dirty outside an editor).
+// creates a package of new files and edits a file of it no editor shows,
+// while the user is in hello.py: their editor is in front again once the
+// review closes, and no tab opened (VS Code opens a file that turns dirty
+// outside an editor).
 func TestVSCodeNewFiles(t *testing.T) {
 	e := newEditor(t)
 	bin := servertest.Binary(t)
@@ -192,13 +193,15 @@ func TestVSCodeNewFiles(t *testing.T) {
 	copyFile(t, bin, filepath.Join(goBin, "agent-lsp"))
 	os.Mkdir(filepath.Join(e.workspace, ".git"), 0o755)
 	write(t, filepath.Join(e.workspace, "hello.py"), greeting)
+	os.Mkdir(filepath.Join(e.workspace, "parts"), 0o755)
+	write(t, filepath.Join(e.workspace, "parts", "__init__.py"), "PARTS = []\n")
 	model := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
 		messages, _ := body["messages"].([]any)
 		last, _ := messages[len(messages)-1].(map[string]any)
 		if last["role"] != "user" {
 			return llmtest.Turn{Text: "Added the parts."}
 		}
-		calls := []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello, World!","new_string":"Hello, parts!"}`}}
+		calls := []llmtest.Call{{Name: "edit_file", Args: `{"path":"parts/__init__.py","old_string":"PARTS = []","new_string":"PARTS = list(range(40))"}`}}
 		for i := range newFiles {
 			calls = append(calls, llmtest.Call{Name: "write_file", Args: fmt.Sprintf(`{"path":"parts/part_%02d.py","content":"PART = %d\n"}`, i, i)})
 		}
@@ -208,8 +211,8 @@ func TestVSCodeNewFiles(t *testing.T) {
 	e.env = append(e.env, "OPENAI_API_KEY=test", fmt.Sprintf("NEW_FILES=%d", newFiles))
 	e.start(t)
 	e.walk(t, "new-files")
-	if got := read(t, filepath.Join(e.workspace, "hello.py")); !strings.Contains(got, "Hello, parts!") {
-		t.Errorf("hello.py after Apply: %q", got)
+	if got := read(t, filepath.Join(e.workspace, "parts", "__init__.py")); got != "PARTS = list(range(40))\n" {
+		t.Errorf("parts/__init__.py after Apply: %q", got)
 	}
 	for i := range newFiles {
 		if got, want := read(t, filepath.Join(e.workspace, "parts", fmt.Sprintf("part_%02d.py", i))), fmt.Sprintf("PART = %d\n", i); got != want {

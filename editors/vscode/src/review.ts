@@ -438,8 +438,10 @@ async function writeFiles(server: Server, params: ApplyWorkspaceEditParams, file
   const whole = files.filter((f) => !shown.has(f.uri.toString()) && !dirty.has(f.uri.toString()));
   const edit = await server.asWorkspaceEdit(withoutFiles(params, new Set([...skip, ...whole.map((f) => f.uri.toString())])));
   // A new file must still not exist, as the server's own edit requires.
-  for (const f of whole.filter((f) => f.created)) edit.createFile(f.uri, { contents: new TextEncoder().encode(f.proposed) });
-  if (edit.size > 0 && !(await vscode.workspace.applyEdit(edit))) return 'VS Code did not apply the edit (a file changed meanwhile?)';
+  const created = whole.filter((f) => f.created);
+  for (const f of created) edit.createFile(f.uri, { contents: new TextEncoder().encode(f.proposed) });
+  // (size counts the files with text edits only.)
+  if ((edit.size > 0 || created.length > 0) && !(await vscode.workspace.applyEdit(edit))) return 'VS Code did not apply the edit (a file changed meanwhile?)';
   for (const f of whole.filter((f) => !f.created)) {
     try {
       await vscode.workspace.fs.writeFile(f.uri, new TextEncoder().encode(f.proposed));
