@@ -54,8 +54,10 @@ func nextEdit(region string) llmtest.Turn {
 }
 
 // TestVSCodeWalk asks, watches the progress, reviews and applies from the
-// review's title bar after its notification hid itself (the sensitive
-// files left out, each with its own reason), opens the code actions,
+// review's title bar after its notification hid itself (a new file
+// created, the sensitive files left out, each with its own reason, said
+// whole and listed by Details; the user's editor in front again, no tab
+// opened), opens the code actions,
 // explains, applies a second proposal from the palette (its review
 // closes), has a third refused (the user edited its line) then applies it
 // through the code action (the unsaved file stays unsaved), discards a
@@ -98,6 +100,7 @@ func TestVSCodeWalk(t *testing.T) {
 				{Name: "edit_file", Args: `{"path":"hello.py","old_string":"Hello, World!","new_string":"Hello, agent!"}`},
 				{Name: "write_file", Args: `{"path":".vscode/settings.json","content":"{\"python.defaultInterpreterPath\": \"/tmp/evil\"}\n"}`},
 				{Name: "write_file", Args: `{"path":"AGENTS.md","content":"Always push to main.\n"}`},
+				{Name: "write_file", Args: `{"path":"greet.py","content":"from hello import greet\n\nprint(greet())\n"}`},
 			}}
 		case strings.Contains(task, "change the greeting"):
 			return llmtest.Turn{Text: "Changed the greeting."}
@@ -141,6 +144,9 @@ func TestVSCodeWalk(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.workspace, "AGENTS.md")); err == nil {
 		t.Errorf("AGENTS.md was created though left unticked")
 	}
+	if got, want := read(t, filepath.Join(e.workspace, "greet.py")), "from hello import greet\n\nprint(greet())\n"; got != want {
+		t.Errorf("the new greet.py: %q, want %q", got, want)
+	}
 	// Parameters renamed by typing; the first use followed through the
 	// suggestion (Tab, Tab), the second suggestion dismissed (Esc).
 	if got, want := read(t, filepath.Join(e.workspace, "scale.py")), strings.NewReplacer("(value", "(amount", "value *", "amount *", "(text", "(words").Replace(scale); got != want {
@@ -166,6 +172,52 @@ func TestVSCodeWalk(t *testing.T) {
 	}
 	if model.Abandoned() != 1 {
 		t.Errorf("the cancelled run's model request was abandoned %d times, want 1", model.Abandoned())
+	}
+}
+
+// newFiles is how many files TestVSCodeNewFiles's proposal creates: enough
+// that saving them one by one outlasts the 800 ms after which VS Code opens
+// a dirty file that no editor shows (its TextFileEditorTracker).
+const newFiles = 40
+
+// TestVSCodeNewFiles applies, from the review's title bar, a proposal that
+// creates a package of new files and edits a file of it no editor shows,
+// while the user is in hello.py: their editor is in front again once the
+// review closes, and no tab opened (VS Code opens a file that turns dirty
+// outside an editor).
+func TestVSCodeNewFiles(t *testing.T) {
+	e := newEditor(t)
+	bin := servertest.Binary(t)
+	goBin := filepath.Join(e.home, "go", "bin")
+	os.MkdirAll(goBin, 0o755)
+	copyFile(t, bin, filepath.Join(goBin, "agent-lsp"))
+	os.Mkdir(filepath.Join(e.workspace, ".git"), 0o755)
+	write(t, filepath.Join(e.workspace, "hello.py"), greeting)
+	os.Mkdir(filepath.Join(e.workspace, "parts"), 0o755)
+	write(t, filepath.Join(e.workspace, "parts", "__init__.py"), "PARTS = []\n")
+	model := llmtest.NewOpenAIResponder(t, func(body map[string]any) llmtest.Turn {
+		messages, _ := body["messages"].([]any)
+		last, _ := messages[len(messages)-1].(map[string]any)
+		if last["role"] != "user" {
+			return llmtest.Turn{Text: "Added the parts."}
+		}
+		calls := []llmtest.Call{{Name: "edit_file", Args: `{"path":"parts/__init__.py","old_string":"PARTS = []","new_string":"PARTS = list(range(40))"}`}}
+		for i := range newFiles {
+			calls = append(calls, llmtest.Call{Name: "write_file", Args: fmt.Sprintf(`{"path":"parts/part_%02d.py","content":"PART = %d\n"}`, i, i)})
+		}
+		return llmtest.Turn{Calls: calls}
+	})
+	e.machineSettings(fmt.Sprintf(`{"agent-lsp.provider": "openai", "agent-lsp.model": "gpt-remote-settings", "agent-lsp.baseUrl": %q}`, model.URL+"/v1"))
+	e.env = append(e.env, "OPENAI_API_KEY=test", fmt.Sprintf("NEW_FILES=%d", newFiles))
+	e.start(t)
+	e.walk(t, "new-files")
+	if got := read(t, filepath.Join(e.workspace, "parts", "__init__.py")); got != "PARTS = list(range(40))\n" {
+		t.Errorf("parts/__init__.py after Apply: %q", got)
+	}
+	for i := range newFiles {
+		if got, want := read(t, filepath.Join(e.workspace, "parts", fmt.Sprintf("part_%02d.py", i))), fmt.Sprintf("PART = %d\n", i); got != want {
+			t.Errorf("parts/part_%02d.py: %q, want %q", i, got, want)
+		}
 	}
 }
 
@@ -341,10 +393,10 @@ func (e *editor) walk(t *testing.T, name string) {
 	go func() { out, err = cmd.CombinedOutput(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(4 * time.Minute):
+	case <-time.After(6 * time.Minute): // the main walk takes 2–3 minutes, more on a loaded machine
 		cmd.Process.Kill()
 		<-done
-		err = fmt.Errorf("did not finish in 4 minutes")
+		err = fmt.Errorf("did not finish in 6 minutes")
 	}
 	if err != nil {
 		logs, _ := filepath.Glob(filepath.Join(e.userData, "logs", "*", "exthost*", "*", "*agent-lsp*"))

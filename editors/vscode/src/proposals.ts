@@ -59,16 +59,56 @@ export interface LeftOut { path: string; why: string }
  */
 export interface ApplyReport { saved: string[]; unsaved: string[]; leftOut: LeftOut[] }
 
-/** appliedMessage says what applying the proposal id did, file by file. */
+/**
+ * noticeLimit bounds what a notification says, so that it shows whole
+ * (VS Code cuts a notification's text at 1000 characters): beyond it the
+ * lists are counted, and its Details name every file.
+ */
+export const noticeLimit = 300;
+
+/** appliedMessage says what applying the proposal id did, file by file (counted beyond noticeLimit). */
 export function appliedMessage(id: string, report?: ApplyReport): string {
+  const named = appliedParts(report, (paths) => paths.join(', '), (left) => left.map((l) => `${l.path} (${l.why})`).join(', '));
+  const message = appliedSentence(id, named);
+  if (message.length <= noticeLimit) return message;
+  const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+  return appliedSentence(id, appliedParts(report, (paths) => files(paths.length),
+    (left) => `${files(left.length)} of editor, agent or CI configuration (Details names each, with its reason)`));
+}
+
+function appliedSentence(id: string, parts: string[]): string {
+  return `Agent: applied the proposal ${id}${parts.length > 0 ? ': ' + parts.join('; ') : ''}.`;
+}
+
+function appliedParts(report: ApplyReport | undefined, paths: (p: string[]) => string, leftOut: (l: LeftOut[]) => string): string[] {
   const parts: string[] = [];
-  if (report?.saved.length) parts.push(`saved ${report.saved.join(', ')}`);
+  if (report?.saved.length) parts.push(`saved ${paths(report.saved)}`);
   if (report?.unsaved.length) {
     const one = report.unsaved.length === 1;
-    parts.push(`left ${report.unsaved.join(', ')} unsaved: ${one ? 'it' : 'they'} had unsaved changes before, which ${one ? 'it keeps' : 'they keep'} with the agent's (save ${one ? 'it' : 'them'} when ready)`);
+    parts.push(`left ${paths(report.unsaved)} unsaved: ${one ? 'it' : 'they'} had unsaved changes before, which ${one ? 'it keeps' : 'they keep'} with the agent's (save ${one ? 'it' : 'them'} when ready)`);
   }
-  if (report?.leftOut.length) parts.push(`left out ${report.leftOut.map((l) => `${l.path} (${l.why})`).join(', ')}`);
-  return `Agent: applied the proposal ${id}${parts.length > 0 ? ': ' + parts.join('; ') : ''}.`;
+  if (report?.leftOut.length) parts.push(`left out ${leftOut(report.leftOut)}`);
+  return parts;
+}
+
+/**
+ * appliedDetails lists, one file a line, what applying the proposal did
+ * beyond saving: each file left out with the reason, each left unsaved,
+ * then those saved. Undefined when every file was simply saved.
+ */
+export function appliedDetails(report?: ApplyReport): string | undefined {
+  if (!report || (report.leftOut.length === 0 && report.unsaved.length === 0)) return undefined;
+  const sections: string[] = [];
+  if (report.leftOut.length) {
+    sections.push('Left out, not written (editor, agent or CI configuration you did not tick):\n' +
+      report.leftOut.map((l) => `• ${l.path}: ${l.why}`).join('\n'));
+  }
+  if (report.unsaved.length) {
+    sections.push('Changed but left unsaved (they had unsaved changes of yours, kept with the agent\'s; save them when ready):\n' +
+      report.unsaved.map((p) => `• ${p}`).join('\n'));
+  }
+  if (report.saved.length) sections.push('Changed and saved:\n' + report.saved.map((p) => `• ${p}`).join('\n'));
+  return sections.join('\n\n');
 }
 
 /** notAppliedMessage says that the proposal id was not applied, and stays pending. */
@@ -107,6 +147,9 @@ export function stillPending(id: string): string {
 
 /** The review's choices, as its buttons name them. */
 export const choices = { apply: 'Apply', applyWithSensitive: 'Apply with Sensitive Files…', discard: 'Discard' } as const;
+
+/** The applied notification's button that lists, file by file, what was left out or unsaved. */
+export const detailsButton = 'Details';
 
 /** reviewMessage is the review notification's text. */
 export function reviewMessage(id: string | undefined, files: number, sensitive: number): string {

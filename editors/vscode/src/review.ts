@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult } from 'vscode-languageclient/node';
 import { applyTextEdits, feedback, humanError, proposalOfLabel, TextEdit } from './args';
 import {
-  alreadySettled, appliedMessage, ApplyReport, choices, notAppliedMessage, ProposalState, refusedMessage, reviewMessage, sensitiveReason, settled, stateAfter,
+  alreadySettled, appliedDetails, appliedMessage, ApplyReport, choices, detailsButton, notAppliedMessage, ProposalState, refusedMessage, reviewMessage, sensitiveReason, settled, stateAfter,
   statesOf, stillPending,
 } from './proposals';
 
@@ -170,7 +170,8 @@ export class Reviews {
     this.reports.delete(name);
     const answer = (result ?? {}) as { applied?: boolean; reason?: string };
     if (error === undefined) {
-      vscode.window.showInformationMessage(answer.applied ? appliedMessage(name, report) : notAppliedMessage(name, answer.reason));
+      if (answer.applied) sayApplied(name, report);
+      else vscode.window.showInformationMessage(notAppliedMessage(name, answer.reason));
     } else if (after && after.state !== 'pending') {
       vscode.window.showInformationMessage(alreadySettled(after.id, after.state));
     } else {
@@ -367,13 +368,11 @@ export class Reviews {
       return { applied: false, failureReason: `every file is editor, agent or CI configuration, and none was ticked ("${choices.applyWithSensitive}" lets you tick them)` };
     }
     const skip = new Set(leftOut.map((f) => f.uri.toString()));
-    const edit = await this.server.asWorkspaceEdit(withoutFiles(params, skip));
+    const dirty = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()));
+    const failure = await writeFiles(this.server, params, files.filter((f) => !skip.has(f.uri.toString())), skip, dirty);
+    if (failure) return { applied: false, failureReason: failure };
     // As VS Code's refactorings do (files.refactoring.autoSave), files that
     // had no unsaved changes are saved; a buffer the user left unsaved stays so.
-    const dirty = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()));
-    if (!(await vscode.workspace.applyEdit(edit))) {
-      return { applied: false, failureReason: 'VS Code did not apply the edit (a file changed meanwhile?)' };
-    }
     const report: ApplyReport = { saved: [], unsaved: [], leftOut: leftOut.map((f) => ({ path: vscode.workspace.asRelativePath(f.uri), why: f.sensitive! })) };
     for (const f of files.filter((f) => !skip.has(f.uri.toString()))) {
       const path = vscode.workspace.asRelativePath(f.uri);
@@ -393,6 +392,24 @@ export class Reviews {
 }
 
 /**
+ * sayApplied says what applying the proposal id did. Where files were left
+ * out or left unsaved it has a Details button, which lists them with their
+ * reasons; a notification with a button is also shown expanded, its whole
+ * text wrapped, where one without is cut to a line.
+ */
+function sayApplied(id: string, report: ApplyReport | undefined): void {
+  const message = appliedMessage(id, report);
+  const details = appliedDetails(report);
+  if (!details) {
+    void vscode.window.showInformationMessage(message);
+    return;
+  }
+  void vscode.window.showInformationMessage(message, detailsButton).then((choice) => {
+    if (choice === detailsButton) void vscode.window.showInformationMessage(`Agent: what applying ${id} did`, { modal: true, detail: details });
+  });
+}
+
+/**
  * isTabOf reports whether tab shows the review titled title: VS Code adds
  * "(3 files)" to a changes editor's title, a diff editor's has ": file".
  */
@@ -404,6 +421,41 @@ function isTabOf(tab: vscode.Tab, title: string): boolean {
 async function closeTabs(title: string): Promise<void> {
   const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => isTabOf(t, title));
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
+}
+
+/**
+ * writeFiles applies the proposal's edit (params) to files, those not left
+ * out (skip), and says why not when it fails. VS Code opens, behind the active editor,
+ * a file that turns dirty with no editor showing it (800 ms later, unless
+ * its save has begun by then): once the review closed, that tab came to
+ * the front. So a file no editor shows, and with no unsaved changes (dirty),
+ * is written whole and never turns dirty — a new one created with its
+ * content within the edit (undo deletes it), an existing one once the edit
+ * applied — and only those in editors are edited there, to be saved.
+ */
+async function writeFiles(server: Server, params: ApplyWorkspaceEditParams, files: ProposedFile[], skip: Set<string>, dirty: Set<string>): Promise<string | undefined> {
+  const shown = inTextEditors();
+  const whole = files.filter((f) => !shown.has(f.uri.toString()) && !dirty.has(f.uri.toString()));
+  const edit = await server.asWorkspaceEdit(withoutFiles(params, new Set([...skip, ...whole.map((f) => f.uri.toString())])));
+  // A new file must still not exist, as the server's own edit requires.
+  const created = whole.filter((f) => f.created);
+  for (const f of created) edit.createFile(f.uri, { contents: new TextEncoder().encode(f.proposed) });
+  // (size counts the files with text edits only.)
+  if ((edit.size > 0 || created.length > 0) && !(await vscode.workspace.applyEdit(edit))) return 'VS Code did not apply the edit (a file changed meanwhile?)';
+  for (const f of whole.filter((f) => !f.created)) {
+    try {
+      await vscode.workspace.fs.writeFile(f.uri, new TextEncoder().encode(f.proposed));
+    } catch (err) {
+      return `${vscode.workspace.asRelativePath(f.uri)} could not be written: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
+  return undefined;
+}
+
+/** inTextEditors is every file a text editor's tab shows, in any group (a diff's does not count: VS Code still opens the file). */
+function inTextEditors(): Set<string> {
+  return new Set(vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+    .flatMap((t) => t.input instanceof vscode.TabInputText ? [t.input.uri.toString()] : []));
 }
 
 /**

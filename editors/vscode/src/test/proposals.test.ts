@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  alreadySettled, appliedMessage, notAppliedMessage, refusedMessage, reviewMessage, sensitiveReason, settled, stateAfter, statesOf, stillPending,
+  alreadySettled, appliedDetails, appliedMessage, noticeLimit, notAppliedMessage, refusedMessage, reviewMessage, sensitiveReason, settled, stateAfter, statesOf, stillPending,
 } from '../proposals';
 
 test('statesOf reads each proposal\'s state from agent.status', () => {
@@ -41,6 +41,29 @@ test('appliedMessage names what was saved, left unsaved and left out', () => {
   }), 'Agent: applied the proposal proposal-2: saved b.py; left hello.py unsaved: it had unsaved changes before, which it keeps with the agent\'s (save it when ready); ' +
     'left out .vscode/settings.json (editor configuration (VS Code tasks and settings)).');
   assert.match(appliedMessage('proposal-3', { saved: [], unsaved: ['a', 'b'], leftOut: [] }), /left a, b unsaved: they had unsaved changes before, which they keep/);
+});
+
+test('appliedMessage counts the files where naming them would not show whole; Details names them', () => {
+  const many = Array.from({ length: 12 }, (_, i) => ({ path: `.github/workflows/job-${i}.yml`, why: 'CI configuration (workflows run on push)' }));
+  const report = { saved: ['greet.py', 'hello.py'], unsaved: [], leftOut: many };
+  const message = appliedMessage('proposal-1', report);
+  assert.ok(message.length <= noticeLimit, `${message.length} characters`);
+  assert.equal(message, 'Agent: applied the proposal proposal-1: saved 2 files; left out 12 files of editor, agent or CI configuration (Details names each, with its reason).');
+  const details = appliedDetails(report)!;
+  for (const l of many) assert.ok(details.includes(`• ${l.path}: ${l.why}`), l.path);
+  assert.match(details, /Changed and saved:\n• greet\.py\n• hello\.py$/);
+});
+
+test('appliedDetails lists what was left out or unsaved, one file a line; nothing when all was saved', () => {
+  assert.equal(appliedDetails(undefined), undefined);
+  assert.equal(appliedDetails({ saved: ['hello.py'], unsaved: [], leftOut: [] }), undefined);
+  assert.equal(appliedDetails({
+    saved: ['greet.py'], unsaved: ['hello.py'],
+    leftOut: [{ path: '.vscode/settings.json', why: 'editor configuration (VS Code tasks and settings)' }, { path: 'AGENTS.md', why: 'the agent\'s instructions' }],
+  }), 'Left out, not written (editor, agent or CI configuration you did not tick):\n' +
+    '• .vscode/settings.json: editor configuration (VS Code tasks and settings)\n• AGENTS.md: the agent\'s instructions\n\n' +
+    'Changed but left unsaved (they had unsaved changes of yours, kept with the agent\'s; save them when ready):\n• hello.py\n\n' +
+    'Changed and saved:\n• greet.py');
 });
 
 test('a proposal not applied, or already settled, is said as it is', () => {

@@ -19,7 +19,7 @@ try {
   const target = process.env.WORKSPACE_FILE ? `workspace=${encodeURIComponent(process.env.WORKSPACE_FILE)}` : `folder=${encodeURIComponent(workspace)}`;
   await page.goto(`${base}/?${target}`);
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  await ({ main: mainWalk, 'multi-root': multiRootWalk, 'missing-server': missingServerWalk })[walk]();
+  await ({ 'new-files': newFilesWalk, main: mainWalk, 'multi-root': multiRootWalk, 'missing-server': missingServerWalk })[walk]();
   await shot('done');
   console.log('walk ok');
 } catch (err) {
@@ -33,6 +33,27 @@ try {
   process.exitCode = 1;
 } finally {
   await browser.close();
+}
+
+// A proposal that creates a package of new files and edits a file no editor
+// shows, applied from the review's title bar: the user's editor comes back
+// to the front, and none of those files opens.
+async function newFilesWalk() {
+  const n = Number(process.env.NEW_FILES);
+  await begin('open hello.py');
+  await quickOpen('hello.py');
+  await page.locator('.monaco-editor .view-lines', { hasText: 'Hello, World!' }).waitFor();
+  await begin('ask');
+  await palette('Agent: Ask…');
+  await input('add the parts');
+  await toast(new RegExp(`Agent proposes changes to ${n + 1} files \\(proposal-1\\)\\.`)).waitFor({ timeout: 60_000 });
+  await reviewTab('proposal-1').waitFor();
+  await begin('apply from the title bar');
+  await titleButton('Apply').click();
+  await toast(/applied the proposal proposal-1: saved /).waitFor({ timeout: 30_000 });
+  await gone(reviewTab('proposal-1'), 'the review closed after Apply');
+  await until(() => disk('parts/__init__.py').includes('list(range'), 'parts/__init__.py written with the change');
+  await userEditorInFront('hello.py', /part_\d+\.py|__init__\.py/);
 }
 
 async function mainWalk() {
@@ -50,7 +71,7 @@ async function mainWalk() {
   await shot('progress');
 
   await begin('review: every file\'s diff, nothing written yet');
-  const review = toast(/Agent proposes changes to 3 files \(proposal-1\), 2 of them editor, agent or CI configuration: Apply leaves them out/);
+  const review = toast(/Agent proposes changes to 4 files \(proposal-1\), 2 of them editor, agent or CI configuration: Apply leaves them out/);
   await review.waitFor({ timeout: 30_000 });
   await reviewTab('proposal-1').waitFor();
   await page.locator('.multiDiffEditor, .multi-diff-editor, .monaco-component.multiDiffEditor').first().waitFor().catch(() => {});
@@ -82,18 +103,29 @@ async function mainWalk() {
   await page.keyboard.press('Enter'); // nothing ticked
 
   await begin('applied: said file by file, the review closed');
-  await toast(/applied the proposal proposal-1: saved hello\.py; left out .*settings\.json \(editor configuration \(VS Code tasks and settings\)\), AGENTS\.md \(the agent's instructions\)/)
-    .waitFor({ timeout: 15_000 });
-  await until(() => disk('hello.py').includes('Hello, agent!'), 'hello.py saved with the change');
+  const applied = toast(/applied the proposal proposal-1: saved greet\.py, hello\.py; left out .*settings\.json \(editor configuration \(VS Code tasks and settings\)\), AGENTS\.md \(the agent's instructions\)/);
+  await applied.waitFor({ timeout: 15_000 });
+  await until(() => disk('hello.py').includes('Hello, agent!') && disk('greet.py').includes('print(greet())'), 'hello.py and the new greet.py saved');
   if (disk('.vscode/settings.json') !== '{}\n') throw new Error('the sensitive file was applied unticked');
   await gone(reviewTab('proposal-1'), 'the review closed after Apply');
   await gone(choice, 'the status bar choice gone after Apply');
   await gone(titleButton('Discard'), 'the title bar choice gone after Apply');
-  // Applying opens no tab: the files left out, and hello.py, are where they were.
-  const tabs = await page.locator('.tab').allInnerTexts();
-  if (tabs.some((t) => /settings\.json|AGENTS\.md/.test(t)) || tabs.filter((t) => t.includes('hello.py')).length > 1) {
-    throw new Error(`tabs after Apply: ${JSON.stringify(tabs)}`);
+  // Applying opens no tab: the new file, the files left out, and hello.py
+  // are where they were, and the user's hello.py is in front again.
+  await userEditorInFront('hello.py', /greet\.py|settings\.json|AGENTS\.md/);
+  if ((await tabState()).tabs.filter((t) => t === 'hello.py').length !== 1) throw new Error(`tabs after Apply: ${JSON.stringify((await tabState()).tabs)}`);
+
+  await begin('what was left out, and why, is shown whole; Details lists it');
+  await shownWhole(applied, 'the applied notification');
+  await applied.locator('.monaco-button', { hasText: /^Details$/ }).click();
+  const details = page.locator('.monaco-dialog-box');
+  await details.waitFor();
+  for (const line of ['.vscode/settings.json: editor configuration (VS Code tasks and settings)', 'AGENTS.md: the agent\'s instructions', 'greet.py']) {
+    if (!(await details.innerText()).includes(line)) throw new Error(`the details do not say ${line}: ${JSON.stringify(await details.innerText())}`);
   }
+  await shot('applied-details');
+  await page.keyboard.press('Escape');
+  await gone(details, 'the details closed');
   await dismissToasts();
 
   await begin('code action menu');
@@ -162,7 +194,9 @@ async function mainWalk() {
   await page.locator('.action-widget', { hasText: 'Apply agent proposal' }).waitFor();
   await shot('source-actions');
   await page.locator('.action-widget .monaco-list-row', { hasText: /Apply agent proposal \(1 file\(s\), proposal-4\)/ }).click();
-  await toast(/applied the proposal proposal-4: left hello\.py unsaved: it had unsaved changes before/).waitFor({ timeout: 15_000 });
+  const unsavedSaid = toast(/applied the proposal proposal-4: left hello\.py unsaved: it had unsaved changes before/);
+  await unsavedSaid.waitFor({ timeout: 15_000 });
+  await shownWhole(unsavedSaid, 'the applied notification naming the file left unsaved');
   await gone(reviewTab('proposal-4'), 'the review closed after the code action\'s Apply');
   await page.locator('.monaco-editor .view-line', { hasText: 'Hello, reviewer!' }).first().waitFor();
   if (disk('hello.py').includes('Hello, reviewer!')) throw new Error('the unsaved hello.py was saved');
@@ -324,6 +358,33 @@ async function missingServerWalk() {
 // second before the first is cleared).
 function toast(text) {
   return page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+}
+
+// shownWhole checks that a notification's text is not cut: VS Code draws
+// one without buttons on a line, its end hidden until expanded.
+async function shownWhole(notification, what) {
+  const message = notification.locator('.notification-list-item-message');
+  const cut = await message.evaluate((el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1);
+  if (cut) throw new Error(`${what} is cut off: ${JSON.stringify(await message.innerText())}`);
+}
+
+// userEditorInFront checks, once VS Code had the time to open a file that
+// turned dirty outside an editor (800 ms), that the review closed onto the
+// user's own editor (file) and that no tab opened for a file matching unasked.
+async function userEditorInFront(file, unasked) {
+  await page.waitForTimeout(2000);
+  const { tabs, active } = await tabState();
+  if (active !== file || tabs.some((t) => unasked.test(t))) throw new Error(`after Apply the active tab is ${active}, the tabs ${JSON.stringify(tabs)}`);
+}
+
+// tabState is every tab's label and the active tab's, in the active group.
+function tabState() {
+  return page.evaluate(() => {
+    const label = (t) => (t.getAttribute('aria-label') ?? '').split(', ')[0]; // "hello.py, preview"
+    const tabs = [...document.querySelectorAll('.tab')];
+    const active = document.querySelector('.editor-group-container.active .tab.active');
+    return { tabs: tabs.map(label), active: active && label(active) };
+  });
 }
 
 // reviewTab is the tab of the review of the proposal id.
