@@ -239,3 +239,19 @@ export function meterText(st: SessionStatus): string {
   const model = st.model || 'no model';
   return st.context ? `$(hubot) ${model} · ${tokens(st.context.used)}/${tokens(st.context.size)}` : `$(hubot) ${model}`;
 }
+
+const utf8BOM = [0xef, 0xbb, 0xbf];
+
+/**
+ * withBOMOf is text as UTF-8, led by a byte order mark where the file's
+ * bytes (old) have one: the text was read without it (TextDecoder drops
+ * it), and writing the file whole must not drop it too.
+ */
+export function withBOMOf(old: Uint8Array, text: string): Uint8Array {
+  const body = new TextEncoder().encode(text.startsWith('\uFEFF') ? text.slice(1) : text);
+  if (!utf8BOM.every((b, i) => old[i] === b)) return body;
+  const out = new Uint8Array(utf8BOM.length + body.length);
+  out.set(utf8BOM);
+  out.set(body, utf8BOM.length);
+  return out;
+}

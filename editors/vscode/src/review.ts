@@ -7,7 +7,7 @@
 // its review closes and the user is told what happened.
 import * as vscode from 'vscode';
 import { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult } from 'vscode-languageclient/node';
-import { applyTextEdits, feedback, humanError, proposalOfLabel, TextEdit } from './args';
+import { applyTextEdits, feedback, humanError, proposalOfLabel, TextEdit, withBOMOf } from './args';
 import {
   alreadySettled, appliedDetails, appliedMessage, ApplyReport, choices, detailsButton, notAppliedMessage, ProposalState, refusedMessage, reviewMessage, sensitiveReason, settled, stateAfter,
   statesOf, stillPending,
@@ -444,7 +444,7 @@ async function writeFiles(server: Server, params: ApplyWorkspaceEditParams, file
   if ((edit.size > 0 || created.length > 0) && !(await vscode.workspace.applyEdit(edit))) return 'VS Code did not apply the edit (a file changed meanwhile?)';
   for (const f of whole.filter((f) => !f.created)) {
     try {
-      await vscode.workspace.fs.writeFile(f.uri, new TextEncoder().encode(f.proposed));
+      await vscode.workspace.fs.writeFile(f.uri, withBOMOf(await vscode.workspace.fs.readFile(f.uri), f.proposed));
     } catch (err) {
       return `${vscode.workspace.asRelativePath(f.uri)} could not be written: ${err instanceof Error ? err.message : String(err)}`;
     }

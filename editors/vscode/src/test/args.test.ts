@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyTextEdits, askArgs, proposalOfLabel, feedback, humanError, initializationOptions, meterText, serverCommand, serverSettingKeys, summary, tokens, withAgentCapabilities } from '../args';
+import { applyTextEdits, askArgs, proposalOfLabel, feedback, humanError, initializationOptions, meterText, serverCommand, serverSettingKeys, summary, tokens, withAgentCapabilities, withBOMOf } from '../args';
 
 const sel = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
@@ -109,4 +109,12 @@ test('the status bar shows the model and how full its context is', () => {
   assert.equal(meterText({ model: 'gpt-test', context: { used: 12_345, size: 32_768 } }), '$(hubot) gpt-test · 12k/33k');
   assert.equal(meterText({ model: 'gpt-test' }), '$(hubot) gpt-test');
   assert.equal(meterText({}), '$(hubot) no model');
+});
+
+test('withBOMOf keeps a file\'s byte order mark when it is written whole, and adds none', () => {
+  const bom = new Uint8Array([0xef, 0xbb, 0xbf, 0x61]);
+  assert.deepEqual([...withBOMOf(bom, 'b\n')], [0xef, 0xbb, 0xbf, 0x62, 0x0a]);
+  assert.deepEqual([...withBOMOf(bom, '\uFEFFb')], [0xef, 0xbb, 0xbf, 0x62]);
+  assert.deepEqual([...withBOMOf(new Uint8Array([0x61]), 'é')], [0xc3, 0xa9]);
+  assert.deepEqual([...withBOMOf(new Uint8Array([]), '')], []);
 });
