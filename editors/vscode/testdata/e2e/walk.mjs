@@ -83,6 +83,9 @@ async function mainWalk() {
   await choice.waitFor();
   await shot('review');
 
+  await begin('the status bar shows the session\'s model and how full its context was');
+  await page.locator('.statusbar-item', { hasText: /gpt-remote-settings · \d[\d.]*k?\/\d/ }).first().waitFor({ timeout: 15_000 });
+
   await begin('the choice is still there after the notification hid itself');
   await page.waitForTimeout(11_000);
   console.log(`  after 11 s the notification is ${(await review.isVisible()) ? 'still shown' : 'hidden'}`);
