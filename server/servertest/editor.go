@@ -136,17 +136,31 @@ type ProgressEvent struct {
 	Message string
 }
 
+// serverEndWait bounds how long a test's end waits for the server's.
+const serverEndWait = 10 * time.Second
+
 // Connect starts serve on one end of a pair of OS pipes (buffered like the
 // stdio an editor gives a server; net.Pipe's unbuffered writes would deadlock
 // two read loops that answer inline) and returns the editor on the other end,
 // speaking Content-Length framed JSON-RPC.
 func Connect(t testing.TB, serve func(rwc io.ReadWriteCloser)) *Editor {
 	serverEnd, clientEnd := Pipes(t)
-	go serve(serverEnd)
+	served := make(chan struct{})
+	go func() { serve(serverEnd); close(served) }()
 	e := &Editor{t: t, changed: make(chan struct{}), buffers: map[uri.URI]*Buffer{}}
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd), jsonrpc2.WithCodec(codec{}))
 	e.conn.Go(context.Background(), e.handle)
-	t.Cleanup(func() { clientEnd.Close() })
+	// The server ends (its language servers and MCP servers stopped) before
+	// the test's earlier temp dirs go: a server process still running wrote
+	// into them once they were removed.
+	t.Cleanup(func() {
+		clientEnd.Close()
+		select {
+		case <-served:
+		case <-time.After(serverEndWait):
+			t.Logf("the server had not ended %s after the editor closed the connection", serverEndWait)
+		}
+	})
 	return e
 }
 

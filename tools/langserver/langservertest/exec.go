@@ -28,8 +28,8 @@ type process struct {
 
 func (p *process) Stdin() io.WriteCloser { return p.stdin }
 func (p *process) Stdout() io.ReadCloser { return p.stdout }
-func (p *process) Wait() error           { return p.cmd.Wait() }
-func (p *process) Kill() error           { return p.cmd.Process.Kill() }
+func (p *process) Wait() error           { err := p.cmd.Wait(); killGroup(p.cmd.Process.Pid); return err }
+func (p *process) Kill() error           { killGroup(p.cmd.Process.Pid); return p.cmd.Process.Kill() }
 func (p *process) Pid() int              { return p.cmd.Process.Pid }
 
 // Exec starts the server as a plain process in its root, with env added
@@ -42,6 +42,7 @@ func Exec(env ...string) langserver.Starter {
 		cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 		cmd.Dir = c.Root
 		cmd.Env = append(os.Environ(), env...)
+		ownGroup(cmd)
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			return nil, err
