@@ -23,7 +23,8 @@ func importerBreaks(t *testing.T, server, command string, files map[string]strin
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	m := langserver.NewManager(langserver.Options{Start: langservertest.Exec("HOME=" + t.TempDir()), LookPath: langservertest.Paths(map[string]string{command: path}),
+	// typescript-language-server makes a dir in the temp dir it never removes.
+	m := langserver.NewManager(langserver.Options{Start: langservertest.Exec("HOME="+t.TempDir(), "TMPDIR="+t.TempDir()), LookPath: langservertest.Paths(map[string]string{command: path}),
 		Logger: langservertest.Logger(t)})
 	defer m.Close()
 	s := langserver.NewSession(m, ws, langserver.WithOverrides(langserver.KnownServers(), nil))
