@@ -11,22 +11,13 @@ import (
 	"github.com/agent-lsp/agent-lsp/server/agentrun/agentruntest"
 )
 
-var goModule = map[string]string{
-	"go.mod": "module example.com/m\n\ngo 1.22\n",
-	"a/a.go": "package a\n\nfunc Add(x, y int) int { return x + y }\n",
-	"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\nfunc Two() int {\n\treturn a.Add(1, 1)\n}\n",
-}
-
 // TestAskTellsTheModelAndTheReviewerWhatTheLanguageServerSays: through the
 // CLI, an edit's result names the caller it broke, and the printed answer
 // ends with the run-end check.
 func TestAskTellsTheModelAndTheReviewerWhatTheLanguageServerSays(t *testing.T) {
 	agentruntest.WithGopls(t)
-	ws := newWorkspace(t, goModule)
-	srv := llmtest.NewOpenAIServer(t,
-		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("a/a.go", "x, y int", "x, y, z int")}},
-		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("b/b.go", "a.Add(1, 1)", "a.Add(1, 1, 0)")}},
-		llmtest.Turn{Text: "Add takes z; Two passes 0."})
+	ws := newWorkspace(t, agentruntest.AddModule)
+	srv := llmtest.NewOpenAIServer(t, agentruntest.AddThirdOperand()...)
 	r := runCLI(t, map[string]string{"AGENT_LSP_MODEL": "gpt-test", "OPENAI_BASE_URL": srv.URL + "/v1"},
 		"ask", "--workspace", ws, "give Add a third operand")
 	if r.code != 0 {
@@ -40,7 +31,7 @@ func TestAskTellsTheModelAndTheReviewerWhatTheLanguageServerSays(t *testing.T) {
 	if !strings.Contains(r.stdout, "Add takes z; Two passes 0.\n\nLanguage server: no new errors") || !strings.Contains(r.stdout, "+++ b/b/b.go") {
 		t.Errorf("stdout:\n%s", r.stdout)
 	}
-	if disk, _ := os.ReadFile(filepath.Join(ws, "a/a.go")); string(disk) != goModule["a/a.go"] {
+	if disk, _ := os.ReadFile(filepath.Join(ws, "a/a.go")); string(disk) != agentruntest.AddModule["a/a.go"] {
 		t.Errorf("a/a.go written: %q", disk)
 	}
 }

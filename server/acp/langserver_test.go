@@ -17,15 +17,8 @@ import (
 func TestTheLanguageServersCheckEndsTheTurn(t *testing.T) {
 	agentruntest.WithGopls(t)
 
-	srv := llmtest.NewOpenAIServer(t,
-		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("a/a.go", "x, y int", "x, y, z int")}},
-		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("b/b.go", "a.Add(1, 1)", "a.Add(1, 1, 0)")}},
-		llmtest.Turn{Text: "Add takes z; Two passes 0."})
-	f := newFixture(t, map[string]string{
-		"go.mod": "module example.com/m\n\ngo 1.22\n",
-		"a/a.go": "package a\n\nfunc Add(x, y int) int { return x + y }\n",
-		"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\nfunc Two() int {\n\treturn a.Add(1, 1)\n}\n",
-	}, srv, fixtureOptions{})
+	srv := llmtest.NewOpenAIServer(t, agentruntest.AddThirdOperand()...)
+	f := newFixture(t, agentruntest.AddModule, srv, fixtureOptions{})
 	s := f.newSession()
 	if resp := f.prompt(s.SessionId, sdk.TextBlock("give Add a third operand")); resp.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("stopReason = %s", resp.StopReason)

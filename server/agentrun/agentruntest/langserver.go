@@ -28,3 +28,21 @@ func EditCall(path, old, new string) llmtest.Call {
 	b, _ := json.Marshal(map[string]string{"path": path, "old_string": old, "new_string": new})
 	return llmtest.Call{Name: "edit_file", Args: string(b)}
 }
+
+// AddModule is a Go module whose Add (a/a.go) b/b.go calls: the wires'
+// language-server tests change Add's signature in it.
+var AddModule = map[string]string{
+	"go.mod": "module example.com/m\n\ngo 1.22\n",
+	"a/a.go": "package a\n\nfunc Add(x, y int) int { return x + y }\n",
+	"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\nfunc Two() int {\n\treturn a.Add(1, 1)\n}\n",
+}
+
+// AddThirdOperand is a model's script over AddModule: Add takes z, which
+// breaks b/b.go:6, then the caller passes 0 and the model answers.
+func AddThirdOperand() []llmtest.Turn {
+	return []llmtest.Turn{
+		{Calls: []llmtest.Call{EditCall("a/a.go", "x, y int", "x, y, z int")}},
+		{Calls: []llmtest.Call{EditCall("b/b.go", "a.Add(1, 1)", "a.Add(1, 1, 0)")}},
+		{Text: "Add takes z; Two passes 0."},
+	}
+}
