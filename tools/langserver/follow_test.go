@@ -8,10 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
-	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
 // editorBuffers is an editor's open buffers that says when one changes
@@ -79,14 +77,8 @@ func serverHolds(t *testing.T, s *langserver.Session, abs, want string) (int32, 
 // A buffer of a file the run staged is not sent: the server keeps the
 // staged text.
 func TestTheEditorsChangesReachTheServerAsTyped(t *testing.T) {
-	root := toolstest.WriteTree(t, langservertest.GoModule)
 	editor := &editorBuffers{text: map[string]string{}, versions: map[string]int32{}}
-	ws, err := tools.NewWorkspace(root, editor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	s := langserver.NewSession(langservertest.Gopls(t), ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	s, ws, root := goplsSession(t, editor)
 	defer s.Close()
 
 	a, b := filepath.Join(root, "a", "a.go"), filepath.Join(root, "b", "b.go")

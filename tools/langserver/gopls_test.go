@@ -15,14 +15,7 @@ import (
 )
 
 func TestGoplsSignatureChangeNamesBrokenCallers(t *testing.T) {
-	root := toolstest.WriteTree(t, langservertest.GoModule)
-	ws, err := tools.NewWorkspace(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	m := langservertest.Gopls(t)
-	s := langserver.NewSession(m, ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	s, ws, root := goplsSession(t, nil)
 	defer s.Close()
 
 	abs := filepath.Join(root, "a", "a.go")
@@ -81,13 +74,7 @@ func call(t *testing.T, s *langserver.Session, name, args string) tools.Result {
 }
 
 func TestGoplsToolsByName(t *testing.T) {
-	root := toolstest.WriteTree(t, langservertest.GoModule)
-	ws, err := tools.NewWorkspace(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	s := langserver.NewSession(langservertest.Gopls(t), ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	s, ws, root := goplsSession(t, nil)
 	defer s.Close()
 
 	def := call(t, s, "definition", `{"symbol":"Add","path":"b/b.go"}`)
@@ -158,4 +145,18 @@ func TestAStagedGoModIsSaidAndRestartsTheServer(t *testing.T) {
 	if st := m.Status(); len(st) != 0 {
 		t.Errorf("gopls not restarted after the run: %+v", st)
 	}
+}
+
+// goplsSession is a session with gopls on langservertest.GoModule, written
+// to a workspace read through overlay (nil: disk); the workspace is closed
+// when t ends, the session by the caller.
+func goplsSession(t *testing.T, overlay tools.Overlay) (*langserver.Session, *tools.Workspace, string) {
+	t.Helper()
+	root := toolstest.WriteTree(t, langservertest.GoModule)
+	ws, err := tools.NewWorkspace(root, overlay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return langserver.NewSession(langservertest.Gopls(t), ws, langserver.WithOverrides(langserver.KnownServers(), nil)), ws, root
 }
