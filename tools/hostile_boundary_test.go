@@ -408,7 +408,7 @@ func TestHostileHomeAndCacheStartEmptyForEveryRun(t *testing.T) {
 		t.Errorf("the next run found what the last one left in its home or cache:\n%s", out)
 	}
 	// The control: a home and cache kept between two runs carry the implant.
-	home := t.TempDir()
+	home := toolstest.Home(t)
 	env := append(os.Environ(), "HOME="+home, "GOCACHE="+filepath.Join(home, "cache"), "GOFLAGS=", "XDG_CONFIG_HOME=")
 	for i, c := range []string{implant, check} {
 		cmd := exec.Command("bash", "-c", c)

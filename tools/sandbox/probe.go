@@ -140,8 +140,7 @@ func goEnv() (goRoot, modCache string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "env", "GOROOT", "GOMODCACHE")
 	cmd.Dir = os.TempDir()
-	// No telemetry: go would leave a child process writing to its dir.
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=", "GOTELEMETRY=off")
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
 	out, err := cmd.Output()
 	if err != nil {
 		return "", ""

@@ -38,6 +38,18 @@ func WriteFiles(t testing.TB, root string, files map[string]string) {
 	}
 }
 
+// Home returns an empty home for commands a test runs, with Go's telemetry
+// off: the go command otherwise starts a child that goes on writing
+// ~/.config/go/telemetry after the command ends, racing the test's cleanup.
+// (GOTELEMETRY=off in the environment does not stop it; only the mode file
+// does.)
+func Home(t testing.TB) string {
+	t.Helper()
+	home := t.TempDir()
+	WriteFiles(t, home, map[string]string{".config/go/telemetry/mode": "off\n"})
+	return home
+}
+
 // Alive lists the processes whose command line holds marker (a number no
 // other process would have on its command line, e.g. `sleep 4123.25`), so a
 // test can tell whether a command left anything running.

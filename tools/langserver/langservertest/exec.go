@@ -71,7 +71,7 @@ func Paths(found map[string]string) func(string) (string, error) {
 // GoEnv keeps gopls and the go command it runs out of the user's home
 // (telemetry, config) while using the machine's build and module caches.
 func GoEnv(t testing.TB) []string {
-	home := t.TempDir()
+	home := toolstest.Home(t)
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"}
 	for _, v := range []string{"GOCACHE", "GOMODCACHE"} {
 		if out, err := exec.Command("go", "env", v).Output(); err == nil {
