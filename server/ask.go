@@ -31,6 +31,10 @@ type askArgs struct {
 	Session string `json:"session,omitempty"`
 	// Diagnostics are the ones a "Fix with agent" action was made for.
 	Diagnostics []diagnosticArg `json:"diagnostics,omitempty"`
+	// InstructionLine (1-based) is the line of the instruction comment the
+	// prompt came from, which the model is told to remove; the user sees
+	// the prompt alone.
+	InstructionLine uint32 `json:"instructionLine,omitempty"`
 	// Wait makes the request last as long as the run; cancelling the request
 	// then cancels the run.
 	Wait bool `json:"wait,omitempty"`
@@ -148,6 +152,9 @@ func (s *Server) taskPrompt(a askArgs, ws *tools.Workspace) string {
 	}
 	var b strings.Builder
 	b.WriteString(a.Prompt)
+	if a.InstructionLine > 0 {
+		fmt.Fprintf(&b, "\n\n(This instruction is the comment on line %d. Carry it out, then remove that instruction comment.)", a.InstructionLine)
+	}
 	fmt.Fprintf(&b, "\n\nFile: %s", rel)
 	text, _, exists, _ := s.currentText(path)
 	if a.Range != nil && exists {

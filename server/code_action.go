@@ -164,8 +164,7 @@ func instructionActions(l *actionList, at actionContext) {
 		if instr, plan, ok := instruction(l1); ok {
 			lineRange := protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line + 1}}
 			args := askArgs{
-				Prompt: instr + fmt.Sprintf("\n\n(This instruction is the comment on line %d. Carry it out, then remove that instruction comment.)", line+1),
-				URI:    at.uri, Range: &lineRange,
+				Prompt: instr, URI: at.uri, Range: &lineRange, InstructionLine: line + 1,
 			}
 			title := "Agent: " + summarize(instr, 70)
 			if plan {

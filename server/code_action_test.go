@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -81,6 +82,13 @@ func TestCodeActionsListWithoutCallingTheModel(t *testing.T) {
 		if !strings.Contains(task, want) {
 			t.Errorf("task lacks %q:\n%s", want, task)
 		}
+	}
+	// The user sees the request as written: the note to the model is not in
+	// the progress, the messages or the edit's label.
+	f.editor.Wait("the run's end", func() bool { _, ended := f.editor.ProgressEnded("agent-lsp/" + res.RunID); return ended })
+	shown := strings.Join(f.editor.MessagesAndProgress(), "\n") + fmt.Sprint(f.editor.Edits())
+	if strings.Contains(shown, "This instruction") || !strings.Contains(shown, "make it return 42") {
+		t.Errorf("the user was shown:\n%s", shown)
 	}
 }
 
