@@ -15,7 +15,8 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// Answers offered for a command off the allowlist.
+// Answers offered for a command off the allowlist, in a prompt and as code
+// actions alike.
 const (
 	approveDeny   = "Deny"
 	approveOnce   = "Allow once"
@@ -62,7 +63,7 @@ func (a editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) 
 		picked = q.answer
 		a.s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
 			"agent-lsp: %s wants to run:\n%s\n(%s)\nPick \"%s\", \"%s\" or \"%s\" from the code actions (on any line), or answer the prompt if your editor shows one. No answer within %s denies it.",
-			a.run.name(), command, reasons, allowOnceAction, allowSessionAction, denyAction, a.timeout))
+			a.run.name(), command, reasons, approveOnce, approveAlways, approveDeny, a.timeout))
 	}
 	type reply struct {
 		choice *protocol.MessageActionItem
@@ -110,14 +111,6 @@ func (a editorApprover) decision(ctx, ask context.Context, req tools.ApprovalReq
 	}
 	return tools.Deny
 }
-
-// The code actions that answer a question, for clients that cannot answer
-// window/showMessageRequest.
-const (
-	allowOnceAction    = "Allow once"
-	allowSessionAction = "Allow for this session"
-	denyAction         = "Deny"
-)
 
 // question is an approval waiting for an answer from the code actions.
 type question struct {
@@ -177,7 +170,7 @@ func (qs *questions) answer(id string, d tools.Decision) error {
 // approveArgs are agent.approve's arguments.
 type approveArgs struct {
 	ID       string `json:"id"`
-	Decision string `json:"decision"` // once, session or deny
+	Decision string `json:"decision"` // once, always or deny
 }
 
 type approveResult struct {
@@ -187,10 +180,10 @@ type approveResult struct {
 
 // approve is agent.approve: the answer to a question, from its code action.
 func (s *Server) approve(_ context.Context, a approveArgs) (approveResult, error) {
-	decisions := map[string]tools.Decision{"once": tools.AllowOnce, "session": tools.AllowAlways, "deny": tools.Deny}
+	decisions := map[string]tools.Decision{"once": tools.AllowOnce, "always": tools.AllowAlways, "deny": tools.Deny}
 	d, ok := decisions[a.Decision]
 	if !ok {
-		return approveResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("agent.approve: decision %q: once, session or deny", a.Decision))
+		return approveResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("agent.approve: decision %q: once, always or deny", a.Decision))
 	}
 	if err := s.approvals.answer(a.ID, d); err != nil {
 		return approveResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
@@ -202,7 +195,7 @@ func (s *Server) approve(_ context.Context, a approveArgs) (approveResult, error
 func (s *Server) questionActions(l *actionList) {
 	for _, q := range s.approvals.list() {
 		shown := summarize(tools.Printable(q.command), 60)
-		for _, a := range []struct{ title, decision string }{{denyAction, "deny"}, {allowOnceAction, "once"}, {allowSessionAction, "session"}} {
+		for _, a := range []struct{ title, decision string }{{approveDeny, "deny"}, {approveOnce, "once"}, {approveAlways, "always"}} {
 			l.command(fmt.Sprintf("%s: %s (%s)", a.title, shown, q.run), protocol.CodeActionKindQuickFix, CommandApprove, approveArgs{ID: q.id, Decision: a.decision}, nil)
 		}
 	}

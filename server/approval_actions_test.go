@@ -31,7 +31,7 @@ func questionActions(t *testing.T, f *fixture, u string) []action {
 // showMessageRequest with "Method not found" and ALE never answers it;
 // neither declares it can. The question is then also three code actions
 // (Deny first), a message says so, and the run waits for the pick: the
-// command runs once allowed, never when denied, and "for this session"
+// command runs once allowed, never when denied, and "always"
 // lets the same command run again without asking.
 func TestApprovalsAreCodeActionsWhereTheClientCannotAnswer(t *testing.T) {
 	for _, c := range []struct {
@@ -63,7 +63,7 @@ func TestApprovalsAreCodeActionsWhereTheClientCannotAnswer(t *testing.T) {
 				for _, a := range actions {
 					titles = append(titles, a.Title)
 				}
-				if !strings.HasPrefix(titles[0], "Deny: printf ") || !strings.HasPrefix(titles[1], "Allow once: ") || !strings.HasPrefix(titles[2], "Allow for this session: ") {
+				if !strings.HasPrefix(titles[0], "Deny: printf ") || !strings.HasPrefix(titles[1], "Allow once: ") || !strings.HasPrefix(titles[2], "Always allow in this workspace: ") {
 					t.Fatalf("the actions: %q", titles)
 				}
 				for _, a := range actions {
@@ -90,13 +90,13 @@ func TestApprovalsAreCodeActionsWhereTheClientCannotAnswer(t *testing.T) {
 			if o := observed(2); !strings.Contains(o, "allowed-once") {
 				t.Fatalf("allowed once: %q", o)
 			}
-			pick("session")
+			pick("always")
 			if o := observed(3); !strings.Contains(o, "made-by-agent") {
-				t.Fatalf("allowed for the session: %q", o)
+				t.Fatalf("always allowed: %q", o)
 			}
 			// The same command again runs without a question.
 			if o := observed(4); !strings.Contains(o, "made-by-agent") {
-				t.Fatalf("after allowing for the session: %q", o)
+				t.Fatalf("after always allowing: %q", o)
 			}
 			toolstest.Poll(t, "the run's end", func() bool {
 				return slices.ContainsFunc(f.editor.Messages(), func(m string) bool { return strings.Contains(m, "Completed · ") })
@@ -105,7 +105,7 @@ func TestApprovalsAreCodeActionsWhereTheClientCannotAnswer(t *testing.T) {
 				t.Fatalf("%d answers still offered after the run", n)
 			}
 			said := slices.ContainsFunc(f.editor.Messages(), func(m string) bool {
-				return strings.Contains(m, run.RunID+" wants to run:\nprintf made-by-agent") && strings.Contains(m, `Pick "Allow once", "Allow for this session" or "Deny" from the code actions`)
+				return strings.Contains(m, run.RunID+" wants to run:\nprintf made-by-agent") && strings.Contains(m, `Pick "Allow once", "Always allow in this workspace" or "Deny" from the code actions`)
 			})
 			if !said {
 				t.Fatalf("no message said where to answer: %q", f.editor.Messages())
@@ -113,7 +113,7 @@ func TestApprovalsAreCodeActionsWhereTheClientCannotAnswer(t *testing.T) {
 			if err := f.editor.Command(server.CommandApprove, map[string]any{"id": "approval-1", "decision": "once"}, nil); err == nil || !strings.Contains(err.Error(), "no question approval-1 is waiting") {
 				t.Fatalf("an answer to a settled question: %v", err)
 			}
-			if err := f.editor.Command(server.CommandApprove, map[string]any{"id": "approval-1", "decision": "yes"}, nil); err == nil || !strings.Contains(err.Error(), `decision "yes": once, session or deny`) {
+			if err := f.editor.Command(server.CommandApprove, map[string]any{"id": "approval-1", "decision": "yes"}, nil); err == nil || !strings.Contains(err.Error(), `decision "yes": once, always or deny`) {
 				t.Fatalf("a bad decision: %v", err)
 			}
 		})

@@ -56,7 +56,7 @@ func TestApprovalShowsTheCommandAsTyped(t *testing.T) {
 		t.Fatalf("asked %q", asked)
 	}
 	want := `(printf 'APPROVED-%s\n' 42 is not on the allowlist` + "\n" +
-		`Always allowing it lets exactly this run without asking from then on (any other spelling asks again):` + "\n" +
+		`Always allowing it lets exactly this run without asking in this workspace until agent-lsp exits (any other spelling asks again):` + "\n" +
 		`  printf 'APPROVED-%s\n' 42)`
 	if !strings.Contains(asked[0], want) {
 		t.Fatalf("the question\n%s\ndoes not hold\n%s", asked[0], want)

@@ -44,7 +44,7 @@ func allowanceNote(allowances []string) string {
 		return "Always allowing it remembers nothing: the same command asks again."
 	}
 	var b strings.Builder
-	b.WriteString("Always allowing it lets exactly this run without asking from then on (any other spelling asks again):")
+	b.WriteString("Always allowing it lets exactly this run without asking in this workspace until agent-lsp exits (any other spelling asks again):")
 	for _, a := range allowances {
 		b.WriteString("\n  ")
 		b.WriteString(Printable(a))

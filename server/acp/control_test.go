@@ -48,7 +48,7 @@ func TestCommandApprovalBothWays(t *testing.T) {
 					question.WriteString(c.Content.Content.Text.Text)
 				}
 			}
-			if want := "printf approved-output is not on the allowlist\nAlways allowing it lets exactly this run without asking from then on (any other spelling asks again):\n  printf approved-output"; !strings.Contains(question.String(), want) {
+			if want := "printf approved-output is not on the allowlist\nAlways allowing it lets exactly this run without asking in this workspace until agent-lsp exits (any other spelling asks again):\n  printf approved-output"; !strings.Contains(question.String(), want) {
 				t.Errorf("the question %q does not hold %q", question.String(), want)
 			}
 			run := findCall(toolCalls(updates), sdk.ToolKindExecute, "Run `printf approved-output`")
