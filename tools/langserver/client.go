@@ -241,6 +241,15 @@ func (c *Client) exitError() error {
 // Exited is closed when the server's process ended.
 func (c *Client) Exited() <-chan struct{} { return c.exited }
 
+func (c *Client) hasExited() bool {
+	select {
+	case <-c.exited:
+		return true
+	default:
+		return false
+	}
+}
+
 // Pid is the server process's.
 func (c *Client) Pid() int { return c.proc.Pid() }
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os/exec"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -49,10 +51,13 @@ type Manager struct {
 	ctx    context.Context // ends at Close: starts under way give up
 	cancel context.CancelFunc
 
-	mu      sync.Mutex // guards servers, private and closed
+	mu      sync.Mutex // guards servers, replaced, private and closed
 	servers map[serverKey]*managed
-	private int // run-private servers running (Private)
-	closed  bool
+	// replaced are servers a restart or a new configuration took out of
+	// servers while runs still used them: each stops at its last release.
+	replaced map[*managed]bool
+	private  int // run-private servers running (Private)
+	closed   bool
 }
 
 type serverKey struct{ name, root string }
@@ -74,7 +79,7 @@ func NewManager(opts Options) *Manager {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, servers: map[serverKey]*managed{}}
+	m := &Manager{opts: opts, servers: map[serverKey]*managed{}, replaced: map[*managed]bool{}}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	return m
 }
@@ -108,6 +113,7 @@ type managed struct {
 	users    int
 	idle     *time.Timer
 	stopped  bool // stop was called: nothing starts again
+	replaced bool // out of the Manager's servers: stop at the last release
 }
 
 func (m *Manager) server(cfg ServerConfig, root string) (*managed, error) {
@@ -119,13 +125,40 @@ func (m *Manager) server(cfg ServerConfig, root string) (*managed, error) {
 	k := serverKey{cfg.Name, root}
 	s, ok := m.servers[k]
 	if !ok || fmt.Sprint(s.cfg) != fmt.Sprint(cfg) {
-		if ok {
-			go s.stop() // its configuration changed
+		if unused := m.replaceLocked(k); unused != nil {
+			go unused.stopReplaced() // its configuration changed
 		}
 		s = &managed{m: m, cfg: cfg, root: root}
 		m.servers[k] = s
 	}
 	return s, nil
+}
+
+// replaceLocked takes k's server out of servers, so the next use starts a
+// new one; the runs using it keep it until they are done, when it stops.
+// It returns the server if no run uses it: the caller stops it
+// (stopReplaced) once m.mu, which is held, is released.
+func (m *Manager) replaceLocked(k serverKey) (unused *managed) {
+	s, ok := m.servers[k]
+	if !ok {
+		return nil
+	}
+	delete(m.servers, k)
+	m.replaced[s] = true
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replaced = true
+	if s.users == 0 {
+		return s
+	}
+	return nil
+}
+
+func (s *managed) stopReplaced() {
+	s.stop()
+	s.m.mu.Lock()
+	delete(s.m.replaced, s)
+	s.m.mu.Unlock()
 }
 
 // Client returns the running server cfg for root, starting it (and
@@ -135,11 +168,16 @@ func (m *Manager) server(cfg ServerConfig, root string) (*managed, error) {
 // approve, when not nil, is asked before the server is started (not when
 // it runs already); its error is a NotApprovedError, and no failure.
 func (m *Manager) Client(ctx context.Context, cfg ServerConfig, root string, approve func(context.Context, Command) error) (c *Client, release func(), err error) {
-	s, err := m.server(cfg, root)
-	if err != nil {
-		return nil, nil, err
+	var s *managed
+	for {
+		if s, err = m.server(cfg, root); err != nil {
+			return nil, nil, err
+		}
+		c, err = s.acquire(ctx, approve)
+		if !errors.Is(err, errReplaced) {
+			break
+		}
 	}
-	c, err = s.acquire(ctx, approve)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -156,21 +194,28 @@ func (m *Manager) Warm(cfg ServerConfig, root string) {
 	}()
 }
 
-// Restart stops cfg's server for root, if one runs: the next use starts
-// it again (a build file changed).
+// Restart has the next use of cfg's server for root start it again (a
+// build file changed); the one running now stops when no run uses it.
 func (m *Manager) Restart(cfg ServerConfig, root string) {
 	m.mu.Lock()
-	s, ok := m.servers[serverKey{cfg.Name, root}]
-	delete(m.servers, serverKey{cfg.Name, root})
+	unused := m.replaceLocked(serverKey{cfg.Name, root})
 	m.mu.Unlock()
-	if ok {
-		s.stop()
+	if unused != nil {
+		unused.stopReplaced()
 	}
 }
+
+// errReplaced: the server was replaced before its use began; the Manager
+// has a new one.
+var errReplaced = errors.New("replaced")
 
 func (s *managed) acquire(ctx context.Context, approve func(context.Context, Command) error) (*Client, error) {
 	for {
 		s.mu.Lock()
+		if s.replaced && s.client == nil {
+			s.mu.Unlock()
+			return nil, errReplaced
+		}
 		if s.client != nil {
 			select {
 			case <-s.client.Exited():
@@ -250,11 +295,16 @@ func (s *managed) failed(err error) {
 
 func (s *managed) release() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.users--
 	s.lastUsed = time.Now()
-	if s.users == 0 && s.client != nil {
+	last := s.users == 0
+	if last && s.client != nil && !s.replaced {
 		s.idle = time.AfterFunc(s.m.opts.Idle, s.stopIfIdle)
+	}
+	replaced := s.replaced
+	s.mu.Unlock()
+	if last && replaced {
+		s.stopReplaced()
 	}
 }
 
@@ -383,6 +433,13 @@ func (m *Manager) makeRoom(cfg ServerConfig) error {
 		var running, idle []*managed
 		m.mu.Lock()
 		private := m.private
+		for s := range m.replaced {
+			s.mu.Lock()
+			if s.client != nil {
+				running = append(running, s) // in use, never idle
+			}
+			s.mu.Unlock()
+		}
 		for _, s := range m.servers {
 			s.mu.Lock()
 			if s.client != nil {
@@ -432,6 +489,13 @@ func (m *Manager) Status() []Status {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Status
+	for s := range m.replaced {
+		s.mu.Lock()
+		if s.client != nil && !s.client.hasExited() {
+			out = append(out, Status{Server: s.cfg.Name, Root: s.root, State: fmt.Sprintf("running (pid %d), replaced: it ends with the runs using it", s.client.Pid())})
+		}
+		s.mu.Unlock()
+	}
 	for _, s := range m.servers {
 		s.mu.Lock()
 		st := Status{Server: s.cfg.Name, Root: s.root}
@@ -471,8 +535,11 @@ func (m *Manager) Close() {
 	}
 	m.mu.Lock()
 	m.closed = true
-	servers := m.servers
-	m.servers = map[serverKey]*managed{}
+	servers := slices.Collect(maps.Values(m.servers))
+	for s := range m.replaced {
+		servers = append(servers, s)
+	}
+	m.servers, m.replaced = map[serverKey]*managed{}, map[*managed]bool{}
 	m.mu.Unlock()
 	m.cancel()
 	var wg sync.WaitGroup

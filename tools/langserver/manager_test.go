@@ -203,3 +203,53 @@ func TestAStagedBuildFileStartsARunPrivateServer(t *testing.T) {
 		t.Errorf("a view of a folder outside the workspace: %v", err)
 	}
 }
+
+// TestARestartWaitsForTheRunsUsingTheServer: a run that staged a build
+// file restarts the shared server at its end, but another run still using
+// it keeps it until it is done; the next run gets a new one.
+func TestARestartWaitsForTheRunsUsingTheServer(t *testing.T) {
+	f := &fakeServer{}
+	root := toolstest.WriteTree(t, map[string]string{"fake.toml": "", "a.fake": "", "b.fake": ""})
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := langserver.NewManager(langserver.Options{Start: f.start, LookPath: func(string) (string, error) { return "/fake", nil }})
+	defer m.Close()
+	servers := slices.Clone(fakeServers)
+	servers[0].BuildFiles = []string{"fake.toml"}
+
+	other := langserver.NewSession(m, ws, servers)
+	defer other.Close()
+	if r := edit(t, other, ws, "a.fake", "one\n"); !strings.Contains(r.Text(), "no new errors") {
+		t.Fatalf("the other run's edit: %s", r.Text())
+	}
+	builder := langserver.NewSession(m, ws, servers)
+	if r := edit(t, builder, ws, "b.fake", "one\n"); !strings.Contains(r.Text(), "no new errors") {
+		t.Fatalf("the building run's edit: %s", r.Text())
+	}
+	if _, err := ws.Stage("fake.toml", "changed = true\n"); err != nil {
+		t.Fatal(err)
+	}
+	builder.AfterBuildFileEdit(context.Background(), filepath.Join(root, "fake.toml"))
+	builder.Close()
+	if st := m.Status(); len(st) != 1 || !strings.Contains(st[0].State, "replaced: it ends with the runs using it") {
+		t.Errorf("status while the other run uses the replaced server: %+v", st)
+	}
+
+	if r := edit(t, other, ws, "a.fake", "one\nBROKEN\n"); !strings.Contains(r.Text(), "1 new error(s)") {
+		t.Errorf("the other run, after the building run ended: %s", r.Text())
+	}
+	started := f.starts.Load()
+	other.Close()
+	if r := oneRun(t, m, ws, servers, "b.fake"); !strings.Contains(r.Text(), "no new errors") {
+		t.Errorf("the next run: %s", r.Text())
+	}
+	if f.starts.Load() != started+1 {
+		t.Errorf("the next run did not get a server started anew (%d starts, %d before)", f.starts.Load(), started)
+	}
+	if n := m.Running(); n != 1 {
+		t.Errorf("%d servers run; the old one should have ended with its last user", n)
+	}
+}
