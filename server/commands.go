@@ -53,7 +53,7 @@ var commands = []command{
 	define(CommandShowProposal, (*Server).showProposal, idWords, "default: the newest pending",
 		"opens its unified diff (`window/showDocument`) and returns it; where the client shows no documents, a message also names each file with its lines added and removed, and the diff file's path"),
 	define(CommandApprove, (*Server).approve, nil, "",
-		"answers a run's question to run a command (`decision`: once, session or deny), for editors that cannot answer `window/showMessageRequest`: "+
+		"answers a run's question to run a command (`decision`: once, always or deny), for editors that cannot answer `window/showMessageRequest`: "+
 			"its code actions carry it"),
 	define(CommandCancel, (*Server).cancelRuns, idWords, "default: every running run", "cancels a run, killing its commands"),
 	define(CommandNewSession, (*Server).newSession, nil, "",
