@@ -116,7 +116,7 @@ func (a *Agent) emitUsage(i int, b *budget, msgs []llm.Message, resp llm.Respons
 	if a.cfg.OnEvent == nil {
 		return
 	}
-	a.emit(Event{Kind: EventUsage, Iteration: i, MaxIterations: a.cfg.MaxIterations, Usage: resp.Usage, Context: b.inContext(msgs, resp), Window: b.window})
+	a.emit(Event{Kind: EventUsage, Iteration: i, MaxIterations: a.cfg.MaxIterations, Usage: resp.Usage, Price: resp.Price, Context: b.inContext(msgs, resp), Window: b.window})
 }
 
 // Compact has the model summarise the older part of the conversation h,

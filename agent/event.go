@@ -34,9 +34,10 @@ const (
 	EventDone
 	// EventFailed: the run ended with Err.
 	EventFailed
-	// EventUsage: a model call ended; Usage is its tokens, Context how many
-	// tokens the conversation now takes of the Window (the provider's count
-	// where it gave one, else the estimate the budget keeps).
+	// EventUsage: a model call ended; Usage is its tokens, Price what the
+	// model that answered charges (nil: not known), Context how many tokens
+	// the conversation now takes of the Window (the provider's count where
+	// it gave one, else the estimate the budget keeps).
 	EventUsage
 	// EventToolOutput: a running tool printed Text (a command's output, as
 	// it comes); display only: the result is what the model gets.
@@ -60,6 +61,7 @@ type Event struct {
 	Result        llm.ToolResult
 	Err           error
 	Usage         llm.Usage
+	Price         *llm.Price
 	Context       int
 	Window        int
 }

@@ -146,6 +146,9 @@ type Response struct {
 	Opaque *Opaque
 	// Reasoning is what the model reported of its thinking, shown, never sent back.
 	Reasoning string
+	// Price is what the model that answered charges (Priced), nil where it
+	// is not known: after a fallback it is the fallback's.
+	Price *Price
 	// FormatError is set by a text tool protocol when the answer did not
 	// follow it; it says what was wrong and what is expected. The loop feeds it
 	// back as an observation and counts it as a mistake.

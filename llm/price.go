@@ -1,6 +1,9 @@
 package llm
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // Price is what a model's provider charges, in US dollars per million
 // tokens: input, cached input, output (reasoning tokens are output).
@@ -42,6 +45,24 @@ func PriceOf(model string) (Price, bool) {
 		}
 	}
 	return prices[best], found
+}
+
+// Priced has p's answers carry price (Response.Price), for a meter of what
+// a session spends.
+func Priced(p Provider, price Price) Provider { return pricedProvider{p, price} }
+
+type pricedProvider struct {
+	Provider
+	price Price
+}
+
+func (p pricedProvider) Chat(ctx context.Context, req Request) (Response, error) {
+	resp, err := p.Provider.Chat(ctx, req)
+	if err == nil {
+		price := p.price
+		resp.Price = &price
+	}
+	return resp, err
 }
 
 // Cost is what u costs at p, in US dollars.

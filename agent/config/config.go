@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -225,6 +227,9 @@ func (s Settings) validateOne() error {
 	if err := s.validateEnums(); err != nil {
 		return err
 	}
+	if len(s.Price) > 0 && (len(s.Price) != 3 || slices.ContainsFunc(s.Price, func(f float64) bool { return f < 0 || math.IsNaN(f) || math.IsInf(f, 0) })) {
+		return fmt.Errorf("price = %v: three numbers of US dollars per million tokens, [input, cached input, output], e.g. price = [0.40, 0.10, 1.60]", s.Price)
+	}
 	switch s.Provider {
 	case ProviderOpenAI:
 		if s.Model == "" {
@@ -314,6 +319,18 @@ func ParseModelRef(s string) (ModelRef, error) {
 // protocol and base URL; keys and limits stay.
 func (s Settings) For(m ModelRef) Settings {
 	s.Provider, s.Model, s.ToolProtocol, s.BaseURL = m.Provider, m.Model, m.ToolProtocol, m.BaseURL
-	s.Fallback, s.Degraded = nil, ""
+	s.Fallback, s.Degraded, s.Price = nil, "", nil
 	return s
+}
+
+// ModelPrice is what the model charges: price where set, else the list
+// price of a provider's hosted model (no base_url); false where not known.
+func (s Settings) ModelPrice() (llm.Price, bool) {
+	if len(s.Price) == 3 {
+		return llm.Price{Input: s.Price[0], Cached: s.Price[1], Output: s.Price[2]}, true
+	}
+	if s.BaseURL != "" {
+		return llm.Price{}, false
+	}
+	return llm.PriceOf(s.Model)
 }

@@ -282,3 +282,12 @@ func TestRetrySettingsAreTheUsersToRaise(t *testing.T) {
 		t.Fatalf("the user's own retry settings: %+v %q %v", s, warnings, err)
 	}
 }
+
+func TestAPriceIsThreeNumbers(t *testing.T) {
+	for _, price := range [][]float64{{1, 2}, {1, 2, 3, 4}, {1, -1, 2}} {
+		s := Settings{Provider: ProviderOpenAI, Model: "m", OpenAIKey: "k", Price: price}
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "[input, cached input, output]") {
+			t.Errorf("price %v: %v", price, err)
+		}
+	}
+}

@@ -26,7 +26,7 @@ func newProviders() *providers {
 
 // New builds the chain; settings must have passed Validate.
 func (ps *providers) New(ctx context.Context, s config.Settings) (llm.Provider, error) {
-	primary, err := baseProvider(ctx, s)
+	primary, err := pricedProvider(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func (ps *providers) New(ctx context.Context, s config.Settings) (llm.Provider, 
 		if err != nil {
 			return nil, err
 		}
-		p, err := baseProvider(ctx, s.For(m))
+		p, err := pricedProvider(ctx, s.For(m))
 		if err != nil {
 			return nil, err
 		}
@@ -55,6 +55,16 @@ var constructors = map[string]func(context.Context, config.Settings) (llm.Provid
 	config.ProviderGemini: func(ctx context.Context, s config.Settings) (llm.Provider, error) {
 		return gemini.New(ctx, gemini.Config{Model: s.Model, APIKey: s.GeminiKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
 	},
+}
+
+// pricedProvider is baseProvider whose answers carry its price where known,
+// so that a fallback's calls are counted at the fallback's.
+func pricedProvider(ctx context.Context, s config.Settings) (llm.Provider, error) {
+	p, err := baseProvider(ctx, s)
+	if price, known := s.ModelPrice(); known && err == nil {
+		p = llm.Priced(p, price)
+	}
+	return p, err
 }
 
 // baseProvider is one model on its SDK, speaking its tool protocol.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 )
 
 func TestEveryConfiguredProviderHasAConstructor(t *testing.T) {
@@ -59,5 +60,31 @@ func TestNESClientIsItsOwnModelOnTheAgentsServer(t *testing.T) {
 	p, err := newProviders().NewNES(context.Background(), s)
 	if err != nil || p.Name() != "openai:zeta" {
 		t.Fatalf("%v %v", p, err)
+	}
+}
+
+// TestEachTierAnswersAtItsOwnPrice: the primary's answers carry its price
+// (here the configured one); a fallback's carry the fallback's, not the
+// primary's (a server of its own: not known).
+func TestEachTierAnswersAtItsOwnPrice(t *testing.T) {
+	primary := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "from the primary"}, llmtest.Turn{Status: 404, Body: `{"error":{"message":"The model does not exist","type":"invalid_request_error","code":"model_not_found"}}`})
+	fallback := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "from the fallback"})
+	s := config.Settings{Provider: config.ProviderOpenAI, Model: "m1", BaseURL: primary.URL + "/v1", OpenAIKey: "k",
+		Price: []float64{1, 0.5, 4}, Fallback: []string{"openai:m2@" + fallback.URL + "/v1"}, RetryAttempts: 1}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := newProviders().New(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}
+	resp, err := p.Chat(context.Background(), req)
+	if err != nil || resp.Text != "from the primary" || resp.Price == nil || *resp.Price != (llm.Price{Input: 1, Cached: 0.5, Output: 4}) {
+		t.Fatalf("the primary's answer: %q at %+v, %v", resp.Text, resp.Price, err)
+	}
+	resp, err = p.Chat(context.Background(), req)
+	if err != nil || resp.Text != "from the fallback" || resp.Price != nil {
+		t.Fatalf("the fallback's answer: %q at %+v, %v", resp.Text, resp.Price, err)
 	}
 }

@@ -133,7 +133,6 @@ func (t *turn) run(prompt string, images []llm.Image) (resp sdk.PromptResponse, 
 	if err != nil {
 		return resp, requestError(err)
 	}
-	t.price, t.priced = priceOf(settings)
 	prompt, images = t.imagesFor(settings.Model, prompt, images)
 	if err := t.openWorkspace(settings); err != nil {
 		return resp, requestError(err)

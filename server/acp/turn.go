@@ -11,7 +11,6 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -25,9 +24,6 @@ type turn struct {
 	caps  sdk.ClientCapabilities
 	files *clientFiles     // the client's buffers; nil when it does not read files for us
 	ws    *tools.Workspace // set by openWorkspace
-	// price is the turn's model's, when priced (set before the run starts).
-	price  llm.Price
-	priced bool
 	// outputInterval spaces a running command's output updates.
 	outputInterval time.Duration
 

@@ -49,14 +49,20 @@ func TestUsageUpdateAfterEachModelCall(t *testing.T) {
 }
 
 // A hosted model with a known price also gets the session's cost, summed
-// over its turns.
+// over its turns, at the price its answers carry (the model that answered:
+// cmd's provider chain prices each tier).
 func TestUsageUpdateCost(t *testing.T) {
 	srv := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "One."}, llmtest.Turn{Text: "Two."})
 	f := newFixture(t, nil, nil, fixtureOptions{
 		env: map[string]string{"AGENT_LSP_MODEL": "gpt-4.1-mini", "OPENAI_API_KEY": "sk-test"},
 		// The hosted model's settings (no base URL), its wire served here.
 		provider: func(ctx context.Context, s config.Settings) (llm.Provider, error) {
-			return openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: srv.URL + "/v1"})
+			p, err := openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: srv.URL + "/v1"})
+			price, known := s.ModelPrice()
+			if !known {
+				t.Fatalf("%s has no price", s.Model)
+			}
+			return llm.Priced(p, price), err
 		},
 	})
 	s := f.newSession()

@@ -73,8 +73,8 @@ func newWireTurn(b *testing.B) *wireTurn {
 // asks for < 1 ms).
 func BenchmarkUsageUpdate(b *testing.B) {
 	w := newWireTurn(b)
-	w.price, w.priced = llm.PriceOf("gpt-4.1-mini")
-	e := agent.Event{Kind: agent.EventUsage, Usage: llm.Usage{InputTokens: 12_000, OutputTokens: 300, CachedTokens: 8_000}, Context: 12_300, Window: 1_000_000}
+	price, _ := llm.PriceOf("gpt-4.1-mini")
+	e := agent.Event{Kind: agent.EventUsage, Usage: llm.Usage{InputTokens: 12_000, OutputTokens: 300, CachedTokens: 8_000}, Price: &price, Context: 12_300, Window: 1_000_000}
 	for b.Loop() {
 		w.event(e)
 	}
