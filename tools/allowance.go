@@ -21,7 +21,10 @@ import (
 type allowance struct {
 	call   *syntax.CallExpr
 	redirs []*syntax.Redirect
-	text   string // "" until printed
+	// runTime: what it does is decided when it runs (decidedAtRunTime), so
+	// it is shown but never remembered.
+	runTime bool
+	text    string // "" until printed
 }
 
 func (a *allowance) String() string {

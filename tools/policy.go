@@ -302,7 +302,7 @@ type checker struct {
 // cover it, nil where none can.
 func (c *checker) flag(simple *allowance, reason string) {
 	c.reasons = append(c.reasons, reason)
-	if simple != nil && !slices.Contains(c.unapproved, simple.String()) {
+	if simple != nil && !simple.runTime && !slices.Contains(c.unapproved, simple.String()) {
 		c.unapproved = append(c.unapproved, simple.String())
 	}
 }
@@ -335,13 +335,13 @@ func (c *checker) stmt(s *syntax.Stmt, depth int) {
 		}
 		return
 	}
-	simple := &allowance{call: call, redirs: s.Redirs}
+	simple := &allowance{call: call, redirs: s.Redirs, runTime: decidedAtRunTime(call, s.Redirs)}
 	switch {
 	case len(call.Args) > 0 && !isLiteral(call.Args[0]):
 		// Nothing of it can be allowed for good: what runs is decided later.
 		c.flag(nil, fmt.Sprintf("the command name %s is computed at run time", printWord(call.Args[0])))
 		simple = nil
-	case len(c.p.always) > 0 && c.p.always[simple.String()]:
+	case len(c.p.always) > 0 && !simple.runTime && c.p.always[simple.String()]:
 		return
 	default:
 		c.call(simple, call, depth)
@@ -434,6 +434,32 @@ func bareAssignReason(assigns []*syntax.Assign) string {
 		}
 	}
 	return ""
+}
+
+// decidedAtRunTime says whether a simple command's words, assignments or
+// redirections hold a parameter, a command or process substitution or
+// arithmetic: what it does is decided when it runs (`X=/etc; rm $X`,
+// `for X in …; do rm $X; done`), so the same text is not the same command
+// and is never allowed for good.
+func decidedAtRunTime(call *syntax.CallExpr, redirs []*syntax.Redirect) bool {
+	found := false
+	visit := func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			found = true
+		}
+		return !found
+	}
+	for _, a := range call.Assigns {
+		syntax.Walk(a, visit)
+	}
+	for _, w := range call.Args {
+		syntax.Walk(w, visit)
+	}
+	for _, r := range redirs {
+		syntax.Walk(r, visit)
+	}
+	return found
 }
 
 func hasSubstitution(w *syntax.Word) bool {

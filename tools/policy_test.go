@@ -72,6 +72,32 @@ func TestPolicyRemembersAlwaysAllowed(t *testing.T) {
 	}
 }
 
+// TestACommandDecidedAtRunTimeIsNeverAllowedForGood: `rm $X` reads the
+// same whatever X holds, so "Always allow" remembers nothing of it, and a
+// later `X=/etc/passwd; rm $X` or a loop over X asks again.
+func TestACommandDecidedAtRunTimeIsNeverAllowedForGood(t *testing.T) {
+	p := NewPolicy(DefaultAllowlist)
+	for _, c := range []string{"rm $X", "rm $(cat list)", "cat ${HOME}/notes > out", "echo $((1+2)) > out", "rm -f a.txt"} {
+		reasons, unapproved, err := p.Check(c)
+		if err != nil || len(reasons) == 0 {
+			t.Fatalf("%s: %v %v", c, reasons, err)
+		}
+		p.AllowFromNow(unapproved)
+	}
+	for _, c := range []string{"X=/etc/passwd; rm $X", "for X in /etc/*; do rm $X; done", "rm $(cat list)", "cat ${HOME}/notes > out", "echo $((1+2)) > out"} {
+		if reasons, _, _ := p.Check(c); len(reasons) == 0 {
+			t.Errorf("%s ran without asking on an earlier Always allow", c)
+		}
+	}
+	// The control: a literal command is remembered.
+	if reasons, _, _ := p.Check("rm -f a.txt"); len(reasons) != 0 {
+		t.Errorf("rm -f a.txt asks again: %v", reasons)
+	}
+	if _, unapproved, _ := p.Check("rm $X"); allowanceNote(unapproved) != "Always allowing it remembers nothing: the same command asks again." {
+		t.Errorf("the question says: %q", allowanceNote(unapproved))
+	}
+}
+
 // checkPolicy asserts that every command of allowed runs without asking and
 // that every command of needsApproval asks, with a reason containing its value.
 func checkPolicy(t *testing.T, p *Policy, allowed []string, needsApproval map[string]string) {
