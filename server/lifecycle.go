@@ -206,6 +206,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		// does not declare window.showDocument; it draws a message on one row.
 		caps.showDocument, caps.oneRowMessages = true, true
 	}
+	s.docs.HoldOutOfOrder(params.ClientInfo.Name == "helix")
 	initAsSent := initSettings
 	initAsSent.Fallback = slices.Clone(initSettings.Fallback) // filtered in place below
 	if !caps.userSettings {

@@ -128,14 +128,11 @@ func (h *helixPane) keys(keys ...string) {
 	h.run(slices.Concat([]string{"send-keys", "-t", "hx"}, keys)...)
 }
 
-// typeText types text literally, a key at a time as a person types: Helix
-// 25.01 sends the didChange of keys that arrive in one burst out of order
-// (its versions interleaved), and the server's text no longer matches.
+// typeText types text literally, in one burst as a fast typist or a key
+// repeat does: Helix 25.01 then sends the keys' didChange out of order
+// (versions …, 17, 27, 18, …), which the server puts back in order.
 func (h *helixPane) typeText(text string) {
-	for _, r := range text {
-		h.run("send-keys", "-t", "hx", "-l", string(r))
-		time.Sleep(20 * time.Millisecond)
-	}
+	h.run("send-keys", "-t", "hx", "-l", text)
 }
 
 func (h *helixPane) capture() string {
@@ -490,4 +487,22 @@ func lastToolResult(body map[string]any) string {
 		}
 	}
 	return last
+}
+
+// TestHelixBurstOfKeys: a line typed in one burst reaches the server as
+// typed, though Helix 25.01 sends its didChange out of order.
+func TestHelixBurstOfKeys(t *testing.T) {
+	model := llmtest.NewOpenAIResponder(t, scriptedModel(t))
+	h := startHelix(t, model, map[string]string{"hello.py": helloPy}, "hello.py")
+	h.codeActions("Ask agent")
+	h.escape()
+	const instruction = "make the greeting warmer, and name the user in it from now on"
+	h.keys("g", "g", "O")
+	h.typeText("# AGENT: " + instruction)
+	h.escape()
+	h.keys("g", "g")
+	items := h.codeActions("Agent: ")
+	if !slices.Contains(items, "Agent: "+instruction) {
+		t.Errorf("the server read another line than was typed: %q", items)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"go.lsp.dev/protocol"
@@ -35,6 +36,16 @@ type document struct {
 	text     string
 	fresh    bool        // text matches buf
 	history  editHistory // recent edits, for next edit suggestions
+	// held are changes that came ahead of a version still missing, in
+	// version order (Store.HoldOutOfOrder); release applies them when the
+	// missing one has not come in time.
+	held    []heldChange
+	release *time.Timer
+}
+
+type heldChange struct {
+	params *protocol.DidChangeTextDocumentParams
+	enc    Encoding
 }
 
 // Edition names one text of a document: which opening of it and which
@@ -108,6 +119,9 @@ type Store struct {
 	// link moved while it is open leaves it where it was.
 	paths map[uri.URI]string
 	opens uint64 // didOpens so far: each document's opened
+	// holdOutOfOrder: a change whose version is past the next one waits
+	// for the versions before it (HoldOutOfOrder).
+	holdOutOfOrder bool
 
 	watchMu  sync.Mutex // guards watchers and watchID
 	watchers map[int]func(string)
@@ -217,6 +231,9 @@ func (d *Store) Close(u uri.URI) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if doc, ok := d.byPath[p]; ok {
+		doc.stopHolding()
+	}
 	delete(d.byPath, p)
 	for open, path := range d.paths {
 		if path == p || open == u {
@@ -224,6 +241,24 @@ func (d *Store) Close(u uri.URI) error {
 		}
 	}
 	return nil
+}
+
+// heldFor is how long a change that came ahead of a missing version waits
+// for it before it is applied anyway. Helix was seen to send a version
+// after 50 of its successors.
+const heldFor = time.Second
+
+// HoldOutOfOrder makes a change whose version is past the next one wait
+// for the versions before it, for a client that numbers its versions one
+// by one yet may send them out of order: Helix 25.01 sends the didChange
+// notifications of a burst of keys interleaved (…, 17, 27, 18, …), and
+// each is relative to the text of the version before it. Meanwhile readers
+// see the text of the last version in order. A version that never comes (a
+// client that skips numbers) holds its successors until heldFor passes.
+func (d *Store) HoldOutOfOrder(on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.holdOutOfOrder = on
 }
 
 // Change applies content changes in order, each against the text the previous
@@ -236,20 +271,89 @@ func (d *Store) Change(params *protocol.DidChangeTextDocumentParams, enc Encodin
 	if err != nil {
 		return false, err
 	}
-	acceptedSuggestion, err = d.change(p, params, enc)
-	if err == nil {
+	acceptedSuggestion, applied, err := d.change(p, params, enc)
+	if applied {
 		d.changed(p)
 	}
 	return acceptedSuggestion, err
 }
 
-func (d *Store) change(p string, params *protocol.DidChangeTextDocumentParams, enc Encoding) (acceptedSuggestion bool, err error) {
+func (d *Store) change(p string, params *protocol.DidChangeTextDocumentParams, enc Encoding) (acceptedSuggestion, applied bool, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	doc, ok := d.byPath[p]
 	if !ok {
-		return false, fmt.Errorf("didChange for %s, which is not open", params.TextDocument.URI)
+		return false, false, fmt.Errorf("didChange for %s, which is not open", params.TextDocument.URI)
 	}
+	if d.holdOutOfOrder && params.TextDocument.Version > doc.version+1 {
+		doc.hold(heldChange{params, enc}, func() { d.releaseHeld(p, doc) })
+		return false, false, nil
+	}
+	acceptedSuggestion, err = doc.apply(params, enc)
+	if err != nil {
+		return false, false, err
+	}
+	// The changes it was missing follow it.
+	for len(doc.held) > 0 && doc.held[0].params.TextDocument.Version <= doc.version+1 {
+		h := doc.held[0]
+		doc.held = doc.held[1:]
+		if _, err := doc.apply(h.params, h.enc); err != nil {
+			doc.stopHolding()
+			return acceptedSuggestion, true, err
+		}
+	}
+	if len(doc.held) == 0 {
+		doc.stopHolding()
+	}
+	return acceptedSuggestion, true, nil
+}
+
+// hold keeps h, in version order, until the versions before it come or
+// release runs.
+func (doc *document) hold(h heldChange, release func()) {
+	i, _ := slices.BinarySearchFunc(doc.held, h.params.TextDocument.Version, func(e heldChange, v int32) int {
+		return int(e.params.TextDocument.Version - v)
+	})
+	doc.held = slices.Insert(doc.held, i, h)
+	if doc.release == nil {
+		doc.release = time.AfterFunc(heldFor, release)
+	}
+}
+
+func (doc *document) stopHolding() {
+	doc.held = nil
+	if doc.release != nil {
+		doc.release.Stop()
+		doc.release = nil
+	}
+}
+
+// applyHeld applies the held changes in version order, as they are: the
+// versions missing before them are taken to be none. It says whether any
+// were held. A held change that fails is dropped (its notification was
+// answered long ago): the ones after it are applied still.
+func (doc *document) applyHeld() bool {
+	held := doc.held
+	doc.stopHolding()
+	for _, h := range held {
+		_, _ = doc.apply(h.params, h.enc)
+	}
+	return len(held) > 0
+}
+
+// releaseHeld applies the changes held for the document at p, if it is
+// still that document, once the versions they wait for did not come.
+func (d *Store) releaseHeld(p string, doc *document) {
+	d.mu.Lock()
+	applied := d.byPath[p] == doc && doc.applyHeld()
+	d.mu.Unlock()
+	if applied {
+		d.changed(p)
+	}
+}
+
+// apply applies one notification's changes; the lock is held.
+func (doc *document) apply(params *protocol.DidChangeTextDocumentParams, enc Encoding) (acceptedSuggestion bool, err error) {
 	changes := params.ContentChanges
 	var undo changeUndo
 	if len(changes) > 1 {

@@ -2,8 +2,10 @@ package documents
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -131,5 +133,92 @@ func TestWatchersHearOfAppliedChanges(t *testing.T) {
 	}
 	if want := mustPath(t, u); len(heard) != 1 || heard[0] != want {
 		t.Errorf("heard %q, want [%s]", heard, want)
+	}
+}
+
+// typing is a burst of keys, each a didChange inserting one character at
+// the start of the line (the cursor kept there), versions 1, 2, ….
+func typing(u uri.URI, keys string) []*protocol.DidChangeTextDocumentParams {
+	var out []*protocol.DidChangeTextDocumentParams
+	for i, r := range keys {
+		at := protocol.Position{}
+		c := &protocol.DidChangeTextDocumentParams{ContentChanges: []protocol.TextDocumentContentChangeEvent{
+			&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: at, End: at}, Text: string(r)}}}
+		c.TextDocument.URI, c.TextDocument.Version = u, int32(i+1)
+		out = append(out, c)
+	}
+	return out
+}
+
+// TestChangesSentOutOfOrderAreAppliedInVersionOrder: Helix 25.01 sends a
+// burst's didChange interleaved (…, 17, 27, 18, …); held where versions
+// are numbered one by one, the text is what was typed. Without holding
+// (the default: Neovim skips numbers) they apply as they come.
+func TestChangesSentOutOfOrderAreAppliedInVersionOrder(t *testing.T) {
+	const keys = "abcdefghijklmnopqrstuvwxyz0123456789"
+	order := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 27, 18, 19, 20, 28, 21, 22, 23, 24, 29, 25, 26, 30, 31, 34, 32, 33, 35, 36}
+	for _, hold := range []bool{true, false} {
+		docs := New()
+		docs.HoldOutOfOrder(hold)
+		u := uri.File("/tmp/agent-lsp-test/burst.py")
+		if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 0, Text: "\n"}); err != nil {
+			t.Fatal(err)
+		}
+		changes := typing(u, keys)
+		for _, v := range order {
+			if _, err := docs.Change(changes[v-1], UTF16); err != nil {
+				t.Fatalf("hold %v: version %d: %v", hold, v, err)
+			}
+		}
+		got, version, _ := docs.Buffer(mustPath(t, u))
+		typed := []rune(keys)
+		slices.Reverse(typed)
+		want := string(typed) + "\n"
+		if hold && (got != want || version != 36) {
+			t.Errorf("held: %q at version %d, want %q at 36", got, version, want)
+		}
+		if !hold && got == want {
+			t.Errorf("the control applied out-of-order changes in order: the test shows nothing")
+		}
+	}
+}
+
+// TestAHeldChangeWhoseVersionNeverComes: a version that never comes (a
+// client that skips numbers) holds its successor for a while, never for
+// good; meanwhile readers see the last version in order.
+func TestAHeldChangeWhoseVersionNeverComes(t *testing.T) {
+	docs := New()
+	docs.HoldOutOfOrder(true)
+	u := uri.File("/tmp/agent-lsp-test/skip.py")
+	if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 0, Text: "\n"}); err != nil {
+		t.Fatal(err)
+	}
+	changes := typing(u, "abc")
+	changed := make(chan string, 10)
+	defer docs.WatchBuffers(func(p string) { changed <- p })()
+	docs.Change(changes[0], UTF16)
+	<-changed
+	docs.Change(changes[2], UTF16) // version 3, as if 2 were skipped
+	if doc, _ := docs.Get(u); doc.Text != "a\n" || doc.Version != 1 {
+		t.Errorf("while version 3 waits for 2: %q at %d", doc.Text, doc.Version)
+	}
+	select {
+	case p := <-changed:
+		if p != mustPath(t, u) {
+			t.Errorf("the watcher was told of %s", p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held change was never applied")
+	}
+	if doc, _ := docs.Get(u); doc.Text != "ca\n" || doc.Version != 3 {
+		t.Errorf("after the hold: %q at %d", doc.Text, doc.Version)
+	}
+	// Closed while a change is held: the change goes with it.
+	docs.Change(typing(u, "xxxxx")[4], UTF16)
+	docs.Close(u)
+	select {
+	case p := <-changed:
+		t.Errorf("a closed document's held change was applied (%s)", p)
+	case <-time.After(2 * heldFor):
 	}
 }
