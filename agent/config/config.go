@@ -227,8 +227,10 @@ func (s Settings) validateOne() error {
 	if err := s.validateEnums(); err != nil {
 		return err
 	}
-	if len(s.Price) > 0 && (len(s.Price) != 3 || slices.ContainsFunc(s.Price, func(f float64) bool { return f < 0 || math.IsNaN(f) || math.IsInf(f, 0) })) {
-		return fmt.Errorf("price = %v: three numbers of US dollars per million tokens, [input, cached input, output], e.g. price = [0.40, 0.10, 1.60]", s.Price)
+	for model, price := range s.Prices {
+		if len(price) != 3 || slices.ContainsFunc(price, func(f float64) bool { return f < 0 || math.IsNaN(f) || math.IsInf(f, 0) }) {
+			return fmt.Errorf("prices: %q = %v: three numbers of US dollars per million tokens, [input, cached input, output], e.g. \"gpt-4.1-mini\" = [0.40, 0.10, 1.60]", model, price)
+		}
 	}
 	switch s.Provider {
 	case ProviderOpenAI:
@@ -319,15 +321,16 @@ func ParseModelRef(s string) (ModelRef, error) {
 // protocol and base URL; keys and limits stay.
 func (s Settings) For(m ModelRef) Settings {
 	s.Provider, s.Model, s.ToolProtocol, s.BaseURL = m.Provider, m.Model, m.ToolProtocol, m.BaseURL
-	s.Fallback, s.Degraded, s.Price = nil, "", nil
+	s.Fallback, s.Degraded = nil, ""
 	return s
 }
 
-// ModelPrice is what the model charges: price where set, else the list
-// price of a provider's hosted model (no base_url); false where not known.
+// ModelPrice is what the model charges: its prices entry where there is
+// one, else the list price of a provider's hosted model (no base_url);
+// false where not known.
 func (s Settings) ModelPrice() (llm.Price, bool) {
-	if len(s.Price) == 3 {
-		return llm.Price{Input: s.Price[0], Cached: s.Price[1], Output: s.Price[2]}, true
+	if p := s.Prices[s.Model]; len(p) == 3 {
+		return llm.Price{Input: p[0], Cached: p[1], Output: p[2]}, true
 	}
 	if s.BaseURL != "" {
 		return llm.Price{}, false

@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/agent-lsp/agent-lsp/llm"
 )
 
 func envOf(m map[string]string) Env { return func(k string) string { return m[k] } }
@@ -283,9 +287,31 @@ func TestRetrySettingsAreTheUsersToRaise(t *testing.T) {
 	}
 }
 
-func TestAPriceIsThreeNumbers(t *testing.T) {
+// TestPricesAreByModel: a config file's prices are read by model name, a
+// model without an entry keeps its list price (none for another server),
+// and an entry that is not three numbers is refused.
+func TestPricesAreByModel(t *testing.T) {
+	var s Settings
+	if _, err := toml.Decode("[prices]\n\"local-coder\" = [0, 0, 0.5]\n\"gpt-4.1-mini\" = [0.5, 0.125, 2]\n", &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		model, baseURL string
+		want           llm.Price
+		known          bool
+	}{
+		{"local-coder", "http://localhost:8000/v1", llm.Price{Output: 0.5}, true},
+		{"gpt-4.1-mini", "", llm.Price{Input: 0.5, Cached: 0.125, Output: 2}, true},
+		{"gpt-4.1", "", llm.Price{Input: 2, Cached: 0.5, Output: 8}, true},
+		{"other-local", "http://localhost:8000/v1", llm.Price{}, false},
+	} {
+		s.Model, s.BaseURL = c.model, c.baseURL
+		if got, known := s.ModelPrice(); got != c.want || known != c.known {
+			t.Errorf("%s: %+v %v, want %+v %v", c.model, got, known, c.want, c.known)
+		}
+	}
 	for _, price := range [][]float64{{1, 2}, {1, 2, 3, 4}, {1, -1, 2}} {
-		s := Settings{Provider: ProviderOpenAI, Model: "m", OpenAIKey: "k", Price: price}
+		s := Settings{Provider: ProviderOpenAI, Model: "m", OpenAIKey: "k", Prices: map[string][]float64{"m": price}}
 		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "[input, cached input, output]") {
 			t.Errorf("price %v: %v", price, err)
 		}

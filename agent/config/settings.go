@@ -56,10 +56,11 @@ type Settings struct {
 	Degraded string `toml:"degraded" json:"degraded,omitempty"`
 	// ContextWindow is the model's window in tokens (0: a default per known model).
 	ContextWindow int `toml:"context_window" json:"contextWindow,omitempty"`
-	// Price is what the model charges in US dollars per million tokens:
-	// input, cached input, output (read through ModelPrice). Config files
-	// only: an editor's settings may come from the workspace.
-	Price []float64 `toml:"price" json:"-"`
+	// Prices are what models charge, by model name, in US dollars per
+	// million tokens: input, cached input, output (read through
+	// ModelPrice). Config files only: an editor's settings may come from
+	// the workspace.
+	Prices map[string][]float64 `toml:"prices" json:"-"`
 	// Thinking is how hard a reasoning model thinks: "minimal", "low",
 	// "medium" or "high" (Gemini 3's thinking level, OpenAI's
 	// reasoning_effort); "" is the model's default.
@@ -191,9 +192,9 @@ var table = withFields([]Setting{
 		Doc: "Last-resort model, announced as degraded mode: provider:model[:protocol][@base_url]."},
 	{TOML: "context_window", Default: note("a default per known model"), Untrusted: lowerOnly,
 		Doc: "The model's context window in tokens."},
-	{TOML: "price", Default: note("the list price of OpenAI's and Gemini's hosted models, none for another server"),
+	{TOML: "prices", Default: note("the list prices of OpenAI's and Gemini's hosted models, none for another server"),
 		Untrusted: refused(": a project may not change what the meter says you spend"),
-		Doc:       "What the model charges in US dollars per million tokens, [input, cached input, output], for ACP's cost meter."},
+		Doc:       "What models charge, by model name, in US dollars per million tokens, [input, cached input, output] (\"gpt-4.1-mini\" = [0.40, 0.10, 1.60]), for ACP's cost meter."},
 	{TOML: "thinking", Env: "AGENT_LSP_THINKING", Enum: []string{"minimal", "low", "medium", "high"},
 		Untrusted: refused(": a project may not make the model think (and bill) more"),
 		Doc:       "How hard a reasoning model thinks (Gemini 3's thinking level, OpenAI's reasoning_effort)."},

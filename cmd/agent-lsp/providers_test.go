@@ -70,7 +70,7 @@ func TestEachTierAnswersAtItsOwnPrice(t *testing.T) {
 	primary := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "from the primary"}, llmtest.Turn{Status: 404, Body: `{"error":{"message":"The model does not exist","type":"invalid_request_error","code":"model_not_found"}}`})
 	fallback := llmtest.NewOpenAIServer(t, llmtest.Turn{Text: "from the fallback"})
 	s := config.Settings{Provider: config.ProviderOpenAI, Model: "m1", BaseURL: primary.URL + "/v1", OpenAIKey: "k",
-		Price: []float64{1, 0.5, 4}, Fallback: []string{"openai:m2@" + fallback.URL + "/v1"}, RetryAttempts: 1}
+		Prices: map[string][]float64{"m1": {1, 0.5, 4}}, Fallback: []string{"openai:m2@" + fallback.URL + "/v1"}, RetryAttempts: 1}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
