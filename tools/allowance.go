@@ -21,10 +21,18 @@ import (
 type allowance struct {
 	call   *syntax.CallExpr
 	redirs []*syntax.Redirect
+	text   string // "" until printed
 	// runTime: what it does is decided when it runs (decidedAtRunTime), so
-	// it is shown but never remembered.
-	runTime bool
-	text    string // "" until printed
+	// it is shown but never remembered; looked at once it is needed.
+	runTime, looked bool
+}
+
+// rememberable says whether "Always allow" may remember a.
+func (a *allowance) rememberable() bool {
+	if !a.looked {
+		a.runTime, a.looked = decidedAtRunTime(a.call, a.redirs), true
+	}
+	return !a.runTime
 }
 
 func (a *allowance) String() string {

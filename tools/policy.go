@@ -302,7 +302,7 @@ type checker struct {
 // cover it, nil where none can.
 func (c *checker) flag(simple *allowance, reason string) {
 	c.reasons = append(c.reasons, reason)
-	if simple != nil && !simple.runTime && !slices.Contains(c.unapproved, simple.String()) {
+	if simple != nil && simple.rememberable() && !slices.Contains(c.unapproved, simple.String()) {
 		c.unapproved = append(c.unapproved, simple.String())
 	}
 }
@@ -335,13 +335,13 @@ func (c *checker) stmt(s *syntax.Stmt, depth int) {
 		}
 		return
 	}
-	simple := &allowance{call: call, redirs: s.Redirs, runTime: decidedAtRunTime(call, s.Redirs)}
+	simple := &allowance{call: call, redirs: s.Redirs}
 	switch {
 	case len(call.Args) > 0 && !isLiteral(call.Args[0]):
 		// Nothing of it can be allowed for good: what runs is decided later.
 		c.flag(nil, fmt.Sprintf("the command name %s is computed at run time", printWord(call.Args[0])))
 		simple = nil
-	case len(c.p.always) > 0 && !simple.runTime && c.p.always[simple.String()]:
+	case len(c.p.always) > 0 && c.p.always[simple.String()] && simple.rememberable():
 		return
 	default:
 		c.call(simple, call, depth)

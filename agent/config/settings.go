@@ -283,8 +283,6 @@ func (r Setting) Type() string {
 		return "integer"
 	case t.Kind() == reflect.String:
 		return "string"
-	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Float64:
-		return "list of numbers"
 	case t.Kind() == reflect.Slice:
 		return "list of strings"
 	}

@@ -10,7 +10,7 @@ import (
 // The context meter: after each model call the client is told how much of
 // the model's window the conversation takes (usage_update), and what the
 // session has cost so far where the answering models' prices are known
-// (config.Settings.Price).
+// (config.Settings.ModelPrice, priced per tier by the provider chain).
 
 // addCost adds a model call's cost at price (nil: not known) to the
 // session's and returns the total; false when the session's spending is
