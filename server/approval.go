@@ -24,8 +24,17 @@ const (
 )
 
 // approvalActions puts Deny first: clients preselect the first action (Emacs
-// eglot) or take it on a hasty Enter, and that must be the safe one.
+// eglot) or take it on a hasty Enter, and that must be the safe one. A
+// request that can be allowed once only gets the first two.
 var approvalActions = []protocol.MessageActionItem{{Title: approveDeny}, {Title: approveOnce}, {Title: approveAlways}}
+
+// answersTo are the answers offered to req.
+func answersTo(req tools.ApprovalRequest) []protocol.MessageActionItem {
+	if req.OnceOnly {
+		return approvalActions[:2]
+	}
+	return approvalActions
+}
 
 // editorApprover asks through window/showMessageRequest. A client that did
 // not declare it can answer one (window.showMessage.messageActionItem: ALE,
@@ -52,18 +61,23 @@ func (a editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) 
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: fmt.Sprintf("agent-lsp wants to run:\n%s\n(%s)", command, reasons),
-		Actions: approvalActions,
+		Actions: answersTo(req),
 	}
 	ask, cancel := context.WithTimeoutCause(ctx, a.timeout, errNoAnswer)
 	defer cancel()
 	var picked <-chan tools.Decision // the code actions' answer, where offered
 	if !a.s.clientCaps().messageActions {
-		q := a.s.approvals.add(a.run.name(), req.Command)
+		q := a.s.approvals.add(a.run.name(), req.Command, req.OnceOnly)
 		defer a.s.approvals.remove(q)
 		picked = q.answer
+		var titles []string
+		for _, answer := range answersTo(req) {
+			titles = append(titles, fmt.Sprintf("%q", answer.Title))
+		}
+		last := len(titles) - 1
 		a.s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
-			"agent-lsp: %s wants to run:\n%s\n(%s)\nPick \"%s\", \"%s\" or \"%s\" from the code actions (on any line), or answer the prompt if your editor shows one. No answer within %s denies it.",
-			a.run.name(), command, reasons, approveOnce, approveAlways, approveDeny, a.timeout))
+			"agent-lsp: %s wants to run:\n%s\n(%s)\nPick %s or %s from the code actions (on any line), or answer the prompt if your editor shows one. No answer within %s denies it.",
+			a.run.name(), command, reasons, strings.Join(titles[:last], ", "), titles[last], a.timeout))
 	}
 	type reply struct {
 		choice *protocol.MessageActionItem
@@ -114,10 +128,11 @@ func (a editorApprover) decision(ctx, ask context.Context, req tools.ApprovalReq
 
 // question is an approval waiting for an answer from the code actions.
 type question struct {
-	id      string // "approval-N"
-	run     string // the asking run's name
-	command string // as the model gave it
-	answer  chan tools.Decision
+	id       string // "approval-N"
+	run      string // the asking run's name
+	command  string // as the model gave it
+	onceOnly bool   // no "Always allow" (tools.ApprovalRequest.OnceOnly)
+	answer   chan tools.Decision
 }
 
 // questions are the approvals waiting where the client may not answer a
@@ -128,11 +143,11 @@ type questions struct {
 	waiting []*question
 }
 
-func (qs *questions) add(run, command string) *question {
+func (qs *questions) add(run, command string, onceOnly bool) *question {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
 	qs.next++
-	q := &question{id: fmt.Sprintf("approval-%d", qs.next), run: run, command: command, answer: make(chan tools.Decision, 1)}
+	q := &question{id: fmt.Sprintf("approval-%d", qs.next), run: run, command: command, onceOnly: onceOnly, answer: make(chan tools.Decision, 1)}
 	qs.waiting = append(qs.waiting, q)
 	return q
 }
@@ -196,6 +211,9 @@ func (s *Server) questionActions(l *actionList) {
 	for _, q := range s.approvals.list() {
 		shown := summarize(tools.Printable(q.command), 60)
 		for _, a := range []struct{ title, decision string }{{approveDeny, "deny"}, {approveOnce, "once"}, {approveAlways, "always"}} {
+			if q.onceOnly && a.decision == "always" {
+				continue
+			}
 			l.command(fmt.Sprintf("%s: %s (%s)", a.title, shown, q.run), protocol.CodeActionKindQuickFix, CommandApprove, approveArgs{ID: q.id, Decision: a.decision}, nil)
 		}
 	}

@@ -105,7 +105,7 @@ func TestApprovalsAreCodeActionsWhereTheClientCannotAnswer(t *testing.T) {
 				t.Fatalf("%d answers still offered after the run", n)
 			}
 			said := slices.ContainsFunc(f.editor.Messages(), func(m string) bool {
-				return strings.Contains(m, run.RunID+" wants to run:\nprintf made-by-agent") && strings.Contains(m, `Pick "Allow once", "Always allow in this workspace" or "Deny" from the code actions`)
+				return strings.Contains(m, run.RunID+" wants to run:\nprintf made-by-agent") && strings.Contains(m, `Pick "Deny", "Allow once" or "Always allow in this workspace" from the code actions`)
 			})
 			if !said {
 				t.Fatalf("no message said where to answer: %q", f.editor.Messages())
@@ -138,5 +138,43 @@ func TestAClientThatAnswersPromptsGetsNoQuestionActions(t *testing.T) {
 		if strings.Contains(m, "from the code actions") {
 			t.Fatalf("a client that answers prompts was told to use code actions: %q", m)
 		}
+	}
+}
+
+// TestACommandDecidedAtRunTimeIsAllowedOnceOnly: a command whose words are
+// decided when it runs cannot be allowed for good, so neither the prompt
+// nor the code actions offer "Always allow".
+func TestACommandDecidedAtRunTimeIsAllowedOnceOnly(t *testing.T) {
+	cmd := `{"command":"printf %s \"$HOME\""}`
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{call("execute_command", cmd)}},
+		llmtest.Turn{Calls: []llmtest.Call{call("execute_command", cmd)}},
+		llmtest.Turn{Text: "done"},
+	)
+	f := newFixture(t, map[string]string{"a.txt": "a\n"}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{NoMessageRequest: true}, nil)
+	u := string(f.uri("a.txt"))
+	f.editor.Open(f.uri("a.txt"), "a\n")
+	f.ask(map[string]any{"prompt": "print home", "uri": u})
+	for range 2 {
+		var actions []action
+		toolstest.Poll(t, "the question's code actions", func() bool { actions = questionActions(t, f, u); return len(actions) > 0 })
+		var titles []string
+		for _, a := range actions {
+			titles = append(titles, a.Title)
+		}
+		if len(titles) != 2 || !strings.HasPrefix(titles[0], "Deny: ") || !strings.HasPrefix(titles[1], "Allow once: ") {
+			t.Fatalf("the actions: %q", titles)
+		}
+		if err := f.editor.Command(actions[1].Command.Command, actions[1].Command.Arguments[0], nil); err != nil {
+			t.Fatal(err)
+		}
+		toolstest.Poll(t, "the question to go", func() bool { return len(questionActions(t, f, u)) == 0 })
+	}
+	said := slices.ContainsFunc(f.editor.Messages(), func(m string) bool {
+		return strings.Contains(m, "It can be allowed once only") && strings.Contains(m, `Pick "Deny" or "Allow once" from the code actions`)
+	})
+	if !said {
+		t.Fatalf("the message: %q", f.editor.Messages())
 	}
 }

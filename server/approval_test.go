@@ -62,3 +62,19 @@ func TestApprovalShowsTheCommandAsTyped(t *testing.T) {
 		t.Fatalf("the question\n%s\ndoes not hold\n%s", asked[0], want)
 	}
 }
+
+// TestAPromptForACommandDecidedAtRunTimeHasNoAlways: the prompt offers
+// Deny and Allow once alone where nothing would be remembered.
+func TestAPromptForACommandDecidedAtRunTimeHasNoAlways(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{call("execute_command", `{"command":"printf %s \"$HOME\""}`)}},
+		llmtest.Turn{Text: "ok"},
+	)
+	f := newFixture(t, nil, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	f.editor.SetApprove("Allow once")
+	f.ask(map[string]any{"prompt": "print", "wait": true})
+	if actions := f.editor.AskedActions(); len(actions) != 1 || !slices.Equal(actions[0], []string{"Deny", "Allow once"}) {
+		t.Fatalf("actions %q", actions)
+	}
+}

@@ -93,7 +93,7 @@ func BenchmarkCodeActionTwentyPendingProposals(b *testing.B) {
 				r.st = runCompleted
 				s.runs.propose(r, []tools.Change{{Path: filepath.Base(path), AbsPath: path, Existed: true, Original: orig.String(), New: changed.String()}})
 			}
-			s.approvals.add("run-21", "make test")
+			s.approvals.add("run-21", "make test", false)
 			u := uri.File(filepath.Join(dir, "f0.txt"))
 			params, _ := json.Marshal(map[string]any{
 				"textDocument": map[string]any{"uri": u},

@@ -48,11 +48,11 @@ func (a *allowance) String() string {
 
 // allowanceNote says what "Always allow" would let run without asking
 // from then on: exactly the allowances given (Check's unapproved), one a
-// line, escaped for display. With none it says that the same command
-// will ask again.
+// line, escaped for display. With none it says why the command can be
+// allowed once only (the approver then offers no "Always allow").
 func allowanceNote(allowances []string) string {
 	if len(allowances) == 0 {
-		return "Always allowing it remembers nothing: the same command asks again."
+		return "It can be allowed once only: what it does is decided when it runs, so the same text may do something else next time."
 	}
 	var b strings.Builder
 	b.WriteString("Always allowing it lets exactly this run without asking in this workspace until agent-lsp exits (any other spelling asks again):")

@@ -353,7 +353,7 @@ func TestComputedCommandNameIsNeverRemembered(t *testing.T) {
 			t.Errorf("Check(%q) = %q, %q, %v; want reasons and nothing to remember", command, reasons, unapproved, err)
 		}
 	}
-	if note := allowanceNote(nil); !strings.Contains(note, "asks again") {
+	if note := allowanceNote(nil); !strings.Contains(note, "allowed once only") {
 		t.Errorf("the note for nothing to remember: %q", note)
 	}
 }

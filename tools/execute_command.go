@@ -111,7 +111,7 @@ func runCommandTool(ctx context.Context, w *Workspace, policy *Policy, approver 
 	if len(reasons) > 0 {
 		decision := Deny
 		if approver != nil {
-			decision, err = approver.Approve(ctx, ApprovalRequest{Command: p.Command, Reasons: reasons, Always: allowanceNote(unapproved)})
+			decision, err = approver.Approve(ctx, ApprovalRequest{Command: p.Command, Reasons: reasons, Always: allowanceNote(unapproved), OnceOnly: len(unapproved) == 0})
 			if ctx.Err() != nil {
 				return Result{}, ctx.Err()
 			}

@@ -190,6 +190,10 @@ type ApprovalRequest struct {
 	// escaped for display (allowanceNote); approvers show it as it is. ""
 	// says nothing.
 	Always string
+	// OnceOnly: an answer would not be remembered (what the command does is
+	// decided when it runs; a server asks at each start), so the approver
+	// offers Deny and Allow once alone.
+	OnceOnly bool
 }
 
 // Approver asks the user. A client that cannot ask answers Deny; an error is

@@ -216,8 +216,12 @@ func (t *terminalApprover) Approve(ctx context.Context, req tools.ApprovalReques
 	if req.Always != "" {
 		always = req.Always + "\n" // escaped already
 	}
-	fmt.Fprintf(t.out, "\nThe agent wants to run:\n  %s\nbecause: %s\n%sDeny [N], allow once [y], or always in this workspace [a]? ",
-		tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; ")), always)
+	answers := "Deny [N], allow once [y], or always in this workspace [a]? "
+	if req.OnceOnly {
+		answers = "Deny [N] or allow once [y]? "
+	}
+	fmt.Fprintf(t.out, "\nThe agent wants to run:\n  %s\nbecause: %s\n%s%s",
+		tools.Printable(req.Command), tools.Printable(strings.Join(req.Reasons, "; ")), always, answers)
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := t.in.ReadString('\n')
@@ -231,7 +235,9 @@ func (t *terminalApprover) Approve(ctx context.Context, req tools.ApprovalReques
 		case "y", "yes":
 			return tools.AllowOnce, nil
 		case "a", "always":
-			return tools.AllowAlways, nil
+			if !req.OnceOnly {
+				return tools.AllowAlways, nil
+			}
 		}
 		return tools.Deny, nil
 	}

@@ -75,6 +75,22 @@ func TestTerminalApproverOffersDenyFirstAndEscapes(t *testing.T) {
 	}
 }
 
+// TestTerminalApproverOffersOnceOnlyWhereNothingIsRemembered: a command
+// decided at run time is offered Deny and Allow once; "a" denies it.
+func TestTerminalApproverOffersOnceOnlyWhereNothingIsRemembered(t *testing.T) {
+	req := tools.ApprovalRequest{Command: "rm $X", Reasons: []string{"rm $X is not on the allowlist"}, OnceOnly: true}
+	for answer, want := range map[string]tools.Decision{"y\n": tools.AllowOnce, "a\n": tools.Deny} {
+		var out bytes.Buffer
+		got, err := (&terminalApprover{in: bufio.NewReader(strings.NewReader(answer)), out: &out, tty: true}).Approve(context.Background(), req)
+		if err != nil || got != want {
+			t.Errorf("answer %q: %v %v, want %v", answer, got, err, want)
+		}
+		if prompt := out.String(); !strings.HasSuffix(prompt, "Deny [N] or allow once [y]? ") {
+			t.Errorf("the prompt offers more: %q", prompt)
+		}
+	}
+}
+
 func TestAskApplySensitiveWritesWhatApplyLeavesOut(t *testing.T) {
 	for _, flag := range []string{"--apply", "--apply-sensitive"} {
 		ws := newWorkspace(t, map[string]string{"hello.py": helloPy})

@@ -241,7 +241,7 @@ func TestApproval(t *testing.T) {
 	for _, w := range []string{
 		"agent-lsp: run-1 started; its answer comes as a message", // :AgentAsk's echo
 		"run-1 wants to run:\nprintf made-by-agent",
-		`Pick "Allow once", "Always allow in this workspace" or "Deny" from the code actions`,
+		`Pick "Deny", "Allow once" or "Always allow in this workspace" from the code actions`,
 		"1) Deny: printf made-by-agent (run-1)", // :ALECodeAction's prompt, Deny first
 		"Printed it.",
 		"agent.approve: agent-lsp: no question approval-1 is waiting", // :AgentCommand's echo of the server's error

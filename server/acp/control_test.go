@@ -66,6 +66,38 @@ func TestCommandApprovalBothWays(t *testing.T) {
 	}
 }
 
+// A command decided at run time can be allowed once only: the request
+// offers Deny and Allow once, and says why.
+func TestACommandDecidedAtRunTimeIsOfferedOnceOnly(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "execute_command", Args: `{"command":"printf %s \"$HOME\""}`}}},
+		llmtest.Turn{Text: "Ran it."},
+	)
+	f := newFixture(t, nil, srv, fixtureOptions{})
+	s := f.newSession()
+	f.prompt(s.SessionId, sdk.TextBlock("print home"))
+	_, asked, _, _ := f.editor.snapshot()
+	if len(asked) != 1 {
+		t.Fatalf("permission requests = %d, want 1", len(asked))
+	}
+	var kinds []sdk.PermissionOptionKind
+	for _, o := range asked[0].Options {
+		kinds = append(kinds, o.Kind)
+	}
+	if len(kinds) != 2 || kinds[0] != sdk.PermissionOptionKindRejectOnce || kinds[1] != sdk.PermissionOptionKindAllowOnce {
+		t.Errorf("options = %v, want reject, allow once", kinds)
+	}
+	var question strings.Builder
+	for _, c := range asked[0].ToolCall.Content {
+		if c.Content != nil && c.Content.Content.Text != nil {
+			question.WriteString(c.Content.Content.Text.Text)
+		}
+	}
+	if !strings.Contains(question.String(), "It can be allowed once only") {
+		t.Errorf("the question does not say why: %q", question.String())
+	}
+}
+
 // session/cancel answers the prompt with "cancelled" within 100 ms and
 // kills the command the run was waiting on.
 func TestCancelAnswersWithin100msAndKillsTheCommand(t *testing.T) {

@@ -70,11 +70,15 @@ func (t *turn) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.De
 	if c.kind == sdk.ToolKindExecute {
 		why = "Runs in the sandbox (level " + tools.SandboxLevel().String() + ") once you allow it. " + why
 	}
-	choice, cancelled, err := t.ask(c.id, c.title, c.kind, []sdk.ToolCallContent{textContent(why)}, []sdk.PermissionOption{
+	options := []sdk.PermissionOption{
 		{OptionId: optReject, Name: "Deny", Kind: sdk.PermissionOptionKindRejectOnce},
 		{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
 		{OptionId: optAllowAlways, Name: "Always allow in this workspace", Kind: sdk.PermissionOptionKindAllowAlways},
-	})
+	}
+	if req.OnceOnly {
+		options = options[:2]
+	}
+	choice, cancelled, err := t.ask(c.id, c.title, c.kind, []sdk.ToolCallContent{textContent(why)}, options)
 	switch {
 	case cancelled:
 		return tools.Deny, ctx.Err()

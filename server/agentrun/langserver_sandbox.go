@@ -130,8 +130,9 @@ func askBeforeStarting(approver tools.Approver, caps sandbox.Caps) func(context.
 			return ErrServerNotApproved
 		}
 		d, err := approver.Approve(ctx, tools.ApprovalRequest{
-			Command: strings.Join(c.Argv, " "),
-			Reasons: []string{fmt.Sprintf("starts the language server %s, which runs the project's code (build scripts, go list, its interpreter); the sandbox is at level %s here", c.Name, caps)},
+			Command:  strings.Join(c.Argv, " "),
+			Reasons:  []string{fmt.Sprintf("starts the language server %s, which runs the project's code (build scripts, go list, its interpreter); the sandbox is at level %s here", c.Name, caps)},
+			OnceOnly: true, // asked at each start
 		})
 		if err != nil || d == tools.Deny {
 			return ErrServerNotApproved
