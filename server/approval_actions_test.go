@@ -171,6 +171,9 @@ func TestACommandDecidedAtRunTimeIsAllowedOnceOnly(t *testing.T) {
 		}
 		toolstest.Poll(t, "the question to go", func() bool { return len(questionActions(t, f, u)) == 0 })
 	}
+	toolstest.Poll(t, "the run's end", func() bool {
+		return slices.ContainsFunc(f.editor.Messages(), func(m string) bool { return strings.Contains(m, "Completed · ") })
+	})
 	said := slices.ContainsFunc(f.editor.Messages(), func(m string) bool {
 		return strings.Contains(m, "It can be allowed once only") && strings.Contains(m, `Pick "Deny" or "Allow once" from the code actions`)
 	})
