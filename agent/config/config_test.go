@@ -310,6 +310,11 @@ func TestPricesAreByModel(t *testing.T) {
 			t.Errorf("%s: %+v %v, want %+v %v", c.model, got, known, c.want, c.known)
 		}
 	}
+	// An untrusted project may not change what the meter says you spend.
+	project := Settings{Prices: map[string][]float64{"gpt-4.1-mini": {0, 0, 0}}}
+	if warnings := filterUntrusted("project", "", Settings{Provider: ProviderOpenAI}, &project); project.Prices != nil || len(warnings) != 1 || !strings.Contains(warnings[0], "prices ignored") {
+		t.Errorf("an untrusted project's prices: %v, warned %q", project.Prices, warnings)
+	}
 	for _, price := range [][]float64{{1, 2}, {1, 2, 3, 4}, {1, -1, 2}} {
 		s := Settings{Provider: ProviderOpenAI, Model: "m", OpenAIKey: "k", Prices: map[string][]float64{"m": price}}
 		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "[input, cached input, output]") {
