@@ -425,3 +425,26 @@ func TestAServerFromTheEditorsSettingsAsksBeforeItStarts(t *testing.T) {
 		t.Fatalf("the user's own server asked: %d", never.count())
 	}
 }
+
+// TestOnChangeMayReadThePool: told of a tools/list_changed, an OnChange
+// that reads the pool's prompts (as ACP's menu does) is called with no
+// server's lock held; it deadlocked.
+func TestOnChangeMayReadThePool(t *testing.T) {
+	f := newFixture(t, nil, func(c *ServerConfig) { c.AllowedTools = []string{"grow", "late"} })
+	var pool *Pool
+	read := make(chan []Prompt, 16)
+	pool = NewPool(Options{OnChange: func(string) { read <- pool.Prompts([]ServerConfig{f.cfg}) }})
+	t.Cleanup(func() { pool.Close() })
+	src := pool.Source([]ServerConfig{f.cfg}, SourceOptions{})
+	f.pool = pool
+	ts, _ := f.tools(src)
+	call(t, context.Background(), ts["mcp__test__grow"], `{}`)
+	timeout := time.After(10 * time.Second)
+	for !slices.Contains(pool.Status([]ServerConfig{f.cfg})[0].Tools, "mcp__test__late") {
+		select {
+		case <-read:
+		case <-timeout:
+			t.Fatal("the refreshed tools never came: OnChange blocked")
+		}
+	}
+}

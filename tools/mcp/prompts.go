@@ -97,21 +97,10 @@ func (s *server) listPrompts(ctx context.Context, sess *sdk.ClientSession) []Pro
 
 // refreshPrompts lists the prompts again after the server said they changed.
 func (s *server) refreshPrompts() {
-	s.mu.Lock()
-	c := s.conn
-	s.mu.Unlock()
-	if c == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(s.pool.ctx, s.cfg.timeout())
-	defer cancel()
-	prompts := s.listPrompts(ctx, c.sess)
-	s.mu.Lock()
-	if s.conn == c {
-		s.prompts = prompts
-	}
-	s.mu.Unlock()
-	s.pool.changed(s)
+	s.relist(func(ctx context.Context, c *live) (func(), bool) {
+		prompts := s.listPrompts(ctx, c.sess)
+		return func() { s.prompts = prompts }, true
+	})
 }
 
 // Prompts are the prompts of cfgs' enabled servers that are ready now, by

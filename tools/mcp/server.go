@@ -380,8 +380,11 @@ func (s *server) setPending(pid int) {
 	s.pending = pid
 }
 
-// refresh lists the tools again after the server said they changed.
-func (s *server) refresh() {
+// relist lists again on the live connection after the server said a list
+// changed: list runs unlocked, and keep (called with s.mu held) stores its
+// result while that connection is still the live one. The pool is told
+// with no lock held: its OnChange may read the pool (ACP's menu does).
+func (s *server) relist(list func(ctx context.Context, c *live) (keep func(), ok bool)) {
 	s.mu.Lock()
 	c := s.conn
 	s.mu.Unlock()
@@ -390,19 +393,29 @@ func (s *server) refresh() {
 	}
 	ctx, cancel := context.WithTimeout(s.pool.ctx, s.cfg.timeout())
 	defer cancel()
-	listed, err := listTools(ctx, c.sess)
-	if err != nil {
-		s.pool.log.Warn("mcp: listing the tools again", "server", s.cfg.Name, "error", err)
+	keep, ok := list(ctx, c)
+	if !ok {
 		return
 	}
-	offers, warns := prepare(s.cfg.Name, listed)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.conn == c {
-		s.offers, s.warnings = offers, warns
-		s.gen++
+		keep()
 	}
+	s.mu.Unlock()
 	s.pool.changed(s)
+}
+
+// refresh lists the tools again after the server said they changed.
+func (s *server) refresh() {
+	s.relist(func(ctx context.Context, c *live) (func(), bool) {
+		listed, err := listTools(ctx, c.sess)
+		if err != nil {
+			s.pool.log.Warn("mcp: listing the tools again", "server", s.cfg.Name, "error", err)
+			return nil, false
+		}
+		offers, warns := prepare(s.cfg.Name, listed)
+		return func() { s.offers, s.warnings, s.gen = offers, warns, s.gen+1 }, true
+	})
 }
 
 func listTools(ctx context.Context, sess *sdk.ClientSession) ([]*sdk.Tool, error) {
