@@ -11,9 +11,9 @@ lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	go vet ./...
 
-# The sandbox's own tests, the hostile corpus and the language servers in
-# the sandbox run again at the weaker levels a machine without user
-# namespaces or Landlock gets.
+# The sandbox's own tests, the hostile corpus, the language servers in
+# the sandbox and a hostile language server on every wire run again at
+# the weaker levels a machine without user namespaces or Landlock gets.
 test:
 	go test -race -count=1 ./...
 	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'Hostile|SmallModule|ExecuteCommand|Sandbox' ./tools/
@@ -22,6 +22,8 @@ test:
 	AGENT_LSP_SANDBOX=none go test -count=1 -run 'Start|Server' ./tools/sandbox/
 	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'InTheSandbox' ./server/agentrun/
 	AGENT_LSP_SANDBOX=none go test -count=1 -run 'InTheSandbox' ./server/agentrun/
+	AGENT_LSP_SANDBOX=landlock go test -count=1 -run 'HostileServer' ./server/agentrun/ ./server/ ./server/acp/ ./cmd/agent-lsp/
+	AGENT_LSP_SANDBOX=none go test -count=1 -run 'HostileServer' ./server/agentrun/ ./server/ ./server/acp/ ./cmd/agent-lsp/
 
 # Node packages the tests need: the VS Code extension, the LSP wire test,
 # the ACP wire test (the official TypeScript ACP library), the reference

@@ -9,6 +9,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/server/agentrun/agentruntest"
 	"github.com/agent-lsp/agent-lsp/server/servertest"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // TestTheLanguageServersCheckIsInTheAnswer: through the LSP wire, the
@@ -38,5 +39,33 @@ func TestTheLanguageServersCheckIsInTheAnswer(t *testing.T) {
 	}
 	if len(status.LanguageServers) != 1 || status.LanguageServers[0].Server != "gopls" || !strings.HasPrefix(status.LanguageServers[0].State, "running (pid ") {
 		t.Errorf("agent.status: %+v", status.LanguageServers)
+	}
+}
+
+// TestAHostileServerIsNeverStartedUnasked: through the LSP wire, with the
+// product's starter, a configured server that harms on its start does
+// nothing when the run reads its file, nor when the edit's check asks and
+// the user dismisses the question; at level full the sandbox holds it.
+// Seen by effect, after the connection's end stopped every server.
+func TestAHostileServerIsNeverStartedUnasked(t *testing.T) {
+	h := agentruntest.NewHostileServer(t)
+	srv := llmtest.NewOpenAIServer(t, agentruntest.HostileTurns()...)
+	env := map[string]string{}
+	f := newFixture(t, agentruntest.HostileFiles, srv, env)
+	agentruntest.WriteUserConfig(t, env["XDG_CONFIG_HOME"], h.Config)
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	res := f.ask(map[string]any{"prompt": "change one to two", "wait": true})
+	if res.State != "completed" {
+		t.Fatalf("%+v", res)
+	}
+	f.shutdown()
+	if effects := h.Effects(); len(effects) > 0 {
+		t.Errorf("at level %s the server ran: %v", tools.SandboxLevel(), effects)
+	}
+	if tools.SandboxLevel().ServerNeedsApproval() {
+		third, _ := json.Marshal(srv.Requests()[2]["messages"])
+		if !strings.Contains(string(third), "did not allow") || len(f.editor.Asked()) != 1 {
+			t.Errorf("asked %q; the edit's result: %s", f.editor.Asked(), third)
+		}
 	}
 }

@@ -82,6 +82,21 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 	return f
 }
 
+// shutdown ends the connection as a client does (shutdown, exit) and waits
+// for Serve's return: the servers it started are stopped.
+func (f *fixture) shutdown() {
+	f.t.Helper()
+	if err := f.editor.Call("shutdown", nil, nil); err != nil {
+		f.t.Fatal(err)
+	}
+	f.editor.Notify("exit", nil)
+	select {
+	case <-f.exit:
+	case <-time.After(servertest.Timeout):
+		f.t.Fatal("the server did not exit")
+	}
+}
+
 func (f *fixture) uri(rel string) uri.URI { return uri.File(filepath.Join(f.root, rel)) }
 
 func (f *fixture) disk(rel string) string {

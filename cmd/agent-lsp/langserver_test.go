@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/server/agentrun/agentruntest"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // TestAskTellsTheModelAndTheReviewerWhatTheLanguageServerSays: through the
@@ -52,5 +53,30 @@ func TestDoctorSaysWhichLanguageServersAreInstalled(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "clangd") {
 		t.Errorf("doctor names a server the workspace does not use:\n%s", r.stdout)
+	}
+}
+
+// TestAHostileServerIsNeverStartedUnasked: through ask, with the product's
+// starter, a configured server that harms on its start does nothing when
+// the run reads its file (nothing warms it unasked) nor when the edit's
+// check asks and nobody is at the terminal to allow it; at level full,
+// where nothing is asked, the sandbox holds it. Seen by effect.
+func TestAHostileServerIsNeverStartedUnasked(t *testing.T) {
+	h := agentruntest.NewHostileServer(t)
+	ws := newWorkspace(t, agentruntest.HostileFiles)
+	srv := llmtest.NewOpenAIServer(t, agentruntest.HostileTurns()...)
+	r := runCLI(t, map[string]string{"AGENT_LSP_MODEL": "gpt-test", "OPENAI_BASE_URL": srv.URL + "/v1", "XDG_CONFIG_HOME": userConfig(t, h.Config)},
+		"ask", "--workspace", ws, "change one to two")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if effects := h.Effects(); len(effects) > 0 {
+		t.Errorf("at level %s the server ran: %v\n%s", tools.SandboxLevel(), effects, r.stderr)
+	}
+	if tools.SandboxLevel().ServerNeedsApproval() {
+		third, _ := json.Marshal(srv.Requests()[2]["messages"])
+		if !strings.Contains(string(third), "did not allow") {
+			t.Errorf("the edit's result does not say the server was not allowed: %s", third)
+		}
 	}
 }

@@ -24,10 +24,14 @@ var LanguageServerStarter langserver.Starter
 // NewLanguageServers is the language servers' Manager of a wire's process:
 // one per process, shared by its runs, closed with it. Servers start in
 // the sandbox (sandboxStarter) with their caches under the sandbox's dir
-// of env (SandboxDir), bounded together by one group.
+// of env (SandboxDir), bounded together by one group; below level full
+// every start is asked first (the run's askBeforeStarting), and a start
+// no one was asked for, such as a read's warming, does not happen.
 func NewLanguageServers(env func(string) string) *langserver.Manager {
 	start := LanguageServerStarter
+	var mustAsk func() bool
 	if start == nil {
+		mustAsk = func() bool { return tools.SandboxLevel().ServerNeedsApproval() }
 		dir := SandboxDir(env)
 		if dir == "" {
 			if cache, err := os.UserCacheDir(); err == nil {
@@ -45,7 +49,7 @@ func NewLanguageServers(env func(string) string) *langserver.Manager {
 		})
 		start = sandboxStarter(dir, group)
 	}
-	return langserver.NewManager(langserver.Options{Start: start})
+	return langserver.NewManager(langserver.Options{Start: start, MustAsk: mustAsk})
 }
 
 // LanguageServers are the servers a run may use: the known ones found on

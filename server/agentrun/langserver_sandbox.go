@@ -124,11 +124,12 @@ var ErrServerNotApproved = errors.New("not started: the user did not allow it")
 // askBeforeStarting asks the run's user before a server starts where the
 // sandbox cannot hold what it runs of the project (below level full), as
 // a command that runs the workspace's code is asked.
-func askBeforeStarting(approver tools.Approver, caps sandbox.Caps) func(context.Context, langserver.Command) error {
+func askBeforeStarting(approver tools.Approver) func(context.Context, langserver.Command) error {
 	return func(ctx context.Context, c langserver.Command) error {
 		if approver == nil {
 			return ErrServerNotApproved
 		}
+		caps := tools.SandboxLevel()
 		d, err := approver.Approve(ctx, tools.ApprovalRequest{
 			Command:  strings.Join(c.Argv, " "),
 			Reasons:  []string{fmt.Sprintf("starts the language server %s, which runs the project's code (build scripts, go list, its interpreter); the sandbox is at level %s here", c.Name, caps)},

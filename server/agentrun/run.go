@@ -126,9 +126,7 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, *langserver.Sessio
 	var servers *langserver.Session
 	if r.LSP != nil {
 		servers = langserver.NewSession(r.LSP, r.View, LanguageServers(s))
-		if caps := tools.SandboxLevel(); LanguageServerStarter == nil && caps.ServerNeedsApproval() {
-			servers.AskBeforeStarting(askBeforeStarting(r.Approver, caps))
-		}
+		servers.AskBeforeStarting(askBeforeStarting(r.Approver)) // where the Manager asks (MustAsk)
 	}
 	a, err := build(r, notes, servers)
 	if err != nil {

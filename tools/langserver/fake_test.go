@@ -23,6 +23,7 @@ import (
 // makes it misbehave one way.
 type fakeServer struct {
 	hangInit       bool // never answers initialize
+	initGate       chan struct{} // initialize waits until it is closed
 	crashOnRequest bool // ends its process at any request after initialize
 	flood          int  // pushes this many diagnostics, to many files, on each change
 	staleOnly      bool // pushes only for the version before the one sent, and without a version
@@ -109,6 +110,13 @@ func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan
 		if f.hangInit {
 			<-done
 			return nil, errors.New("gone")
+		}
+		if f.initGate != nil {
+			select {
+			case <-f.initGate:
+			case <-done:
+				return nil, errors.New("gone")
+			}
 		}
 		initialized.Store(true)
 		caps := map[string]any{"textDocumentSync": 1, "renameProvider": true, "positionEncoding": "utf-8"}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"os/exec"
+	"reflect"
 	"slices"
 	"sort"
 	"sync"
@@ -40,6 +41,10 @@ type Options struct {
 	Memory, MemoryTotal int64
 	// Timeout bounds initialize and each request (default DefaultTimeout).
 	Timeout time.Duration
+	// MustAsk, when it says so, has every start asked first (the sandbox
+	// below level full cannot hold what a server runs): a start with no
+	// one to ask, such as a read's warming, is no start. Nil: never asked.
+	MustAsk func() bool
 	Logger  *slog.Logger
 }
 
@@ -51,12 +56,15 @@ type Manager struct {
 	ctx    context.Context // ends at Close: starts under way give up
 	cancel context.CancelFunc
 
-	mu      sync.Mutex // guards servers, replaced, private and closed
+	mu      sync.Mutex // guards servers, replaced, private, reserved and closed
 	servers map[serverKey]*managed
 	// replaced are servers a restart or a new configuration took out of
 	// servers while runs still used them: each stops at its last release.
 	replaced map[*managed]bool
 	private  int // run-private servers running (Private)
+	// reserved are starts under way, counted under the memory total until
+	// their server is counted as running (or failed to start).
+	reserved int
 	closed   bool
 }
 
@@ -107,7 +115,10 @@ type managed struct {
 	starting chan struct{} // closed when the start under way ends
 	stopping chan struct{} // closed when the idle server being stopped ended
 	err      error         // why the last start failed, or how it crashed
-	crashes  int           // in a row
+	// notStarted is why the last start did not happen though nothing
+	// failed: the command is missing, or the user did not allow it.
+	notStarted *UnavailableError
+	crashes    int // in a row
 	retryAt  time.Time
 	lastUsed time.Time
 	users    int
@@ -124,7 +135,7 @@ func (m *Manager) server(cfg ServerConfig, root string) (*managed, error) {
 	}
 	k := serverKey{cfg.Name, root}
 	s, ok := m.servers[k]
-	if !ok || fmt.Sprint(s.cfg) != fmt.Sprint(cfg) {
+	if !ok || !reflect.DeepEqual(s.cfg, cfg) {
 		if unused := m.replaceLocked(k); unused != nil {
 			go unused.stopReplaced() // its configuration changed
 		}
@@ -186,7 +197,12 @@ func (m *Manager) Client(ctx context.Context, cfg ServerConfig, root string, app
 }
 
 // Warm starts cfg for root without waiting: a run read a file of its.
+// Where every start is asked (MustAsk), a read asks no one, so nothing
+// starts: the run's first edit or language tool asks.
 func (m *Manager) Warm(cfg ServerConfig, root string) {
+	if m.mustAsk() {
+		return
+	}
 	go func() {
 		if _, release, err := m.Client(m.ctx, cfg, root, nil); err == nil {
 			release()
@@ -252,13 +268,18 @@ func (s *managed) acquire(ctx context.Context, approve func(context.Context, Com
 		ch := make(chan struct{})
 		s.starting = ch
 		s.mu.Unlock()
-		c, err := s.m.start(ctx, s.cfg, s.root, nil, approve)
+		c, counted, err := s.m.start(ctx, s.cfg, s.root, nil, approve)
 		s.mu.Lock()
 		s.starting = nil
 		if err != nil {
-			var missing *UnavailableError
 			var refused *NotApprovedError
-			if !errors.As(err, &missing) && !errors.As(err, &refused) {
+			var missing *UnavailableError
+			switch {
+			case errors.As(err, &refused):
+				s.notStarted = &refused.UnavailableError
+			case errors.As(err, &missing):
+				s.notStarted = missing
+			default:
 				s.failed(err)
 			}
 			s.mu.Unlock()
@@ -267,12 +288,14 @@ func (s *managed) acquire(ctx context.Context, approve func(context.Context, Com
 		}
 		if s.stopped { // the Manager closed while it started
 			s.mu.Unlock()
+			counted()
 			close(ch)
 			c.Close()
 			return nil, &UnavailableError{s.cfg.Name, "agent-lsp is shutting down"}
 		}
-		s.client, s.crashes = c, 0
+		s.client, s.crashes, s.notStarted = c, 0, nil
 		s.mu.Unlock()
+		counted() // now counted as running
 		close(ch)
 	}
 }
@@ -372,13 +395,14 @@ func (s *managed) stop() {
 // is not shared, not kept warm, and counts under the memory total until
 // stop, which the run calls at its end.
 func (m *Manager) Private(ctx context.Context, cfg ServerConfig, root string, view sandbox.View, approve func(context.Context, Command) error) (c *Client, stop func(), err error) {
-	c, err = m.start(ctx, cfg, root, &view, approve)
+	c, counted, err := m.start(ctx, cfg, root, &view, approve)
 	if err != nil {
 		return nil, nil, err
 	}
 	m.mu.Lock()
 	m.private++
 	m.mu.Unlock()
+	counted()
 	uncount := func() {
 		m.mu.Lock()
 		m.private--
@@ -388,36 +412,53 @@ func (m *Manager) Private(ctx context.Context, cfg ServerConfig, root string, vi
 	return c, func() { once.Do(func() { c.Close(); uncount() }) }, nil
 }
 
-// start finds the command, makes room under the memory bound and starts
-// the server in the Starter, on view when set (Private).
-func (m *Manager) start(ctx context.Context, cfg ServerConfig, root string, view *sandbox.View, approve func(context.Context, Command) error) (*Client, error) {
+// start is the one way a server process starts: it finds the command,
+// asks approve where every start is asked (MustAsk; nil approve: no one to
+// ask, so no start), reserves room under the memory total and starts the
+// server in the Starter, on view when set (Private). The caller calls
+// counted once the server is counted as running, which ends the
+// reservation.
+func (m *Manager) start(ctx context.Context, cfg ServerConfig, root string, view *sandbox.View, approve func(context.Context, Command) error) (c *Client, counted func(), err error) {
 	if m.opts.Start == nil {
-		return nil, &UnavailableError{cfg.Name, "language servers run in the sandbox, which this build cannot start"}
+		return nil, nil, &UnavailableError{cfg.Name, "language servers run in the sandbox, which this build cannot start"}
 	}
 	path, err := m.opts.LookPath(cfg.Command)
 	if err != nil {
-		return nil, &UnavailableError{cfg.Name, fmt.Sprintf("%s is not installed (not on PATH); install it with: %s", cfg.Command, cfg.Install)}
+		return nil, nil, &UnavailableError{cfg.Name, fmt.Sprintf("%s is not installed (not on PATH); install it with: %s", cfg.Command, cfg.Install)}
 	}
 	cmd := Command{Name: cfg.Name, Argv: append([]string{path}, cfg.Args...), IndexBesideCompileCommands: cfg.IndexBesideCompileCommands,
 		Root: root, Memory: m.opts.Memory, View: view}
-	if approve != nil {
+	if m.mustAsk() {
+		if approve == nil {
+			return nil, nil, &NotApprovedError{UnavailableError{cfg.Name, "not started: no one was asked to allow it"}}
+		}
 		if err := approve(ctx, cmd); err != nil {
-			return nil, &NotApprovedError{UnavailableError{cfg.Name, err.Error()}}
+			return nil, nil, &NotApprovedError{UnavailableError{cfg.Name, err.Error()}}
 		}
 	}
-	if err := m.makeRoom(cfg); err != nil {
-		return nil, err
+	counted, err = m.reserve(cfg)
+	if err != nil {
+		return nil, nil, err
 	}
 	// The process lives until the Manager closes (a starter may tie it to
 	// its context); the timeout bounds initialize only.
 	proc, err := m.opts.Start(m.ctx, cmd)
 	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w", cfg.Name, err)
+		counted()
+		return nil, nil, fmt.Errorf("starting %s: %w", cfg.Name, err)
 	}
-	ctx, cancel := context.WithTimeout(m.ctx, m.timeout())
+	ictx, cancel := context.WithTimeout(m.ctx, m.timeout())
 	defer cancel()
-	return Start(ctx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics, ClangdRebuild: cfg.ClangdRebuild})
+	c, err = Start(ictx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics, ClangdRebuild: cfg.ClangdRebuild})
+	if err != nil {
+		counted()
+		return nil, nil, err
+	}
+	return c, counted, nil
 }
+
+// mustAsk says whether every start is asked first.
+func (m *Manager) mustAsk() bool { return m.opts.MustAsk != nil && m.opts.MustAsk() }
 
 func (m *Manager) timeout() time.Duration {
 	if m.opts.Timeout > 0 {
@@ -426,40 +467,58 @@ func (m *Manager) timeout() time.Duration {
 	return DefaultTimeout
 }
 
-// makeRoom stops least recently used idle servers until one more fits
-// under the memory total.
-func (m *Manager) makeRoom(cfg ServerConfig) error {
+// reserve makes room for one more server under the memory total,
+// stopping least recently used idle servers, and counts it as starting
+// until done is called: two starts at once cannot both take the last room.
+func (m *Manager) reserve(cfg ServerConfig) (done func(), err error) {
 	for {
-		var running, idle []*managed
+		var running int
+		var idle []idleServer
 		m.mu.Lock()
-		private := m.private
 		for s := range m.replaced {
 			s.mu.Lock()
 			if s.client != nil {
-				running = append(running, s) // in use, never idle
+				running++ // in use, never idle
 			}
 			s.mu.Unlock()
 		}
 		for _, s := range m.servers {
 			s.mu.Lock()
 			if s.client != nil {
-				running = append(running, s)
+				running++
 				if s.users == 0 {
-					idle = append(idle, s)
+					idle = append(idle, idleServer{s, s.lastUsed})
 				}
 			}
 			s.mu.Unlock()
 		}
+		taken := running + m.private + m.reserved
+		if int64(taken+1)*m.opts.Memory <= m.opts.MemoryTotal {
+			m.reserved++
+			m.mu.Unlock()
+			var once sync.Once
+			return func() {
+				once.Do(func() {
+					m.mu.Lock()
+					m.reserved--
+					m.mu.Unlock()
+				})
+			}, nil
+		}
 		m.mu.Unlock()
-		if int64(len(running)+private+1)*m.opts.Memory <= m.opts.MemoryTotal {
-			return nil
-		}
 		if len(idle) == 0 {
-			return &UnavailableError{cfg.Name, fmt.Sprintf("the language servers' memory bound (%d MiB, %d MiB each) is taken by %d servers in use", m.opts.MemoryTotal>>20, m.opts.Memory>>20, len(running)+private)}
+			return nil, &UnavailableError{cfg.Name, fmt.Sprintf("the language servers' memory bound (%d MiB, %d MiB each) is taken by %d servers in use", m.opts.MemoryTotal>>20, m.opts.Memory>>20, taken)}
 		}
-		sort.Slice(idle, func(i, j int) bool { return idle[i].lastUsed.Before(idle[j].lastUsed) })
-		idle[0].stopIfIdleNow()
+		slices.SortFunc(idle, func(a, b idleServer) int { return a.lastUsed.Compare(b.lastUsed) })
+		idle[0].s.stopIfIdleNow()
 	}
+}
+
+// idleServer is a server no run uses, with when it was last used (read
+// under its lock).
+type idleServer struct {
+	s        *managed
+	lastUsed time.Time
 }
 
 func (s *managed) stopIfIdleNow() {
@@ -506,6 +565,8 @@ func (m *Manager) Status() []Status {
 			st.State = "starting"
 		case s.err != nil:
 			st.State = "unavailable: " + s.err.Error()
+		case s.notStarted != nil:
+			st.State = "unavailable: " + s.notStarted.Why
 		default:
 			st.State = "stopped (idle)"
 		}

@@ -253,3 +253,89 @@ func TestARestartWaitsForTheRunsUsingTheServer(t *testing.T) {
 		t.Errorf("%d servers run; the old one should have ended with its last user", n)
 	}
 }
+
+// TestStatusKeepsWhyAServerDidNotStart: a server that is not installed
+// stays "unavailable" with its install command once a run tried it.
+func TestStatusKeepsWhyAServerDidNotStart(t *testing.T) {
+	f := &fakeServer{pull: true}
+	root := toolstest.WriteTree(t, map[string]string{"fake.toml": "", "a.fake": ""})
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := langserver.NewManager(langserver.Options{Start: f.start, LookPath: func(string) (string, error) { return "", os.ErrNotExist }})
+	defer m.Close()
+	servers := slices.Clone(fakeServers)
+	servers[0].Install = "apt-get install fake"
+	oneRun(t, m, ws, servers, "a.fake")
+	if st := m.Status(); len(st) != 1 || st[0].State != "unavailable: fake is not installed (not on PATH); install it with: apt-get install fake" {
+		t.Errorf("status once a run tried it: %+v", st)
+	}
+}
+
+// TestTwoStartsAtOnceStayUnderTheMemoryTotal: with room for one server,
+// two runs starting servers of two projects at once get one between them;
+// the other is told the bound (a start under way counts).
+func TestTwoStartsAtOnceStayUnderTheMemoryTotal(t *testing.T) {
+	gate := make(chan struct{})
+	f := &fakeServer{pull: true, initGate: gate}
+	root := toolstest.WriteTree(t, map[string]string{"p1/fake.toml": "", "p1/a.fake": "", "p2/fake.toml": "", "p2/a.fake": ""})
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := langserver.NewManager(langserver.Options{Start: f.start, Memory: 1 << 30, MemoryTotal: 1 << 30,
+		LookPath: func(string) (string, error) { return "/fake", nil }})
+	defer m.Close()
+	reports := make(chan string, 2)
+	for _, p := range []string{"p1", "p2"} {
+		go func() {
+			s := langserver.NewSession(m, ws, fakeServers)
+			defer s.Close()
+			reports <- s.AfterEdit(context.Background(), filepath.Join(root, p, "a.fake"), "").Text()
+		}()
+	}
+	// One start waits in initialize; the other was refused or waits too.
+	first := ""
+	select {
+	case first = <-reports:
+	case <-time.After(time.Second):
+	}
+	close(gate)
+	second := <-reports
+	if first == "" {
+		first = <-reports
+	}
+	refused := 0
+	for _, r := range []string{first, second} {
+		if strings.Contains(r, "memory bound (1024 MiB, 1024 MiB each) is taken by 1 servers in use") {
+			refused++
+		}
+	}
+	if refused != 1 || f.starts.Load() != 1 {
+		t.Errorf("%d starts, %d refused:\n%s\n%s", f.starts.Load(), refused, first, second)
+	}
+}
+
+// TestAChangedConfigurationStartsANewServer: a server's configuration is
+// compared exactly (not as printed: ["-x y"] and ["-x", "y"] print alike).
+func TestAChangedConfigurationStartsANewServer(t *testing.T) {
+	f := &fakeServer{pull: true}
+	root := toolstest.WriteTree(t, map[string]string{"fake.toml": "", "a.fake": ""})
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := langserver.NewManager(langserver.Options{Start: f.start, LookPath: func(string) (string, error) { return "/fake", nil }})
+	defer m.Close()
+	one, two := slices.Clone(fakeServers), slices.Clone(fakeServers)
+	one[0].Args, two[0].Args = []string{"-x y"}, []string{"-x", "y"}
+	oneRun(t, m, ws, one, "a.fake")
+	oneRun(t, m, ws, two, "a.fake")
+	if n := f.starts.Load(); n != 2 {
+		t.Errorf("%d starts for two configurations", n)
+	}
+}
