@@ -22,12 +22,12 @@ import (
 // line holding "BROKEN", and answers other requests with null; each field
 // makes it misbehave one way.
 type fakeServer struct {
-	hangInit       bool // never answers initialize
+	hangInit       bool          // never answers initialize
 	initGate       chan struct{} // initialize waits until it is closed
-	crashOnRequest bool // ends its process at any request after initialize
-	flood          int  // pushes this many diagnostics, to many files, on each change
-	staleOnly      bool // pushes only for the version before the one sent, and without a version
-	pull           bool // offers pull diagnostics instead of pushing
+	crashOnRequest bool          // ends its process at any request after initialize
+	flood          int           // pushes this many diagnostics, to many files, on each change
+	staleOnly      bool          // pushes only for the version before the one sent, and without a version
+	pull           bool          // offers pull diagnostics instead of pushing
 	renameTo       string
 	timeout        time.Duration // the client's (default 2s)
 	starts         atomic.Int32

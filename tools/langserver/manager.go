@@ -119,12 +119,12 @@ type managed struct {
 	// failed: the command is missing, or the user did not allow it.
 	notStarted *UnavailableError
 	crashes    int // in a row
-	retryAt  time.Time
-	lastUsed time.Time
-	users    int
-	idle     *time.Timer
-	stopped  bool // stop was called: nothing starts again
-	replaced bool // out of the Manager's servers: stop at the last release
+	retryAt    time.Time
+	lastUsed   time.Time
+	users      int
+	idle       *time.Timer
+	stopped    bool // stop was called: nothing starts again
+	replaced   bool // out of the Manager's servers: stop at the last release
 }
 
 func (m *Manager) server(cfg ServerConfig, root string) (*managed, error) {
