@@ -49,7 +49,7 @@ func sandboxStarter(dir string, group func() *sandbox.Group) langserver.Starter 
 		if p.Dir() != view.Root {
 			// A run-private server below level full runs in the commands'
 			// copy: its URIs name the copy, the client's the workspace.
-			return langserver.MapPaths(sandboxProcess{p}, view.Root, p.Dir()), nil
+			return langserver.Relocated(sandboxProcess{p}, view.Root, p.Dir()), nil
 		}
 		return sandboxProcess{p}, nil
 	}

@@ -2,6 +2,7 @@ package agentrun_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,5 +199,36 @@ func TestANewPackageIsSeenByTheRun(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(r.View.Root(), "n")); !os.IsNotExist(err) {
 		t.Errorf("n is on disk: %v", err)
+	}
+}
+
+// TestADocumentNamingTheWorkspaceReachesGoplsByteExactInTheSandbox: below
+// level full the run's own gopls (started for a staged go.mod) works in
+// the commands' copy of the workspace, so its URIs name the copy; a
+// document whose text names the workspace's URI still reaches it as it
+// is, and the error after that URI on the same line is reported at its
+// column in the run's text.
+func TestADocumentNamingTheWorkspaceReachesGoplsByteExactInTheSandbox(t *testing.T) {
+	servers := sandboxedServer(t, "gopls")
+	root := toolstest.WriteTree(t, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a/a.go": "package a\n\n// Two is 2.\nfunc Two() int { return 2 }\n",
+	})
+	line := fmt.Sprintf("var fixture, n = %q, int(%q)", "file://"+root+"/a/a.go", "x")
+	p := llmtest.NewScripted(
+		llmtest.Turn{Calls: []llmtest.Call{call("edit_file", editArgs("go.mod", "go 1.22", "go 1.23"))}},
+		llmtest.Turn{Calls: []llmtest.Call{call("edit_file", editArgs("a/a.go", "// Two is 2.", line+"\n\n// Two is 2."))}},
+		llmtest.Turn{Text: "done"},
+		llmtest.Turn{Text: "left as is"})
+	r := requestIn(t, root, p)
+	r.LSP = servers
+	r.Approver = &allowAll{}
+	if _, err := agentrun.Do(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	got := toolResult(p.Requests(), 1)
+	want := fmt.Sprintf("a/a.go:3:%d:", strings.Index(line, `int("x")`)+len("int(")+1)
+	if !strings.Contains(got, want) {
+		t.Errorf("want the conversion's error at %s (sandbox at level %s):\n%s", want, tools.SandboxLevel(), got)
 	}
 }

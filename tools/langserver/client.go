@@ -11,7 +11,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 )
 
 // ClientOptions configure a Client.
@@ -32,7 +31,10 @@ type ClientOptions struct {
 	// and headers are those of the last it diagnosed, so a new version of
 	// the same text asks it to rebuild (its forceRebuild extension).
 	ClangdRebuild bool
-	Logger        *slog.Logger
+	// Loaded is how the server is asked whether it loaded a file's package
+	// or project (LoadedBy…); "" asks nothing.
+	Loaded LoadedProbe
+	Logger *slog.Logger
 }
 
 // DefaultTimeout bounds a server's answer to one request (initialize
@@ -45,12 +47,13 @@ const maxDiagnosticsPerFile = 500
 
 // ErrNotKnown is why diagnostics of a version could not be had: the server
 // did not say them for that version in time (or says nothing of versions).
-var ErrNotKnown = errors.New("not known yet")
+var ErrNotKnown = errors.New("not known")
 
 // Client speaks LSP to one language server process. Its methods are safe
 // for concurrent use, but a document's text is the client's one view:
 // whoever syncs documents and reads diagnostics for them holds Use's lock
-// for the whole operation (the Session does).
+// for the whole operation (the Session does), and the server's edits go
+// to that holder.
 type Client struct {
 	name    string
 	proc    Process
@@ -58,8 +61,10 @@ type Client struct {
 	timeout time.Duration
 	log     *slog.Logger
 	roots   []string
+	paths   pathMap       // where the server sees the workspace (Relocated)
 	exited  chan struct{} // closed when the process ended
 	exitErr error         // how it ended, set before exited closes
+	loaded  LoadedProbe
 
 	use sync.Mutex // held by one operation on the documents at a time
 
@@ -70,11 +75,17 @@ type Client struct {
 	tsserver  bool                 // diagnostics pulled from tsserver (ClientOptions.TSServerDiagnostics)
 	rebuild   bool                 // ClientOptions.ClangdRebuild
 	docs      map[string]*document // by file path: servers spell URIs their own way
+	versions  map[string]int32     // the last version sent of each path, open or not: never sent twice
 	published map[string]publication
-	changed   chan struct{}   // closed and replaced on each publication, and when work under way ends
-	working   map[string]bool // $/progress tokens begun and not ended
-	applyEdit func(WorkspaceEdit) (applied bool, reason string)
+	changed   chan struct{}        // closed and replaced on each publication, and when work under way ends
+	working   map[string]time.Time // $/progress tokens begun (or made, at that time) and not ended
+	begun     map[string]bool      // of working, those begun
+	applyEdit EditHandler          // of Use's holder
 }
+
+// EditHandler takes a server's workspace/applyEdit: whether it was
+// applied, and why not.
+type EditHandler func(WorkspaceEdit) (applied bool, reason string)
 
 type document struct {
 	version int32
@@ -97,6 +108,9 @@ type serverCaps struct {
 	DocumentSymbolProvider  json.RawMessage `json:"documentSymbolProvider"`
 	WorkspaceSymbolProvider json.RawMessage `json:"workspaceSymbolProvider"`
 	RenameProvider          json.RawMessage `json:"renameProvider"`
+	ExecuteCommandProvider  struct {
+		Commands []string `json:"commands"`
+	} `json:"executeCommandProvider"`
 }
 
 // offers reads a capability that is a boolean or an options object.
@@ -109,9 +123,13 @@ func offers(raw json.RawMessage) bool {
 // is killed and the error says so), then initialized.
 func Start(ctx context.Context, proc Process, opts ClientOptions) (*Client, error) {
 	c := &Client{
-		name: opts.Name, proc: proc, timeout: opts.Timeout, log: opts.Logger, roots: opts.Roots,
-		exited: make(chan struct{}), docs: map[string]*document{}, published: map[string]publication{}, working: map[string]bool{},
+		name: opts.Name, proc: proc, timeout: opts.Timeout, log: opts.Logger, roots: opts.Roots, loaded: opts.Loaded,
+		exited: make(chan struct{}), docs: map[string]*document{}, versions: map[string]int32{}, published: map[string]publication{},
+		working: map[string]time.Time{}, begun: map[string]bool{},
 		changed: make(chan struct{}), enc: utf16Encoding, tsserver: opts.TSServerDiagnostics, rebuild: opts.ClangdRebuild,
+	}
+	if r, ok := proc.(*relocated); ok {
+		c.paths = r.paths
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
@@ -133,24 +151,27 @@ func Start(ctx context.Context, proc Process, opts ClientOptions) (*Client, erro
 }
 
 func (c *Client) initialize(ctx context.Context, initOptions any) error {
-	folders := make([]map[string]string, len(c.roots))
-	for i, r := range c.roots {
-		folders[i] = map[string]string{"uri": string(uri.File(r)), "name": r}
-	}
-	params := map[string]any{
-		// null: in the sandbox's pid namespace our pid is no process of
+	rootURI := c.uriOf(c.roots[0])
+	params := protocol.InitializeParams{
+		// nil: in the sandbox's pid namespace our pid is no process of
 		// its, and a server watching it would exit at once.
-		"processId":             nil,
-		"clientInfo":            map[string]string{"name": "agent-lsp"},
-		"rootUri":               uri.File(c.roots[0]),
-		"workspaceFolders":      folders,
-		"capabilities":          clientCapabilities,
-		"initializationOptions": initOptions,
+		ProcessID:    nil,
+		ClientInfo:   protocol.ClientInfo{Name: "agent-lsp"},
+		RootURI:      &rootURI,
+		Capabilities: clientCapabilities(),
+	}
+	params.WorkspaceFolders = protocol.NewNullable(c.folders())
+	if initOptions != nil {
+		raw, err := json.Marshal(initOptions)
+		if err != nil {
+			return fmt.Errorf("%s: initialization options: %w", c.name, err)
+		}
+		params.InitializationOptions = raw
 	}
 	var result struct {
 		Capabilities serverCaps `json:"capabilities"`
 	}
-	if err := c.call(ctx, "initialize", params, &result); err != nil {
+	if err := c.call(ctx, protocol.MethodInitialize, &params, &result); err != nil {
 		return fmt.Errorf("%s: initialize: %w", c.name, err)
 	}
 	c.mu.Lock()
@@ -160,46 +181,65 @@ func (c *Client) initialize(ctx context.Context, initOptions any) error {
 		c.enc = utf8Encoding
 	}
 	c.mu.Unlock()
-	if err := c.conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
+	if err := c.conn.Notify(ctx, protocol.MethodInitialized, &protocol.InitializedParams{}); err != nil {
 		return err
 	}
 	// No settings of ours, said: pyright waits for this before it reads
 	// its configuration and answers anything about documents.
-	return c.conn.Notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{}})
+	return c.conn.Notify(ctx, protocol.MethodWorkspaceDidChangeConfiguration, &protocol.DidChangeConfigurationParams{Settings: protocol.LSPAny(`{}`)})
+}
+
+// folders are the workspace folders as the server sees them.
+func (c *Client) folders() []protocol.WorkspaceFolder {
+	out := make([]protocol.WorkspaceFolder, len(c.roots))
+	for i, r := range c.roots {
+		out[i] = protocol.WorkspaceFolder{URI: c.uriOf(r), Name: r}
+	}
+	return out
 }
 
 // clientCapabilities are what we use: versioned diagnostics, pull
 // diagnostics, navigation, rename with document changes, and UTF-8
 // positions first.
-var clientCapabilities = map[string]any{
-	"general": map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}},
-	"textDocument": map[string]any{
-		"synchronization":    map[string]any{"dynamicRegistration": false},
-		"publishDiagnostics": map[string]any{"versionSupport": true},
-		"diagnostic":         map[string]any{"dynamicRegistration": true},
-		"definition":         map[string]any{"linkSupport": true},
-		"references":         map[string]any{},
-		"documentSymbol":     map[string]any{"hierarchicalDocumentSymbolSupport": true},
-		"rename":             map[string]any{"prepareSupport": false},
-	},
-	"workspace": map[string]any{
-		"applyEdit":        true,
-		"workspaceEdit":    map[string]any{"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"}},
-		"configuration":    true,
-		"workspaceFolders": true,
-		"symbol":           map[string]any{},
-	},
-	"window": map[string]any{"workDoneProgress": true},
+func clientCapabilities() protocol.ClientCapabilities {
+	yes, no := new(bool), new(bool)
+	*yes = true
+	return protocol.ClientCapabilities{
+		General: &protocol.GeneralClientCapabilities{PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF16}},
+		TextDocument: &protocol.TextDocumentClientCapabilities{
+			Synchronization:    &protocol.TextDocumentSyncClientCapabilities{DynamicRegistration: no},
+			PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{VersionSupport: yes},
+			Diagnostic:         &protocol.DiagnosticClientCapabilities{DynamicRegistration: yes},
+			Definition:         &protocol.DefinitionClientCapabilities{LinkSupport: yes},
+			References:         &protocol.ReferenceClientCapabilities{},
+			DocumentSymbol:     &protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: yes},
+			Rename:             &protocol.RenameClientCapabilities{PrepareSupport: no},
+		},
+		Workspace: &protocol.WorkspaceClientCapabilities{
+			ApplyEdit: yes,
+			WorkspaceEdit: &protocol.WorkspaceEditClientCapabilities{DocumentChanges: yes,
+				ResourceOperations: []protocol.ResourceOperationKind{protocol.ResourceOperationKindCreate, protocol.ResourceOperationKindRename, protocol.ResourceOperationKindDelete}},
+			Configuration:    yes,
+			WorkspaceFolders: yes,
+			Symbol:           &protocol.WorkspaceSymbolClientCapabilities{},
+		},
+		Window: &protocol.WindowClientCapabilities{WorkDoneProgress: yes},
+	}
 }
 
 // call makes one request within the client's timeout; a server that does
-// not answer, or that ended, is an error saying so.
+// not answer, or that ended, is an error saying so. A call given up (ctx
+// ended, or the timeout) is cancelled at the server ($/cancelRequest), so
+// that it stops working on it.
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.conn.Call(ctx, method, params, result)
+		id, err := c.conn.Call(ctx, method, params, result)
+		if ctx.Err() != nil && id.IsValid() {
+			c.cancelAtServer(id)
+		}
 		done <- err
 	}()
 	select {
@@ -210,11 +250,25 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 			return err
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 			return fmt.Errorf("no answer within %s", c.timeout)
+		case errors.Is(err, context.Canceled):
+			return err
 		}
 		return c.broken(err)
 	case <-c.exited:
 		return c.exitError()
 	}
+}
+
+// cancelAtServer tells the server a request's answer is no longer wanted.
+func (c *Client) cancelAtServer(id jsonrpc2.ID) {
+	n, ok := id.Number()
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	err := c.conn.Notify(ctx, protocol.MethodCancelRequest, &protocol.CancelParams{ID: protocol.Integer(int32(n))})
+	c.log.Debug("request cancelled at the server", "server", c.name, "id", n, "error", err)
 }
 
 // broken is the error for a failed write or call: the process's end when
@@ -259,85 +313,41 @@ func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	if c.log.Enabled(ctx, slog.LevelDebug) {
 		c.log.Debug("from the server", "server", c.name, "method", req.Method(), "params", truncate(string(req.Params()), 300))
 	}
+	raw := json.RawMessage(req.Params())
 	switch req.Method() {
-	case "textDocument/publishDiagnostics":
-		c.publish(json.RawMessage(req.Params()))
+	case protocol.MethodTextDocumentPublishDiagnostics:
+		c.publish(raw)
 		return nil, nil
-	case "workspace/configuration":
+	case protocol.MethodWorkspaceConfiguration:
 		var p struct {
 			Items []json.RawMessage `json:"items"`
 		}
-		_ = json.Unmarshal(json.RawMessage(req.Params()), &p)
+		_ = json.Unmarshal(raw, &p)
 		return make([]any, len(p.Items)), nil // no settings: the server's defaults
-	case "$/progress":
-		c.progress(json.RawMessage(req.Params()))
+	case protocol.MethodProgress:
+		c.progress(raw)
 		return nil, nil
-	case "window/workDoneProgress/create":
-		c.progressCreated(json.RawMessage(req.Params()))
+	case protocol.MethodWindowWorkDoneProgressCreate:
+		c.progressCreated(raw)
 		return nil, nil
-	case "workspace/applyEdit":
-		return c.serverEdit(json.RawMessage(req.Params())), nil
-	case "client/registerCapability":
-		c.register(json.RawMessage(req.Params()))
+	case protocol.MethodWorkspaceApplyEdit:
+		return c.serverEdit(raw), nil
+	case protocol.MethodClientRegisterCapability:
+		c.register(raw)
 		return nil, nil
-	case "workspace/workspaceFolders":
-		folders := make([]map[string]string, len(c.roots))
-		for i, r := range c.roots {
-			folders[i] = map[string]string{"uri": string(uri.File(r)), "name": r}
-		}
-		return folders, nil
-	case "window/showDocument":
-		return map[string]bool{"success": false}, nil
-	case "client/unregisterCapability", "window/showMessageRequest",
-		"workspace/diagnostic/refresh", "workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
-		"workspace/codeLens/refresh", "workspace/inlineValue/refresh":
+	case protocol.MethodWorkspaceWorkspaceFolders:
+		return c.folders(), nil
+	case protocol.MethodWindowShowDocument:
+		return &protocol.ShowDocumentResult{Success: false}, nil
+	case protocol.MethodClientUnregisterCapability, protocol.MethodWindowShowMessageRequest,
+		protocol.MethodWorkspaceDiagnosticRefresh, protocol.MethodWorkspaceSemanticTokensRefresh, protocol.MethodWorkspaceInlayHintRefresh,
+		protocol.MethodWorkspaceCodeLensRefresh, protocol.MethodWorkspaceInlineValueRefresh:
 		return nil, nil
 	}
 	if req.IsCall() {
 		return nil, jsonrpc2.ErrMethodNotFound
 	}
 	return nil, nil // logs, progress, telemetry
-}
-
-func (c *Client) publish(raw json.RawMessage) {
-	var head struct {
-		URI uri.URI `json:"uri"`
-	}
-	if json.Unmarshal(raw, &head) != nil {
-		return
-	}
-	path := head.URI.FsPath()
-	c.mu.Lock()
-	_, open := c.docs[path]
-	c.mu.Unlock()
-	if !open {
-		return // only open documents have versions to judge by: a flood of others is not even read
-	}
-	var p publishParams
-	if json.Unmarshal(raw, &p) != nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, open := c.docs[path]; !open {
-		return
-	}
-	pub := publication{hasVersion: p.Version != nil, at: time.Now()}
-	if p.Version != nil {
-		pub.version = *p.Version
-		if old, ok := c.published[path]; ok && old.hasVersion && old.version > pub.version {
-			return // a late push of an older version
-		}
-	}
-	for i, d := range p.Diagnostics {
-		if i == maxDiagnosticsPerFile {
-			break
-		}
-		pub.diags = append(pub.diags, d.plain())
-	}
-	c.published[path] = pub
-	close(c.changed)
-	c.changed = make(chan struct{})
 }
 
 func (c *Client) register(raw json.RawMessage) {
@@ -348,7 +358,7 @@ func (c *Client) register(raw json.RawMessage) {
 	}
 	_ = json.Unmarshal(raw, &p)
 	for _, r := range p.Registrations {
-		if r.Method == "textDocument/diagnostic" {
+		if r.Method == protocol.MethodTextDocumentDiagnostic {
 			c.mu.Lock()
 			c.pull = true
 			c.mu.Unlock()
@@ -356,36 +366,47 @@ func (c *Client) register(raw json.RawMessage) {
 	}
 }
 
-// serverEdit hands a server's workspace/applyEdit to whoever holds the
-// client now (the Session stages it); with no one, it is refused.
-func (c *Client) serverEdit(raw json.RawMessage) any {
+// serverEdit hands a server's workspace/applyEdit to the operation that
+// holds the client now (Use), whose run stages it; with none, it is
+// refused.
+func (c *Client) serverEdit(raw json.RawMessage) *protocol.ApplyWorkspaceEditResult {
 	var p struct {
 		Edit WorkspaceEdit `json:"edit"`
 	}
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return map[string]any{"applied": false, "failureReason": "unreadable edit: " + err.Error()}
+		return refusedEdit("unreadable edit: " + err.Error())
 	}
 	c.mu.Lock()
 	apply := c.applyEdit
 	c.mu.Unlock()
 	if apply == nil {
-		return map[string]any{"applied": false, "failureReason": "no run is using this server"}
+		return refusedEdit("no run is using this server")
 	}
 	ok, why := apply(p.Edit)
-	return map[string]any{"applied": ok, "failureReason": why}
+	if !ok {
+		return refusedEdit(why)
+	}
+	return &protocol.ApplyWorkspaceEditResult{Applied: true}
 }
 
-// OnApplyEdit sets who takes the server's workspace/applyEdit (nil: no one).
-func (c *Client) OnApplyEdit(f func(WorkspaceEdit) (bool, string)) {
-	c.mu.Lock()
-	c.applyEdit = f
-	c.mu.Unlock()
+func refusedEdit(why string) *protocol.ApplyWorkspaceEditResult {
+	return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &why}
 }
 
-// Use locks the documents for one operation; the returned function unlocks.
-func (c *Client) Use() func() {
+// Use locks the documents for one operation, whose onEdit takes what the
+// server edits meanwhile (nil: refused); the returned function unlocks,
+// after which the server's edits are refused until the next Use.
+func (c *Client) Use(onEdit EditHandler) (unlock func()) {
 	c.use.Lock()
-	return c.use.Unlock
+	c.mu.Lock()
+	c.applyEdit = onEdit
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		c.applyEdit = nil
+		c.mu.Unlock()
+		c.use.Unlock()
+	}
 }
 
 // Encoding is how the server counts characters.
@@ -395,76 +416,30 @@ func (c *Client) encoding() encoding {
 	return c.enc
 }
 
-// Sync makes the server's document at path hold text: didOpen the first
-// time, else didChange (the whole text) when it differs or bump is set (a
-// new version, so that what the server says next is known to be computed
-// after every change sent before). It returns the document's version.
-func (c *Client) Sync(ctx context.Context, path, language, text string, bump bool) (int32, error) {
-	u := uri.File(path)
-	c.mu.Lock()
-	d, open := c.docs[path]
-	rebuild := false
-	switch {
-	case !open:
-		d = &document{version: 1, text: text}
-		c.docs[path] = d
-	case d.text != text || bump:
-		rebuild = c.rebuild && d.text == text
-		d.version++
-		d.text = text
+// Close ends the server: shutdown and exit, and after a grace the
+// process is killed. It returns once the process ended.
+func (c *Client) Close() {
+	select {
+	case <-c.exited:
 	default:
-		v := d.version
-		c.mu.Unlock()
-		return v, nil
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if _, err := c.conn.Call(ctx, protocol.MethodShutdown, nil, nil); err == nil {
+			_ = c.conn.Notify(ctx, protocol.MethodExit, nil)
+		}
+		cancel()
+		select {
+		case <-c.exited:
+		case <-time.After(2 * time.Second):
+		}
 	}
-	v := d.version
-	c.mu.Unlock()
-	if !open {
-		return v, c.broken(c.conn.Notify(ctx, "textDocument/didOpen", map[string]any{
-			"textDocument": protocol.TextDocumentItem{URI: u, LanguageID: protocol.LanguageKind(language), Version: v, Text: text}}))
-	}
-	change := map[string]any{
-		"textDocument":   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
-		"contentChanges": []map[string]string{{"text": text}}}
-	if rebuild {
-		change["forceRebuild"] = true
-	}
-	return v, c.broken(c.conn.Notify(ctx, "textDocument/didChange", change))
+	c.kill()
 }
 
-// Text is what the server has of path, if it is open.
-func (c *Client) Text(path string) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d, ok := c.docs[path]
-	if !ok {
-		return "", false
-	}
-	return d.text, true
-}
-
-// Open lists the open documents' paths.
-func (c *Client) Open() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]string, 0, len(c.docs))
-	for path := range c.docs {
-		out = append(out, path)
-	}
-	return out
-}
-
-// CloseDocument sends didClose: the server goes back to the file on disk.
-func (c *Client) CloseDocument(ctx context.Context, path string) error {
-	c.mu.Lock()
-	_, open := c.docs[path]
-	delete(c.docs, path)
-	delete(c.published, path)
-	c.mu.Unlock()
-	if !open {
-		return nil
-	}
-	return c.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": textDocument{URI: uri.File(path)}})
+// kill ends the process and the connection, and waits for the process.
+func (c *Client) kill() {
+	_ = c.proc.Kill()
+	<-c.exited
+	_ = c.conn.Close()
 }
 
 func truncate(s string, n int) string {

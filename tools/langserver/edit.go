@@ -37,13 +37,14 @@ type fileEdits struct {
 	version *int32
 }
 
-// byFile flattens e into edits per file path; a file operation other than
-// creating a file is refused (the changeset stages text, not renames).
-func (e WorkspaceEdit) byFile() (map[string]*fileEdits, []string, error) {
+// byFile flattens e into edits per file path, each of the workspace's
+// naming (pathOf); a file operation other than creating a file is
+// refused (the changeset stages text, not renames).
+func (e WorkspaceEdit) byFile(pathOf func(uri.URI) string) (map[string]*fileEdits, []string, error) {
 	out := map[string]*fileEdits{}
 	var created []string
 	add := func(u uri.URI, es []protocol.TextEdit, v *int32) {
-		p := u.FsPath()
+		p := pathOf(u)
 		if out[p] == nil {
 			out[p] = &fileEdits{}
 		}
@@ -68,7 +69,7 @@ func (e WorkspaceEdit) byFile() (map[string]*fileEdits, []string, error) {
 			}
 			add(dc.TextDocument.URI, es, dc.TextDocument.Version)
 		case dc.Kind == "create":
-			created = append(created, dc.URI.FsPath())
+			created = append(created, pathOf(dc.URI))
 		case dc.Kind != "":
 			return nil, nil, fmt.Errorf("it would %s a file, which agent-lsp does not stage", dc.Kind)
 		}

@@ -26,7 +26,7 @@ func (s *Session) AfterEdit(ctx context.Context, abs, before string) Report {
 	if err != nil {
 		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
 	}
-	unlock := u.c.Use()
+	unlock := u.lock()
 	defer unlock()
 	if u.cfg.IsBuildFile(s.rel(abs)) {
 		u.restart = true
@@ -92,7 +92,7 @@ func (s *Session) affected(ctx context.Context, u *serverUse, lang, abs, before 
 			continue
 		}
 		for _, l := range locs {
-			p := l.URI.FsPath()
+			p := l.Path
 			if p == abs || slices.Contains(out, p) || len(out) == maxAffected || !s.serves(u, p) {
 				continue
 			}
@@ -154,7 +154,7 @@ func (s *Session) Check(ctx context.Context) Report {
 			continue
 		}
 		done[u] = true
-		unlock := u.c.Use()
+		unlock := u.lock()
 		one, err := s.judge(ctx, u, lang, s.trackedFor(u))
 		unlock()
 		if err != nil {

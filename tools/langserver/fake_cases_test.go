@@ -14,6 +14,9 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
+// plainFake serves .fake files, the workspace being the project.
+var plainFake = langserver.WithOverrides(nil, []langserver.ServerConfig{{Name: "fake", Command: "fake", Languages: []string{"fake"}, Extensions: map[string]string{".fake": "fake"}}})
+
 // fakeSession is a session over a workspace of .fake files served by f.
 func fakeSession(t *testing.T, f *fakeServer, files map[string]string) (*langserver.Session, *tools.Workspace, *langserver.Manager) {
 	t.Helper()
@@ -26,8 +29,7 @@ func fakeSession(t *testing.T, f *fakeServer, files map[string]string) (*langser
 	m := langserver.NewManager(langserver.Options{Start: f.start, Timeout: cmp.Or(f.timeout, 2*time.Second),
 		LookPath: func(string) (string, error) { return "/fake", nil }})
 	t.Cleanup(m.Close)
-	servers := langserver.WithOverrides(nil, []langserver.ServerConfig{{Name: "fake", Command: "fake", Languages: []string{"fake"}, Extensions: map[string]string{".fake": "fake"}}})
-	s := langserver.NewSession(m, ws, servers)
+	s := langserver.NewSession(m, ws, plainFake)
 	t.Cleanup(s.Close)
 	return s, ws, m
 }

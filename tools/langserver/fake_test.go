@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,9 +30,78 @@ type fakeServer struct {
 	staleOnly      bool          // pushes only for the version before the one sent, and without a version
 	pull           bool          // offers pull diagnostics instead of pushing
 	renameTo       string
-	timeout        time.Duration // the client's (default 2s)
-	starts         atomic.Int32
-	private        atomic.Int32 // starts on a run's staged view (Command.View)
+	// pushAfter delays each push that long: a slow server's answer comes
+	// after the text it is for was closed, or replaced.
+	pushAfter time.Duration
+	// editOnRename answers rename by editing through workspace/applyEdit
+	// (as a server's command does), and an empty rename.
+	editOnRename bool
+	// blockReferences answers references only once it is cancelled.
+	blockReferences bool
+	timeout         time.Duration // the client's (default 2s)
+	starts          atomic.Int32
+	private         atomic.Int32 // starts on a run's staged view (Command.View)
+
+	mu        sync.Mutex
+	received  []message          // every message, in the order handled
+	cancelled map[string]bool    // request ids cancelled by $/cancelRequest
+	changed   chan struct{}      // closed and replaced on each message
+}
+
+// message is one message the fake received.
+type message struct {
+	Method string
+	ID     string // a request's; "" for a notification
+	Params json.RawMessage
+}
+
+// messages are what the fake received so far.
+func (f *fakeServer) messages() []message {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.received)
+}
+
+// record keeps a message and wakes those waiting on one.
+func (f *fakeServer) record(m message) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.received = append(f.received, m)
+	if m.Method == "$/cancelRequest" {
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		if f.cancelled == nil {
+			f.cancelled = map[string]bool{}
+		}
+		f.cancelled[string(p.ID)] = true
+	}
+	if f.changed != nil {
+		close(f.changed)
+	}
+	f.changed = make(chan struct{})
+}
+
+// waitCancelled waits until the request id is cancelled or done closes.
+func (f *fakeServer) waitCancelled(id string, done <-chan struct{}) bool {
+	for {
+		f.mu.Lock()
+		if f.cancelled[id] {
+			f.mu.Unlock()
+			return true
+		}
+		if f.changed == nil {
+			f.changed = make(chan struct{})
+		}
+		ch := f.changed
+		f.mu.Unlock()
+		select {
+		case <-ch:
+		case <-done:
+			return false
+		}
+	}
 }
 
 var fakePids atomic.Int32
@@ -85,9 +155,16 @@ func (f *fakeServer) start(ctx context.Context, c langserver.Command) (langserve
 // serve answers on conn until done; exit ends the process.
 func (f *fakeServer) serve(conn jsonrpc2.Conn, done <-chan struct{}, exit func(error)) {
 	var initialized atomic.Bool
-	conn.Go(context.Background(), jsonrpc2.AsyncHandler(func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-		return f.handle(ctx, conn, done, exit, &initialized, req.Method(), json.RawMessage(req.Params()), req.IsCall())
-	}))
+	conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		// Recorded and held back in wire order; handled beside the reader.
+		m := message{Method: strings.Clone(req.Method()), Params: append(json.RawMessage(nil), req.Params()...)}
+		if req.IsCall() {
+			m.ID = idText(req.ID())
+		}
+		f.record(m)
+		jsonrpc2.Async(ctx)
+		return f.handle(ctx, conn, done, exit, &initialized, m, req.IsCall())
+	})
 }
 
 // serveStdio is the fake as a real process (TestMain, fakeProcessEnv):
@@ -104,7 +181,8 @@ func serveStdio() {
 	<-conn.Done()
 }
 
-func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan struct{}, exit func(error), initialized *atomic.Bool, method string, params json.RawMessage, isCall bool) (any, error) {
+func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan struct{}, exit func(error), initialized *atomic.Bool, m message, isCall bool) (any, error) {
+	method, params := m.Method, m.Params
 	switch {
 	case method == "initialize":
 		if f.hangInit {
@@ -146,8 +224,40 @@ func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan
 		if len(d.ContentChanges) > 0 {
 			text = d.ContentChanges[0].Text
 		}
-		if !f.pull {
+		switch {
+		case f.pull:
+		case f.pushAfter > 0:
+			go func() {
+				select {
+				case <-time.After(f.pushAfter):
+					f.push(context.Background(), conn, d.TextDocument.URI, d.TextDocument.Version, text)
+				case <-done:
+				}
+			}()
+		default:
 			f.push(ctx, conn, d.TextDocument.URI, d.TextDocument.Version, text)
+		}
+		return nil, nil
+	case method == "textDocument/references" && f.blockReferences:
+		if !f.waitCancelled(m.ID, done) {
+			return nil, errors.New("gone")
+		}
+		return nil, jsonrpc2.NewError(-32800, "cancelled")
+	case method == "textDocument/rename" && f.editOnRename:
+		var r struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		_ = json.Unmarshal(params, &r)
+		edit := map[string]any{"changes": map[string]any{r.TextDocument.URI: []any{map[string]any{
+			"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}, "newText": "server edit "}}}}
+		var res struct {
+			Applied       bool   `json:"applied"`
+			FailureReason string `json:"failureReason"`
+		}
+		if _, err := conn.Call(ctx, "workspace/applyEdit", map[string]any{"edit": edit}, &res); err != nil || !res.Applied {
+			return nil, fmt.Errorf("the client did not apply the edit: %v %s", err, res.FailureReason)
 		}
 		return nil, nil
 	case method == "textDocument/diagnostic":
@@ -174,7 +284,10 @@ func (f *fakeServer) push(ctx context.Context, conn jsonrpc2.Conn, uri string, v
 	var diags []map[string]any
 	for i, line := range strings.Split(text, "\n") {
 		if strings.Contains(line, "BROKEN") {
-			diags = append(diags, diag(i, "BROKEN here"))
+			d := diag(i, "BROKEN here")
+			col := strings.Index(line, "BROKEN") // in bytes: the fake says utf-8
+			d["range"] = map[string]any{"start": map[string]int{"line": i, "character": col}, "end": map[string]int{"line": i, "character": col + 6}}
+			diags = append(diags, d)
 		}
 	}
 	switch {
@@ -202,4 +315,14 @@ func (f *fakeServer) push(ctx context.Context, conn jsonrpc2.Conn, uri string, v
 func diag(line int, msg string) map[string]any {
 	return map[string]any{"range": map[string]any{"start": map[string]int{"line": line, "character": 0}, "end": map[string]int{"line": line, "character": 1}},
 		"severity": 1, "source": "fake", "message": msg}
+}
+
+// idText is a request id as JSON spells it ($/cancelRequest's id).
+func idText(id jsonrpc2.ID) string {
+	if n, ok := id.Number(); ok {
+		return fmt.Sprint(n)
+	}
+	s, _ := id.StringValue()
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -93,7 +93,7 @@ func (s *Session) resync(abs string) {
 		if _, open := u.c.Text(abs); !open {
 			continue // not the run's: no wait on the run's operation under way
 		}
-		unlock := u.c.Use()
+		unlock := u.lock()
 		if _, open := u.c.Text(abs); open {
 			if text, ok := s.text(abs); ok {
 				ctx, cancel := context.WithTimeout(context.Background(), u.c.timeout)

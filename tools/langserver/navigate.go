@@ -39,7 +39,7 @@ func (s *Session) locate(ctx context.Context, name, path string, line int) (plac
 	if !ok {
 		return place{}, fmt.Errorf("%s: no such file", path)
 	}
-	unlock := u.c.Use()
+	unlock := u.lock()
 	_, err = s.sync(ctx, u, lang, []string{abs}, false)
 	u.c.Prepare(ctx, abs)
 	var syms []Symbol
@@ -130,7 +130,7 @@ func (s *Session) locateAnywhere(ctx context.Context, name string) (place, error
 			continue
 		}
 		for _, sym := range syms {
-			abs := sym.URI.FsPath()
+			abs := sym.Path
 			if !symbolNamed(sym, name) || !s.serves(u, abs) {
 				continue
 			}

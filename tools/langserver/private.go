@@ -78,7 +78,7 @@ func (s *Session) onStagedView(ctx context.Context, cfg ServerConfig, root, note
 	if err != nil {
 		return Report{}, err
 	}
-	unlock := u.c.Use()
+	unlock := u.lock()
 	defer unlock()
 	lang := ""
 	if len(cfg.Languages) > 0 {
@@ -155,7 +155,7 @@ func (s *Session) sharedFor(ctx context.Context, u *serverUse) (shared *serverUs
 		return nil, nil, err
 	}
 	shared = &serverUse{c: c, cfg: u.cfg, release: release, opened: map[string]bool{}, language: maps.Clone(u.language)}
-	unlock := c.Use()
+	unlock := c.Use(nil) // only the baseline is asked of it
 	return shared, func() {
 		for p := range shared.opened {
 			_ = c.CloseDocument(context.Background(), p)

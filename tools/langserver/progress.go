@@ -9,8 +9,13 @@ import (
 // maxProgressWait bounds how long a question whose answer needs the whole
 // project (references) waits for the server's work under way (clangd's
 // background index, gopls loading packages): past it, the server answers
-// from what it has.
+// from what it has, and what depends on the whole project is not known.
 const maxProgressWait = 5 * time.Second
+
+// maxUnbegunWait is how long a progress token the server made but has not
+// begun counts as work under way (clangd makes its index's token first):
+// one never begun would otherwise hold every later wait to its bound.
+const maxUnbegunWait = time.Second
 
 // progressCreated records a token the server made for work it is about
 // to begin (clangd makes its index's before it says it began).
@@ -24,7 +29,7 @@ func (c *Client) progressCreated(raw json.RawMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.working) < maxDiagnosticsPerFile {
-		c.working[string(p.Token)] = true
+		c.working[string(p.Token)] = time.Now()
 	}
 }
 
@@ -45,39 +50,62 @@ func (c *Client) progress(raw json.RawMessage) {
 	defer c.mu.Unlock()
 	switch p.Value.Kind {
 	case "begin":
-		if len(c.working) < maxDiagnosticsPerFile {
-			c.working[token] = true
+		if _, made := c.working[token]; made || len(c.working) < maxDiagnosticsPerFile {
+			c.working[token] = time.Now()
+			c.begun[token] = true
 		}
 	case "end":
-		if c.working[token] {
+		if _, ok := c.working[token]; ok {
 			delete(c.working, token)
-			close(c.changed)
-			c.changed = make(chan struct{})
+			delete(c.begun, token)
+			c.notifyLocked()
 		}
 	}
 }
 
+// busyLocked says whether the server has work under way: begun and not
+// ended, or made within maxUnbegunWait and not begun yet. c.mu is held.
+func (c *Client) busyLocked(now time.Time) (busy bool, recheck time.Duration) {
+	for token, at := range c.working {
+		if c.begun[token] {
+			return true, 0
+		}
+		if left := maxUnbegunWait - now.Sub(at); left > 0 {
+			busy = true
+			recheck = max(recheck, left)
+		}
+	}
+	return busy, recheck
+}
+
 // Settle waits, within maxProgressWait, until the server has no work
 // under way that it reported: an index being built answers references
-// with part of the project.
-func (c *Client) Settle(ctx context.Context) {
+// with part of the project. It says whether the server settled; false
+// when it is still busy past the wait (or ctx ended, or it exited).
+func (c *Client) Settle(ctx context.Context) bool {
 	deadline := time.NewTimer(maxProgressWait)
 	defer deadline.Stop()
 	for {
 		c.mu.Lock()
-		busy, changed := len(c.working) > 0, c.changed
+		busy, recheck := c.busyLocked(time.Now())
+		changed := c.changed
 		c.mu.Unlock()
 		if !busy {
-			return
+			return true
+		}
+		var again <-chan time.Time
+		if recheck > 0 {
+			again = time.After(recheck)
 		}
 		select {
 		case <-changed:
+		case <-again:
 		case <-ctx.Done():
-			return
+			return false
 		case <-deadline.C:
-			return
+			return false
 		case <-c.exited:
-			return
+			return false
 		}
 	}
 }

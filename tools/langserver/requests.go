@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 )
 
 // settle is how long a push of a version is waited on for a later one of
@@ -43,7 +42,8 @@ func (c *Client) pullDiagnostics(ctx context.Context, path string) ([]Diagnostic
 		Kind  string           `json:"kind"`
 		Items []wireDiagnostic `json:"items"`
 	}
-	if err := c.call(ctx, "textDocument/diagnostic", map[string]any{"textDocument": textDocument{URI: uri.File(path)}}, &report); err != nil {
+	params := protocol.DocumentDiagnosticParams{TextDocument: c.document(path)}
+	if err := c.call(ctx, protocol.MethodTextDocumentDiagnostic, &params, &report); err != nil {
 		return nil, err
 	}
 	if report.Kind != "full" {
@@ -54,9 +54,19 @@ func (c *Client) pullDiagnostics(ctx context.Context, path string) ([]Diagnostic
 		if i == maxDiagnosticsPerFile {
 			break
 		}
-		out = append(out, d.plain())
+		out = append(out, c.plain(d))
 	}
 	return out, nil
+}
+
+// document is the identifier of path for the server.
+func (c *Client) document(path string) protocol.TextDocumentIdentifier {
+	return protocol.TextDocumentIdentifier{URI: c.uriOf(path)}
+}
+
+// at is the position pos of path for the server.
+func (c *Client) at(path string, pos protocol.Position) protocol.TextDocumentPositionParams {
+	return protocol.TextDocumentPositionParams{TextDocument: c.document(path), Position: pos}
 }
 
 func (c *Client) pushedDiagnostics(ctx context.Context, path string, version int32) ([]Diagnostic, error) {
@@ -94,26 +104,25 @@ func (c *Client) pushedDiagnostics(ctx context.Context, path string, version int
 }
 
 // Definition is where the symbol at pos in path is declared.
-func (c *Client) Definition(ctx context.Context, path string, pos protocol.Position) ([]protocol.Location, error) {
+func (c *Client) Definition(ctx context.Context, path string, pos protocol.Position) ([]Location, error) {
 	var raw json.RawMessage
-	err := c.call(ctx, "textDocument/definition", positionParams{TextDocument: textDocument{URI: uri.File(path)}, Position: pos}, &raw)
-	return locations(raw), err
+	err := c.call(ctx, protocol.MethodTextDocumentDefinition, &protocol.DefinitionParams{TextDocumentPositionParams: c.at(path, pos)}, &raw)
+	return c.locations(raw), err
 }
 
 // References are the uses of the symbol at pos, its declaration included.
-func (c *Client) References(ctx context.Context, path string, pos protocol.Position) ([]protocol.Location, error) {
+func (c *Client) References(ctx context.Context, path string, pos protocol.Position) ([]Location, error) {
 	var raw json.RawMessage
-	err := c.call(ctx, "textDocument/references", map[string]any{
-		"textDocument": textDocument{URI: uri.File(path)}, "position": pos, "context": map[string]bool{"includeDeclaration": true}}, &raw)
-	return locations(raw), err
+	err := c.call(ctx, protocol.MethodTextDocumentReferences, &protocol.ReferenceParams{
+		TextDocumentPositionParams: c.at(path, pos), Context: protocol.ReferenceContext{IncludeDeclaration: true}}, &raw)
+	return c.locations(raw), err
 }
 
 // DocumentSymbols are the declarations of path, nested ones flattened.
 func (c *Client) DocumentSymbols(ctx context.Context, path string) ([]Symbol, error) {
 	var raw json.RawMessage
-	u := uri.File(path)
-	err := c.call(ctx, "textDocument/documentSymbol", map[string]any{"textDocument": textDocument{URI: u}}, &raw)
-	return symbols(raw, u), err
+	err := c.call(ctx, protocol.MethodTextDocumentDocumentSymbol, &protocol.DocumentSymbolParams{TextDocument: c.document(path)}, &raw)
+	return c.symbols(raw, path), err
 }
 
 // WorkspaceSymbols are the declarations the server finds for query.
@@ -125,8 +134,8 @@ func (c *Client) WorkspaceSymbols(ctx context.Context, query string) ([]Symbol, 
 		return nil, nil
 	}
 	var raw json.RawMessage
-	err := c.call(ctx, "workspace/symbol", map[string]any{"query": query}, &raw)
-	return symbols(raw, ""), err
+	err := c.call(ctx, protocol.MethodWorkspaceSymbol, &protocol.WorkspaceSymbolParams{Query: query}, &raw)
+	return c.symbols(raw, ""), err
 }
 
 // Rename asks for the edit that renames the symbol at pos.
@@ -138,35 +147,22 @@ func (c *Client) Rename(ctx context.Context, path string, pos protocol.Position,
 		return WorkspaceEdit{}, fmt.Errorf("%s does not rename", c.name)
 	}
 	var edit WorkspaceEdit
-	err := c.call(ctx, "textDocument/rename", map[string]any{
-		"textDocument": textDocument{URI: uri.File(path)}, "position": pos, "newName": newName}, &edit)
+	err := c.call(ctx, protocol.MethodTextDocumentRename, &protocol.RenameParams{TextDocumentPositionParams: c.at(path, pos), NewName: newName}, &edit)
 	return edit, err
 }
 
-// Close ends the server: shutdown and exit, and after a grace the
-// process is killed. It returns once the process ended.
-func (c *Client) Close() {
-	select {
-	case <-c.exited:
-	default:
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		if _, err := c.conn.Call(ctx, "shutdown", nil, nil); err == nil {
-			_ = c.conn.Notify(ctx, "exit", nil)
+// executeCommand runs a server's command with arguments (each marshalled
+// as JSON) and reads its result into result.
+func (c *Client) executeCommand(ctx context.Context, command string, result any, args ...any) error {
+	params := protocol.ExecuteCommandParams{Command: command}
+	for _, a := range args {
+		raw, err := json.Marshal(a)
+		if err != nil {
+			return err
 		}
-		cancel()
-		select {
-		case <-c.exited:
-		case <-time.After(2 * time.Second):
-		}
+		params.Arguments = append(params.Arguments, protocol.LSPAny(raw))
 	}
-	c.kill()
-}
-
-// kill ends the process and the connection, and waits for the process.
-func (c *Client) kill() {
-	_ = c.proc.Kill()
-	<-c.exited
-	_ = c.conn.Close()
+	return c.call(ctx, protocol.MethodWorkspaceExecuteCommand, &params, result)
 }
 
 // tsserverDiagnostics asks tsserver, through typescript-language-server,
@@ -176,9 +172,7 @@ func (c *Client) tsserverDiagnostics(ctx context.Context, path string) ([]Diagno
 	var out []Diagnostic
 	for _, kind := range []string{"syntacticDiagnosticsSync", "semanticDiagnosticsSync"} {
 		var raw json.RawMessage
-		err := c.call(ctx, "workspace/executeCommand", map[string]any{
-			"command": "typescript.tsserverRequest", "arguments": []any{kind, map[string]any{"file": path}}}, &raw)
-		if err != nil {
+		if err := c.executeCommand(ctx, tsserverRequest, &raw, kind, tsFile{File: c.paths.toServer(path)}); err != nil {
 			return nil, err
 		}
 		var resp struct {
@@ -191,10 +185,20 @@ func (c *Client) tsserverDiagnostics(ctx context.Context, path string) ([]Diagno
 			if len(out) == maxDiagnosticsPerFile {
 				break
 			}
-			out = append(out, d.plain())
+			out = append(out, d.plain(c.paths))
 		}
 	}
 	return out, nil
+}
+
+// tsserverRequest is typescript-language-server's command that passes a
+// request to tsserver.
+const tsserverRequest = "typescript.tsserverRequest"
+
+// tsFile names a file to tsserver.
+type tsFile struct {
+	File             string `json:"file"`
+	NeedFileNameList *bool  `json:"needFileNameList,omitempty"`
 }
 
 // tsDiagnostic is tsserver's: 1-based lines and offsets.
@@ -209,7 +213,7 @@ type tsDiagnostic struct {
 	Source   string          `json:"source"`
 }
 
-func (d tsDiagnostic) plain() Diagnostic {
+func (d tsDiagnostic) plain(paths pathMap) Diagnostic {
 	pos := func(line, offset uint32) protocol.Position {
 		return protocol.Position{Line: max(line, 1) - 1, Character: max(offset, 1) - 1}
 	}
@@ -221,7 +225,7 @@ func (d tsDiagnostic) plain() Diagnostic {
 		sev = 3
 	}
 	return Diagnostic{Range: protocol.Range{Start: pos(d.Start.Line, d.Start.Offset), End: pos(d.End.Line, d.End.Offset)},
-		Severity: sev, Source: cmp.Or(d.Source, "typescript"), Code: stringOf(d.Code), Message: d.Text}
+		Severity: sev, Source: cmp.Or(d.Source, "typescript"), Code: stringOf(d.Code), Message: paths.inText(d.Text)}
 }
 
 // Prepare readies the server to answer about path across its project:
@@ -232,6 +236,6 @@ func (c *Client) Prepare(ctx context.Context, path string) {
 	if !c.tsserver {
 		return
 	}
-	_ = c.call(ctx, "workspace/executeCommand", map[string]any{
-		"command": "typescript.tsserverRequest", "arguments": []any{"projectInfo", map[string]any{"file": path, "needFileNameList": false}}}, nil)
+	no := false
+	_ = c.executeCommand(ctx, tsserverRequest, nil, "projectInfo", tsFile{File: c.paths.toServer(path), NeedFileNameList: &no})
 }

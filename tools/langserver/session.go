@@ -52,6 +52,7 @@ func (s *Session) AskBeforeStarting(approve func(context.Context, Command) error
 // serverUse is a server the session holds until Close.
 type serverUse struct {
 	c        *Client
+	onEdit   EditHandler // stages the server's own edits into the run's changeset
 	cfg      ServerConfig
 	release  func()
 	restart  bool            // a build file was staged: restart it after the run
@@ -90,8 +91,7 @@ func (s *Session) Close() {
 // giveBack closes u's documents and releases it; a shared server whose
 // build files the run staged is restarted.
 func (s *Session) giveBack(k serverKey, u *serverUse) {
-	unlock := u.c.Use()
-	u.c.OnApplyEdit(nil)
+	unlock := u.c.Use(nil)
 	if !u.private {
 		for p := range u.opened {
 			_ = u.c.CloseDocument(context.Background(), p)
@@ -215,15 +215,20 @@ func (s *Session) serverOf(ctx context.Context, cfgs []ServerConfig, lang, abs s
 // newUse is the session's use of c, released by release.
 func (s *Session) newUse(c *Client, cfg ServerConfig, release func()) *serverUse {
 	u := &serverUse{c: c, cfg: cfg, release: release, opened: map[string]bool{}, language: map[string]string{}}
-	c.OnApplyEdit(func(e WorkspaceEdit) (bool, string) {
+	u.onEdit = func(e WorkspaceEdit) (bool, string) {
 		// A server's own edit (a command's) is staged like the run's.
 		if _, err := s.stageEdit(u, e); err != nil {
 			return false, err.Error()
 		}
 		return true, ""
-	})
+	}
 	return u
 }
+
+// lock holds u's server for one of the run's operations: its documents
+// are the run's, and what the server edits meanwhile is staged into the
+// run's changeset.
+func (u *serverUse) lock() (unlock func()) { return u.c.Use(u.onEdit) }
 
 // errNoServer: no server is configured for the file's language.
 var errNoServer = errors.New("no language server for this kind of file")

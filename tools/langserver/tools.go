@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/tools"
-	"go.lsp.dev/protocol"
 )
 
 // tool adapts a function over a parameter struct to tools.Tool, its
@@ -71,7 +70,7 @@ func (s *Session) definition(ctx context.Context, p symbolParams) (tools.Result,
 	if err != nil {
 		return tools.Errorf("definition: %v", err), nil
 	}
-	unlock := at.u.c.Use()
+	unlock := at.u.lock()
 	locs, err := at.u.c.Definition(ctx, at.abs, at.pos)
 	unlock()
 	if err != nil {
@@ -91,7 +90,7 @@ func (s *Session) references(ctx context.Context, p symbolParams) (tools.Result,
 	if err != nil {
 		return tools.Errorf("references: %v", err), nil
 	}
-	unlock := at.u.c.Use()
+	unlock := at.u.lock()
 	locs, err := at.u.c.References(ctx, at.abs, at.pos)
 	unlock()
 	if err != nil {
@@ -99,7 +98,7 @@ func (s *Session) references(ctx context.Context, p symbolParams) (tools.Result,
 	}
 	files := map[string]bool{}
 	for _, l := range locs {
-		files[l.URI.FsPath()] = true
+		files[l.Path] = true
 	}
 	text := fmt.Sprintf("%d reference(s) to %s in %d file(s):\n%s", len(locs), p.Symbol, len(files), s.listLocations(locs, true))
 	return tools.Result{Text: text}, nil
@@ -107,11 +106,11 @@ func (s *Session) references(ctx context.Context, p symbolParams) (tools.Result,
 
 // listLocations writes locations grouped by file, sorted, with each line's
 // text, up to maxListed lines.
-func (s *Session) listLocations(locs []protocol.Location, grouped bool) string {
+func (s *Session) listLocations(locs []Location, grouped bool) string {
 	sort.Slice(locs, func(i, j int) bool {
 		a, b := locs[i], locs[j]
-		if a.URI != b.URI {
-			return a.URI.FsPath() < b.URI.FsPath()
+		if a.Path != b.Path {
+			return a.Path < b.Path
 		}
 		return a.Range.Start.Line < b.Range.Start.Line
 	})
@@ -122,7 +121,7 @@ func (s *Session) listLocations(locs []protocol.Location, grouped bool) string {
 			fmt.Fprintf(&b, "… and %d more\n", len(locs)-shown)
 			break
 		}
-		abs := l.URI.FsPath()
+		abs := l.Path
 		rel := s.rel(abs)
 		text, _ := s.text(abs)
 		line := strings.TrimSpace(lineAt(text, int(l.Range.Start.Line)))
@@ -155,7 +154,7 @@ func (s *Session) symbols(ctx context.Context, p symbolsParams) (tools.Result, e
 		if err != nil {
 			return tools.Errorf("symbols: %v", err), nil
 		}
-		unlock := u.c.Use()
+		unlock := u.lock()
 		if _, err = s.sync(ctx, u, lang, []string{abs}, false); err == nil {
 			syms, err = u.c.DocumentSymbols(ctx, abs)
 		}
@@ -187,7 +186,7 @@ func (s *Session) symbols(ctx context.Context, p symbolsParams) (tools.Result, e
 		}
 		where := fmt.Sprintf("line %d", sym.Selection.Start.Line+1)
 		if p.Path == "" {
-			where = fmt.Sprintf("%s:%d", s.rel(sym.URI.FsPath()), sym.Selection.Start.Line+1)
+			where = fmt.Sprintf("%s:%d", s.rel(sym.Path), sym.Selection.Start.Line+1)
 		}
 		indent := ""
 		if sym.Container != "" && p.Path != "" {
@@ -217,7 +216,7 @@ func (s *Session) rename(ctx context.Context, p renameParams) (tools.Result, err
 	if err != nil {
 		return tools.Errorf("rename: %v", err), nil
 	}
-	unlock := at.u.c.Use()
+	unlock := at.u.lock()
 	edit, err := at.u.c.Rename(ctx, at.abs, at.pos, p.NewName)
 	var staged []string
 	if err == nil {
@@ -249,7 +248,7 @@ func (s *Session) rename(ctx context.Context, p renameParams) (tools.Result, err
 // none. It returns the staged files' names. u.c.Use's lock is held (or
 // the server is asking, on its read loop).
 func (s *Session) stageEdit(u *serverUse, edit WorkspaceEdit) ([]string, error) {
-	byFile, created, err := edit.byFile()
+	byFile, created, err := edit.byFile(u.c.pathOf)
 	if err != nil {
 		return nil, err
 	}

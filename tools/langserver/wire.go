@@ -10,9 +10,11 @@ import (
 	"go.lsp.dev/uri"
 )
 
-// jsonCodec is encoding/json, lenient as servers need: jsonrpc2's default
-// (encoding/json/v2) refuses invalid UTF-8 and duplicate names, which a
-// server may send in a diagnostic.
+// jsonCodec writes what we send with go.lsp.dev/protocol's encoder (its
+// typed params, unions included) and reads leniently with encoding/json,
+// as servers need: jsonrpc2's default decoder (encoding/json/v2) refuses
+// invalid UTF-8 and duplicate names, which a server may send in a
+// diagnostic.
 type jsonCodec struct{}
 
 func (jsonCodec) Marshal(v any) ([]byte, error) {
@@ -22,7 +24,7 @@ func (jsonCodec) Marshal(v any) ([]byte, error) {
 		}
 		return raw, nil
 	}
-	return json.Marshal(v)
+	return protocol.Marshal(v)
 }
 
 func (jsonCodec) Unmarshal(data []byte, v any) error {
@@ -49,19 +51,11 @@ func (p pipes) Close() error {
 	return err
 }
 
-// What we send and read of the protocol. Plain structures come from
-// go.lsp.dev/protocol; the ones servers fill with unions (a diagnostic's
-// message, a definition's Location or LocationLink, a symbol list of
-// either shape) are read here leniently, field by field.
-
-type textDocument struct {
-	URI uri.URI `json:"uri"`
-}
-
-type positionParams struct {
-	TextDocument textDocument      `json:"textDocument"`
-	Position     protocol.Position `json:"position"`
-}
+// What we read of the protocol. What we send is go.lsp.dev/protocol's
+// typed params; what servers answer, often with unions (a diagnostic's
+// message or code, a definition's Location or LocationLink, a symbol list
+// of either shape), is read here leniently, field by field, and every URI
+// in it is turned into the workspace's path by the client (pathOf).
 
 type wireDiagnostic struct {
 	Range    protocol.Range  `json:"range"`
@@ -95,8 +89,10 @@ type Diagnostic struct {
 	Message  string
 }
 
-func (d wireDiagnostic) plain() Diagnostic {
-	return Diagnostic{Range: d.Range, Severity: Severity(d.Severity), Source: d.Source, Code: stringOf(d.Code), Message: stringOf(d.Message)}
+// plain is d as the run reads it, paths in its message named as the
+// workspace's.
+func (c *Client) plain(d wireDiagnostic) Diagnostic {
+	return Diagnostic{Range: d.Range, Severity: Severity(d.Severity), Source: d.Source, Code: stringOf(d.Code), Message: c.paths.inText(stringOf(d.Message))}
 }
 
 // stringOf reads a string, a number, or a {value} object (MarkupContent).
@@ -117,6 +113,12 @@ func stringOf(raw json.RawMessage) string {
 	return strings.Trim(string(raw), `"`)
 }
 
+// Location is a place in a file of the workspace's naming.
+type Location struct {
+	Path  string
+	Range protocol.Range
+}
+
 // location is a Location or a LocationLink.
 type location struct {
 	URI         uri.URI         `json:"uri"`
@@ -125,18 +127,18 @@ type location struct {
 	TargetRange *protocol.Range `json:"targetSelectionRange"`
 }
 
-func (l location) plain() (protocol.Location, bool) {
+func (c *Client) plainLocation(l location) (Location, bool) {
 	switch {
 	case l.URI != "" && l.Range != nil:
-		return protocol.Location{URI: l.URI, Range: *l.Range}, true
+		return Location{Path: c.pathOf(l.URI), Range: *l.Range}, true
 	case l.TargetURI != "" && l.TargetRange != nil:
-		return protocol.Location{URI: l.TargetURI, Range: *l.TargetRange}, true
+		return Location{Path: c.pathOf(l.TargetURI), Range: *l.TargetRange}, true
 	}
-	return protocol.Location{}, false
+	return Location{}, false
 }
 
 // locations reads null, one location or a list of them.
-func locations(raw json.RawMessage) []protocol.Location {
+func (c *Client) locations(raw json.RawMessage) []Location {
 	var list []location
 	if json.Unmarshal(raw, &list) != nil {
 		var one location
@@ -145,9 +147,9 @@ func locations(raw json.RawMessage) []protocol.Location {
 		}
 		list = []location{one}
 	}
-	var out []protocol.Location
+	var out []Location
 	for _, l := range list {
-		if p, ok := l.plain(); ok {
+		if p, ok := c.plainLocation(l); ok && p.Path != "" {
 			out = append(out, p)
 		}
 	}
@@ -160,7 +162,7 @@ type Symbol struct {
 	Name      string
 	Kind      int
 	Container string
-	URI       uri.URI
+	Path      string
 	// Range is the whole declaration; Selection is its name.
 	Range, Selection protocol.Range
 }
@@ -175,8 +177,9 @@ type wireSymbol struct {
 	ContainerName  string          `json:"containerName"`
 }
 
-// symbols reads either symbol shape, flattening children.
-func symbols(raw json.RawMessage, doc uri.URI) []Symbol {
+// symbols reads either symbol shape, flattening children; doc is the
+// path of the document asked about ("" for the workspace's).
+func (c *Client) symbols(raw json.RawMessage, doc string) []Symbol {
 	var list []wireSymbol
 	if json.Unmarshal(raw, &list) != nil {
 		return nil
@@ -185,7 +188,7 @@ func symbols(raw json.RawMessage, doc uri.URI) []Symbol {
 	var walk func(ws []wireSymbol, container string)
 	walk = func(ws []wireSymbol, container string) {
 		for _, w := range ws {
-			s := Symbol{Name: w.Name, Kind: w.Kind, Container: container, URI: doc}
+			s := Symbol{Name: w.Name, Kind: w.Kind, Container: container, Path: doc}
 			switch {
 			case w.Range != nil:
 				s.Range, s.Selection = *w.Range, *w.Range
@@ -193,11 +196,11 @@ func symbols(raw json.RawMessage, doc uri.URI) []Symbol {
 					s.Selection = *w.SelectionRange
 				}
 			case w.Location != nil:
-				l, ok := w.Location.plain()
-				if !ok {
+				l, ok := c.plainLocation(*w.Location)
+				if !ok || l.Path == "" {
 					continue
 				}
-				s.URI, s.Range, s.Selection = l.URI, l.Range, l.Range
+				s.Path, s.Range, s.Selection = l.Path, l.Range, l.Range
 				s.Container = w.ContainerName
 			default:
 				continue
