@@ -43,9 +43,9 @@ type fakeServer struct {
 	private         atomic.Int32 // starts on a run's staged view (Command.View)
 
 	mu        sync.Mutex
-	received  []message          // every message, in the order handled
-	cancelled map[string]bool    // request ids cancelled by $/cancelRequest
-	changed   chan struct{}      // closed and replaced on each message
+	received  []message       // every message, in the order handled
+	cancelled map[string]bool // request ids cancelled by $/cancelRequest
+	changed   chan struct{}   // closed and replaced on each message
 }
 
 // message is one message the fake received.
