@@ -69,3 +69,25 @@ func TestAHostileServerIsNeverStartedUnasked(t *testing.T) {
 		}
 	}
 }
+
+// TestTheCheckReadsTheEditorsUnsavedBuffers: through the LSP wire with
+// real gopls, the user renamed mathx.Add to Plus in an unsaved buffer; the
+// model's edit of main.go to call mathx.Plus is checked against that
+// buffer (no new errors), not the disk's Add.
+func TestTheCheckReadsTheEditorsUnsavedBuffers(t *testing.T) {
+	agentruntest.WithGopls(t)
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("main.go", "mathx.Add(1, 2)", "mathx.Plus(1, 2)")}},
+		llmtest.Turn{Text: "main calls Plus."})
+	f := newFixture(t, map[string]string{
+		"go.mod":         "module example.com/m\n\ngo 1.22\n",
+		"mathx/mathx.go": "package mathx\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
+		"main.go":        "package main\n\nimport \"example.com/m/mathx\"\n\nfunc main() { println(mathx.Add(1, 2)) }\n",
+	}, srv, nil)
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	f.editor.Open(f.uri("mathx/mathx.go"), "package mathx\n\n// Plus adds.\nfunc Plus(a, b int) int { return a + b }\n")
+	res := f.ask(map[string]any{"prompt": "call Plus", "wait": true})
+	if res.State != "completed" || !strings.HasSuffix(res.Answer, "Language server: no new errors (1 file(s) checked).") {
+		t.Fatalf("%+v", res)
+	}
+}

@@ -46,6 +46,12 @@ func (v *View) unsavedText(abs, rel string) (string, bool) {
 	return "", false
 }
 
+// UnsavedBuffers are the editor's open buffers in the roots whose text
+// differs from disk and which the run has not staged (nil where the
+// overlay cannot list its buffers): what a process reading the workspace
+// from disk would miss of the run's view.
+func (v *View) UnsavedBuffers() []Change { return v.unsavedBuffers(v.changeset.Changes()) }
+
 // unsavedBuffers are the editor's open buffers in the roots whose text
 // is not what disk holds, and which no staged change covers, as changes
 // for the command views (never for the proposal).

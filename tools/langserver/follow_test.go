@@ -2,7 +2,9 @@ package langserver_test
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +28,13 @@ func (e *editorBuffers) Buffer(abs string) (string, int32, bool) {
 	defer e.mu.Unlock()
 	t, ok := e.text[abs]
 	return t, e.versions[abs], ok
+}
+
+// OpenBuffers lists the buffers (tools.BufferLister).
+func (e *editorBuffers) OpenBuffers() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Collect(maps.Keys(e.text))
 }
 
 func (e *editorBuffers) WatchBuffers(changed func(string)) func() {

@@ -160,3 +160,43 @@ func goplsSession(t *testing.T, overlay tools.Overlay) (*langserver.Session, *to
 	t.Cleanup(func() { ws.Close() })
 	return langserver.NewSession(langservertest.Gopls(t), ws, langserver.WithOverrides(langserver.KnownServers(), nil)), ws, root
 }
+
+// mathxModule is a module whose main calls mathx.Add.
+var mathxModule = map[string]string{
+	"go.mod":         "module example.com/m\n\ngo 1.22\n",
+	"mathx/mathx.go": "package mathx\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
+	"main.go":        "package main\n\nimport \"example.com/m/mathx\"\n\nfunc main() { println(mathx.Add(1, 2)) }\n",
+}
+
+// TestAnUnsavedDependencyIsWhatGoplsReads: the user renamed mathx.Add to
+// Plus in an unsaved buffer the run never opened; the run's edit of
+// main.go to use mathx.Plus is judged, and Plus found, against that
+// buffer, not the disk's Add: the server reads every file as the run's
+// view has it.
+func TestAnUnsavedDependencyIsWhatGoplsReads(t *testing.T) {
+	root := toolstest.WriteTree(t, mathxModule)
+	mathx := filepath.Join(root, "mathx", "mathx.go")
+	editor := &editorBuffers{text: map[string]string{mathx: strings.Replace(mathxModule["mathx/mathx.go"], "Add", "Plus", 2)}, versions: map[string]int32{mathx: 3}}
+	ws, err := tools.NewWorkspace(root, editor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s := langserver.NewSession(langservertest.Gopls(t), ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	defer s.Close()
+	edit := s.CheckingEdits(tools.NewEditFile(ws))
+	res, err := edit.Execute(context.Background(), json.RawMessage(`{"path":"main.go","old_string":"mathx.Add(1, 2)","new_string":"mathx.Plus(1, 2)"}`))
+	if err != nil || !strings.Contains(res.Text, "no new errors (1 file(s) checked)") {
+		t.Errorf("the edit using the buffer's Plus: %v %s", err, res.Text)
+	}
+	var definition tools.Tool
+	for _, tl := range s.Tools() {
+		if tl.Name() == "definition" {
+			definition = tl
+		}
+	}
+	def, err := definition.Execute(context.Background(), json.RawMessage(`{"symbol":"Plus","path":"main.go"}`))
+	if err != nil || !strings.Contains(def.Text, "mathx/mathx.go:4: func Plus(a, b int) int") {
+		t.Errorf("definition of Plus: %v %s", err, def.Text)
+	}
+}

@@ -257,15 +257,18 @@ func (s *Session) original(abs string) (string, bool) {
 // sync makes the server's open documents the run's view (another run may
 // have left its own text in one), opening files and giving each of bump a
 // new version; with originals, every document holds its text from before
-// the run instead. It returns the versions of bump's files. u.c.Use's lock
-// is held.
+// the run instead. Every file of the server's the run's view holds apart
+// from disk (staged, or an unsaved editor buffer) is opened too: the
+// server would read disk for it, and answer about another text than the
+// run's. It returns the versions of bump's files. u's lock is held.
 func (s *Session) sync(ctx context.Context, u *serverUse, lang string, bump []string, originals bool) (map[string]int32, error) {
 	read := s.text
 	if originals {
 		read = s.original
 	}
 	versions := map[string]int32{}
-	for _, p := range slices.Compact(slices.Sorted(slices.Values(append(u.c.Open(), bump...)))) {
+	paths := append(append(u.c.Open(), bump...), s.apartFromDisk(u)...)
+	for _, p := range slices.Compact(slices.Sorted(slices.Values(paths))) {
 		text, ok := read(p)
 		if !ok {
 			// Not in this view: an empty document stands for it, so that
@@ -288,6 +291,18 @@ func (s *Session) sync(ctx context.Context, u *serverUse, lang string, bump []st
 		versions[p] = v
 	}
 	return versions, nil
+}
+
+// apartFromDisk are the files of u's server whose text in the run's view
+// is not disk's: staged by the run, or unsaved in the editor.
+func (s *Session) apartFromDisk(u *serverUse) []string {
+	var out []string
+	for _, c := range append(s.view.Changes(), s.view.UnsavedBuffers()...) {
+		if s.serves(u, c.AbsPath) {
+			out = append(out, c.AbsPath)
+		}
+	}
+	return out
 }
 
 // rel is the workspace's name for abs.
