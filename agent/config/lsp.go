@@ -3,6 +3,8 @@ package config
 import (
 	"maps"
 	"slices"
+
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
 )
 
 // LSPServer is one language server of [lsp.NAME]: a known server's fields
@@ -10,26 +12,10 @@ import (
 // clangd, rust-analyzer), or a new server. Only the user's own file names
 // a command: a project's (trusted or not) would be code the repository
 // runs, and editors fill their settings from the repository too.
-type LSPServer struct {
-	Command string   `toml:"command" json:"-"`
-	Args    []string `toml:"args" json:"-"`
-	// Languages are the LSP language ids it serves (go, python,
-	// typescript, c, cpp, rust …); Extensions map file extensions to one
-	// (".go" = "go") for a language agent-lsp does not know.
-	Languages  []string          `toml:"languages" json:"-"`
-	Extensions map[string]string `toml:"extensions" json:"-"`
-	// RootMarkers are files whose folder is a project's root.
-	RootMarkers           []string       `toml:"root_markers" json:"-"`
-	InitializationOptions map[string]any `toml:"initialization_options" json:"-"`
-	// Enabled = false keeps the server from starting.
-	Enabled *bool `toml:"enabled" json:"-"`
-}
+type LSPServer = langserver.Override
 
-// IsEnabled is false only for enabled = false.
-func (l LSPServer) IsEnabled() bool { return l.Enabled == nil || *l.Enabled }
-
-// mergeLSP lays over's servers onto base's, field by field; base's map is
-// not modified.
+// mergeLSP lays over's servers onto base's (langserver.Override.Over);
+// base's map is not modified.
 func mergeLSP(base, over map[string]LSPServer) map[string]LSPServer {
 	if len(over) == 0 {
 		return base
@@ -39,26 +25,7 @@ func mergeLSP(base, over map[string]LSPServer) map[string]LSPServer {
 		out = map[string]LSPServer{}
 	}
 	for name, o := range over {
-		cur := out[name]
-		if o.Command != "" {
-			cur.Command, cur.Args = o.Command, o.Args
-		}
-		if len(o.Languages) > 0 {
-			cur.Languages = o.Languages
-		}
-		if len(o.Extensions) > 0 {
-			cur.Extensions = o.Extensions
-		}
-		if len(o.RootMarkers) > 0 {
-			cur.RootMarkers = o.RootMarkers
-		}
-		if o.InitializationOptions != nil {
-			cur.InitializationOptions = o.InitializationOptions
-		}
-		if o.Enabled != nil {
-			cur.Enabled = o.Enabled
-		}
-		out[name] = cur
+		out[name] = o.Over(out[name])
 	}
 	return out
 }

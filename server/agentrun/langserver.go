@@ -55,19 +55,7 @@ func NewLanguageServers(env func(string) string) *langserver.Manager {
 // LanguageServers are the servers a run may use: the known ones found on
 // PATH, with the settings' [lsp.NAME] laid over them.
 func LanguageServers(s config.Settings) langserver.Servers {
-	var configs []langserver.ServerConfig
-	for _, name := range slices.Sorted(maps.Keys(s.LSP)) {
-		l := s.LSP[name]
-		ext := l.Extensions
-		if len(ext) == 0 && len(l.Languages) > 0 {
-			ext = langserver.ExtensionsOf(l.Languages)
-		}
-		configs = append(configs, langserver.ServerConfig{
-			Name: name, Command: l.Command, Args: l.Args, Languages: l.Languages, Extensions: ext,
-			RootMarkers: l.RootMarkers, InitializationOptions: l.InitializationOptions, Disabled: !l.IsEnabled(),
-		})
-	}
-	return langserver.WithOverrides(langserver.KnownServers(), configs)
+	return langserver.WithOverrides(langserver.KnownServers(), s.LSP)
 }
 
 // withLanguageServers adds the session's part to a run's tools: edits

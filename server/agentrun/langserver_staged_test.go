@@ -232,3 +232,39 @@ func TestADocumentNamingTheWorkspaceReachesGoplsByteExactInTheSandbox(t *testing
 		t.Errorf("want the conversion's error at %s (sandbox at level %s):\n%s", want, tools.SandboxLevel(), got)
 	}
 }
+
+// TestAGoWorkNamingAFolderOutsideIsNeverCleanInTheSandbox: a go.work uses
+// a module beside the workspace, which the sandbox does not show gopls
+// (at level full): gopls loads no package, and the model's breaking edit
+// must not be called clean; where gopls sees the module (below full), the
+// break is named.
+func TestAGoWorkNamingAFolderOutsideIsNeverCleanInTheSandbox(t *testing.T) {
+	servers := sandboxedServer(t, "gopls")
+	top := t.TempDir()
+	toolstest.WriteFiles(t, top, map[string]string{
+		"outside/go.mod": "module example.com/outside\n\ngo 1.22\n",
+		"outside/o/o.go": "package o\n\n// One is 1.\nfunc One() int { return 1 }\n",
+		"ws/go.work":     "go 1.22\n\nuse (\n\t.\n\t../outside\n)\n",
+		"ws/go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"ws/a/a.go":      "package a\n\nfunc Add(x, y int) int { return x + y }\n",
+		"ws/b/b.go":      "package b\n\nimport \"example.com/m/a\"\n\nfunc Two() int {\n\treturn a.Add(1, 1)\n}\n",
+	})
+	p := llmtest.NewScripted(
+		llmtest.Turn{Calls: []llmtest.Call{call("edit_file", editArgs("a/a.go", "x, y int", "x, y, z int"))}},
+		llmtest.Turn{Text: "Add takes z."},
+		llmtest.Turn{Text: "left to you"})
+	r := requestIn(t, filepath.Join(top, "ws"), p)
+	r.LSP = servers
+	r.Approver = &allowAll{}
+	out, err := agentrun.Do(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := toolResult(p.Requests(), 0)
+	t.Logf("at level %s, the edit's result:\n%s\nthe check: %s", tools.SandboxLevel(), got, out.Check)
+	for _, text := range []string{got, out.Check} {
+		if strings.Contains(text, "no new errors") || !strings.Contains(text, "not known") && !strings.Contains(text, "b/b.go:6:") {
+			t.Errorf("at level %s, a verdict that is neither the break nor not known:\n%s", tools.SandboxLevel(), text)
+		}
+	}
+}

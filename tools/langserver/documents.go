@@ -46,15 +46,21 @@ func (c *Client) Sync(ctx context.Context, path, language, text string, bump boo
 		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: text}},
 	}
 	if rebuild {
-		return v, c.broken(c.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, &clangdChange{change, true}))
+		return v, c.broken(c.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, &clangdChange{change.TextDocument, []wholeText{{text}}, true}))
 	}
 	return v, c.broken(c.conn.Notify(ctx, protocol.MethodTextDocumentDidChange, &change))
 }
 
-// clangdChange is a didChange with clangd's forceRebuild extension.
+// clangdChange is a didChange with clangd's forceRebuild extension (not
+// the protocol's type embedded: its encoder would drop the extension).
 type clangdChange struct {
-	protocol.DidChangeTextDocumentParams
-	ForceRebuild bool `json:"forceRebuild"`
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []wholeText                              `json:"contentChanges"`
+	ForceRebuild   bool                                     `json:"forceRebuild"`
+}
+
+type wholeText struct {
+	Text string `json:"text"`
 }
 
 // Text is what the server has of path, if it is open.

@@ -2,6 +2,7 @@ package langserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -32,13 +33,18 @@ func (s *Session) AfterEdit(ctx context.Context, abs, before string) Report {
 		u.restart = true
 	}
 	affected, err := s.affected(ctx, u, lang, abs, before)
-	if err != nil {
+	incomplete := errors.Is(err, errIncomplete)
+	if err != nil && !incomplete {
 		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
 	}
 	s.track(append([]string{abs}, affected...)...)
 	r, err := s.judge(ctx, u, lang, s.trackedFor(u))
 	if err != nil {
 		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
+	}
+	if incomplete {
+		r.Unknown = append(r.Unknown, Unknown{"the files that use what " + s.rel(abs) + "'s edit changed",
+			fmt.Sprintf("%s was still at work (loading or indexing) past %s, so they may not all be found", u.cfg.Name, u.c.progressWait())})
 	}
 	return r
 }
@@ -52,7 +58,9 @@ func nonEmpty(s string) []string {
 
 // affected are the files (of u's server, in the workspace) that refer to
 // the declarations an edit of abs from before to its staged text touched:
-// the server is asked on before's text, where they still stand.
+// the server is asked on before's text, where they still stand. Where
+// they cannot all be known (the server was still busy past the wait),
+// the error is errIncomplete, with the files found.
 func (s *Session) affected(ctx context.Context, u *serverUse, lang, abs, before string) ([]string, error) {
 	after, _ := s.text(abs)
 	from, to := changedLines(before, after)
@@ -76,8 +84,9 @@ func (s *Session) affected(ctx context.Context, u *serverUse, lang, abs, before 
 		return nil, nil // no outline: the file alone is checked
 	}
 	// References need the project indexed; a server has begun what the
-	// open document started by the time it answered about it.
-	u.c.Settle(ctx)
+	// open document started by the time it answered about it. Past the
+	// wait, what the server finds is part of the project only.
+	incomplete := !u.c.Settle(ctx)
 	var out []string
 	asked := 0
 	for _, sym := range syms {
@@ -99,8 +108,15 @@ func (s *Session) affected(ctx context.Context, u *serverUse, lang, abs, before 
 			out = append(out, p)
 		}
 	}
+	if incomplete && asked > 0 {
+		return out, errIncomplete
+	}
 	return out, nil
 }
+
+// errIncomplete: the server was still at work past the wait, so the
+// files that use what an edit changed may not all be found.
+var errIncomplete = errors.New("still at work past the wait")
 
 // serves says whether p is in the workspace and u's server is for it.
 func (s *Session) serves(u *serverUse, p string) bool {
@@ -146,8 +162,11 @@ func (s *Session) Check(ctx context.Context) Report {
 	done := map[*serverUse]bool{}
 	for _, p := range tracked {
 		u, lang, err := s.server(ctx, p)
+		if errors.Is(err, errNoServer) {
+			continue
+		}
 		if err != nil {
-			r.Notes = append(r.Notes, nonEmpty(s.unavailable(p, err))...)
+			r.Unknown = append(r.Unknown, Unknown{s.rel(p), err.Error()})
 			continue
 		}
 		if done[u] {
@@ -158,7 +177,7 @@ func (s *Session) Check(ctx context.Context) Report {
 		one, err := s.judge(ctx, u, lang, s.trackedFor(u))
 		unlock()
 		if err != nil {
-			r.Notes = append(r.Notes, nonEmpty(s.unavailable(p, err))...)
+			r.Unknown = append(r.Unknown, Unknown{s.rel(p), fmt.Sprintf("%s: %v", u.cfg.Name, err)})
 			continue
 		}
 		r.merge(one)

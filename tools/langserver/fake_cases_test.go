@@ -15,7 +15,7 @@ import (
 )
 
 // plainFake serves .fake files, the workspace being the project.
-var plainFake = langserver.WithOverrides(nil, []langserver.ServerConfig{{Name: "fake", Command: "fake", Languages: []string{"fake"}, Extensions: map[string]string{".fake": "fake"}}})
+var plainFake = langserver.Servers{{Name: "fake", Command: "fake", Languages: []string{"fake"}, Extensions: map[string]string{".fake": "fake"}}}
 
 // fakeSession is a session over a workspace of .fake files served by f.
 func fakeSession(t *testing.T, f *fakeServer, files map[string]string) (*langserver.Session, *tools.Workspace, *langserver.Manager) {
@@ -64,12 +64,12 @@ func TestNewErrorsAgainstTheBaseline(t *testing.T) {
 }
 
 // TestStaleDiagnosticsAreNeverReported: a push of the version before the
-// one sent, or without a version, is not this version's: "not known yet".
+// one sent, or without a version, is not this version's: "not known".
 func TestStaleDiagnosticsAreNeverReported(t *testing.T) {
 	s, ws, _ := fakeSession(t, &fakeServer{staleOnly: true}, map[string]string{"a.fake": "ok\n"})
 	r := edit(t, s, ws, "a.fake", "changed\n")
 	text := r.Text()
-	if strings.Contains(text, "stale") || len(r.New) != 0 || !strings.Contains(text, "not known yet for a.fake") {
+	if strings.Contains(text, "stale") || len(r.New) != 0 || !strings.Contains(text, "not known for a.fake") {
 		t.Fatalf("a stale diagnostic was taken: %s", text)
 	}
 }
@@ -104,7 +104,7 @@ func TestServerCrashingOnEveryRequestIsUnavailableAfterBackoff(t *testing.T) {
 	// A new run: the crashed server is started again after its backoff,
 	// crashes again, and after three crashes is unavailable for good.
 	for range 3 {
-		servers := langserver.WithOverrides(nil, []langserver.ServerConfig{{Name: "fake", Command: "fake", Extensions: map[string]string{".fake": "fake"}}})
+		servers := langserver.Servers{{Name: "fake", Command: "fake", Extensions: map[string]string{".fake": "fake"}}}
 		s2 := langserver.NewSession(m, ws, servers)
 		time.Sleep(0) // the backoff is waited by the Manager's clock, not here
 		s2.AfterEdit(context.Background(), filepath.Join(ws.Root(), "a.fake"), "ok\n")

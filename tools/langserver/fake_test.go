@@ -38,9 +38,15 @@ type fakeServer struct {
 	editOnRename bool
 	// blockReferences answers references only once it is cancelled.
 	blockReferences bool
-	timeout         time.Duration // the client's (default 2s)
-	starts          atomic.Int32
-	private         atomic.Int32 // starts on a run's staged view (Command.View)
+	// unloaded offers gopls.packages and answers it with no package: the
+	// server loaded nothing of the files.
+	unloaded bool
+	// busy begins work (a $/progress) at a document's opening and never
+	// ends it, and outlines each document as one declaration per line.
+	busy    bool
+	timeout time.Duration // the client's (default 2s)
+	starts  atomic.Int32
+	private atomic.Int32 // starts on a run's staged view (Command.View)
 
 	mu        sync.Mutex
 	received  []message       // every message, in the order handled
@@ -197,7 +203,10 @@ func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan
 			}
 		}
 		initialized.Store(true)
-		caps := map[string]any{"textDocumentSync": 1, "renameProvider": true, "positionEncoding": "utf-8"}
+		caps := map[string]any{"textDocumentSync": 1, "renameProvider": true, "positionEncoding": "utf-8", "referencesProvider": true}
+		if f.unloaded {
+			caps["executeCommandProvider"] = map[string]any{"commands": []string{"gopls.packages"}}
+		}
 		if f.pull {
 			caps["diagnosticProvider"] = map[string]any{"interFileDependencies": true}
 		}
@@ -224,6 +233,9 @@ func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan
 		if len(d.ContentChanges) > 0 {
 			text = d.ContentChanges[0].Text
 		}
+		if f.busy && method == "textDocument/didOpen" {
+			_ = conn.Notify(ctx, "$/progress", map[string]any{"token": "index", "value": map[string]any{"kind": "begin", "title": "indexing"}})
+		}
 		switch {
 		case f.pull:
 		case f.pushAfter > 0:
@@ -238,6 +250,11 @@ func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan
 			f.push(ctx, conn, d.TextDocument.URI, d.TextDocument.Version, text)
 		}
 		return nil, nil
+	case method == "workspace/executeCommand" && f.unloaded:
+		return map[string]any{"Packages": []any{}, "Module": map[string]any{}}, nil
+	case method == "textDocument/documentSymbol" && f.busy:
+		line := map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 5}}
+		return []any{map[string]any{"name": "Thing", "kind": 12, "range": line, "selectionRange": line}}, nil
 	case method == "textDocument/references" && f.blockReferences:
 		if !f.waitCancelled(m.ID, done) {
 			return nil, errors.New("gone")

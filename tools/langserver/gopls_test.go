@@ -200,3 +200,32 @@ func TestAnUnsavedDependencyIsWhatGoplsReads(t *testing.T) {
 		t.Errorf("definition of Plus: %v %s", err, def.Text)
 	}
 }
+
+// TestSymbolsAreTheWorkspacesUnlessAsked: a query answers the workspace's
+// declarations, by the workspace's names; the standard library's and
+// dependencies' only when asked for, after them.
+func TestSymbolsAreTheWorkspacesUnlessAsked(t *testing.T) {
+	root := toolstest.WriteTree(t, map[string]string{
+		"go.mod":  "module example.com/m\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"strings\"\n\nfunc main() { println(ToUpperAll(\"x\")) }\n\n// ToUpperAll upper-cases.\nfunc ToUpperAll(s string) string { return strings.ToUpper(s) }\n",
+	})
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s := langserver.NewSession(langservertest.Gopls(t), ws, langserver.WithOverrides(langserver.KnownServers(), nil))
+	defer s.Close()
+	symbols := tool(t, s, "symbols")
+	res, err := symbols.Execute(context.Background(), json.RawMessage(`{"query":"ToUpper"}`))
+	if err != nil || !strings.Contains(res.Text, "function ToUpperAll (main.go:8)") || strings.Contains(res.Text, " (/") {
+		t.Errorf("the workspace's: %v\n%s", err, res.Text)
+	}
+	res, err = symbols.Execute(context.Background(), json.RawMessage(`{"query":"ToUpper","outside":true}`))
+	if err != nil || !strings.Contains(res.Text, "function ToUpperAll (main.go:8)") || !strings.Contains(res.Text, "/strings/") {
+		t.Errorf("with outside: %v\n%s", err, res.Text)
+	}
+	if i, j := strings.Index(res.Text, "main.go"), strings.Index(res.Text, "/strings/"); i > j {
+		t.Errorf("the workspace's are not first:\n%s", res.Text)
+	}
+}

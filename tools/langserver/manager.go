@@ -449,7 +449,7 @@ func (m *Manager) start(ctx context.Context, cfg ServerConfig, root string, view
 	}
 	ictx, cancel := context.WithTimeout(m.ctx, m.timeout())
 	defer cancel()
-	c, err = Start(ictx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics, ClangdRebuild: cfg.ClangdRebuild})
+	c, err = Start(ictx, proc, ClientOptions{Name: cfg.Name, Roots: []string{root}, InitializationOptions: cfg.InitializationOptions, Timeout: m.opts.Timeout, Logger: m.opts.Logger, TSServerDiagnostics: cfg.TSServerDiagnostics, ClangdRebuild: cfg.ClangdRebuild, Loaded: cfg.Loaded})
 	if err != nil {
 		counted()
 		return nil, nil, err

@@ -17,8 +17,8 @@ import (
 
 // fakeServers serve .fake files, a project's root being the folder of its
 // fake.toml.
-var fakeServers = langserver.WithOverrides(nil, []langserver.ServerConfig{{
-	Name: "fake", Command: "fake", Extensions: map[string]string{".fake": "fake"}, RootMarkers: []string{"fake.toml"}}})
+var fakeServers = langserver.Servers{{
+	Name: "fake", Command: "fake", Extensions: map[string]string{".fake": "fake"}, RootMarkers: []string{"fake.toml"}}}
 
 // oneRun is a run that edits rel: a session, one edit, its end.
 func oneRun(t testing.TB, m *langserver.Manager, ws *tools.Workspace, servers langserver.Servers, rel string) langserver.Report {
@@ -109,8 +109,8 @@ func processManager(t testing.TB, marker string, idle time.Duration) (*langserve
 	if err != nil {
 		t.Fatal(err)
 	}
-	servers := langserver.WithOverrides(nil, []langserver.ServerConfig{{Name: "fake", Command: "fake", Args: []string{marker},
-		Extensions: map[string]string{".fake": "fake"}, RootMarkers: []string{"fake.toml"}}})
+	servers := langserver.Servers{{Name: "fake", Command: "fake", Args: []string{marker},
+		Extensions: map[string]string{".fake": "fake"}, RootMarkers: []string{"fake.toml"}}}
 	return langserver.NewManager(langserver.Options{Start: langservertest.Exec(fakeProcessEnv + "=1"), Idle: idle,
 		LookPath: func(string) (string, error) { return self, nil }}), servers
 }

@@ -17,6 +17,10 @@ const maxProgressWait = 5 * time.Second
 // one never begun would otherwise hold every later wait to its bound.
 const maxUnbegunWait = time.Second
 
+// progressWait is how long Settle waits: maxProgressWait, or the
+// client's request bound where that is shorter.
+func (c *Client) progressWait() time.Duration { return min(maxProgressWait, c.timeout) }
+
 // progressCreated records a token the server made for work it is about
 // to begin (clangd makes its index's before it says it began).
 func (c *Client) progressCreated(raw json.RawMessage) {
@@ -83,7 +87,7 @@ func (c *Client) busyLocked(now time.Time) (busy bool, recheck time.Duration) {
 // with part of the project. It says whether the server settled; false
 // when it is still busy past the wait (or ctx ended, or it exited).
 func (c *Client) Settle(ctx context.Context) bool {
-	deadline := time.NewTimer(maxProgressWait)
+	deadline := time.NewTimer(c.progressWait())
 	defer deadline.Stop()
 	for {
 		c.mu.Lock()

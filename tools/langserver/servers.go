@@ -2,6 +2,7 @@ package langserver
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,6 +39,9 @@ type ServerConfig struct {
 	// ClangdRebuild: a new version of a document's same text asks clangd
 	// to rebuild it (ClientOptions).
 	ClangdRebuild bool
+	// Loaded is how it is known whether the server loaded a file's
+	// package or project ("" asks nothing).
+	Loaded LoadedProbe
 	// IndexBesideCompileCommands: clangd writes its background index
 	// beside compile_commands.json, in the project. A starter that cannot
 	// hold the project read-only (level none) gives it a copy elsewhere.
@@ -53,22 +57,22 @@ func KnownServers() []ServerConfig {
 	pyMarkers := []string{"pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"}
 	return []ServerConfig{
 		{Name: "gopls", Command: "gopls", Languages: []string{"go"}, Extensions: map[string]string{".go": "go"},
-			RootMarkers: []string{"go.work", "go.mod"}, BuildFiles: []string{"go.mod", "go.sum", "go.work"}, NewDirsOnDisk: true,
+			RootMarkers: []string{"go.work", "go.mod"}, BuildFiles: []string{"go.mod", "go.sum", "go.work"}, NewDirsOnDisk: true, Loaded: LoadedByGoplsPackages,
 			// Every file's diagnostics at once: by default the packages
 			// that import a changed one are diagnosed a second later.
 			InitializationOptions: map[string]any{"diagnosticsDelay": "0s"},
 			Install:               "go install golang.org/x/tools/gopls@latest"},
 		{Name: "pyright", Command: "pyright-langserver", Args: []string{"--stdio"}, Languages: []string{"python"}, Extensions: python,
-			RootMarkers: pyMarkers, BuildFiles: []string{"pyproject.toml", "pyrightconfig.json", "setup.cfg"},
+			RootMarkers: pyMarkers, BuildFiles: []string{"pyproject.toml", "pyrightconfig.json", "setup.cfg"}, Loaded: LoadedByPyrightConfig,
 			Install: "npm install -g pyright"},
 		{Name: "basedpyright", Command: "basedpyright-langserver", Args: []string{"--stdio"}, Languages: []string{"python"}, Extensions: python,
-			RootMarkers: pyMarkers, BuildFiles: []string{"pyproject.toml", "pyrightconfig.json", "setup.cfg"},
+			RootMarkers: pyMarkers, BuildFiles: []string{"pyproject.toml", "pyrightconfig.json", "setup.cfg"}, Loaded: LoadedByPyrightConfig,
 			Install: "pip install basedpyright"},
 		{Name: "typescript-language-server", Command: "typescript-language-server", Args: []string{"--stdio"},
 			Languages:   []string{"typescript", "typescriptreact", "javascript", "javascriptreact"},
 			Extensions:  map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact"},
 			RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"}, BuildFiles: []string{"package.json", "tsconfig.json", "jsconfig.json"},
-			Install: "npm install -g typescript-language-server typescript", TSServerDiagnostics: true},
+			Install: "npm install -g typescript-language-server typescript", TSServerDiagnostics: true, Loaded: LoadedByTSServerProject},
 		// Headers as the open documents have them (the run's staged text),
 		// not as on disk.
 		{Name: "clangd", Command: "clangd", Args: []string{"--use-dirty-headers"}, Languages: []string{"c", "cpp"}, ClangdRebuild: true,
@@ -82,37 +86,87 @@ func KnownServers() []ServerConfig {
 	}
 }
 
+// Override is a server's settings as a config file gives them ([lsp.NAME]):
+// a known server's fields overridden, or a new server's. A field it
+// leaves empty keeps what it lays over (Over).
+type Override struct {
+	Command string   `toml:"command" json:"-"`
+	Args    []string `toml:"args" json:"-"`
+	// Languages are the LSP language ids it serves (go, python,
+	// typescript, c, cpp, rust …); Extensions map file extensions to one
+	// (".go" = "go") for a language agent-lsp does not know.
+	Languages  []string          `toml:"languages" json:"-"`
+	Extensions map[string]string `toml:"extensions" json:"-"`
+	// RootMarkers are files whose folder is a project's root.
+	RootMarkers           []string       `toml:"root_markers" json:"-"`
+	InitializationOptions map[string]any `toml:"initialization_options" json:"-"`
+	// Enabled = false keeps the server from starting.
+	Enabled *bool `toml:"enabled" json:"-"`
+}
+
+// IsEnabled is false only for enabled = false.
+func (o Override) IsEnabled() bool { return o.Enabled == nil || *o.Enabled }
+
+// Over is o laid over base: each field o sets replaces base's (a command
+// with its arguments). It is the one place that rule is written: a config
+// file over another, and the settings over a known server.
+func (o Override) Over(base Override) Override {
+	if o.Command != "" {
+		base.Command, base.Args = o.Command, o.Args
+	}
+	if len(o.Languages) > 0 {
+		base.Languages = o.Languages
+	}
+	if len(o.Extensions) > 0 {
+		base.Extensions = o.Extensions
+	}
+	if len(o.RootMarkers) > 0 {
+		base.RootMarkers = o.RootMarkers
+	}
+	if o.InitializationOptions != nil {
+		base.InitializationOptions = o.InitializationOptions
+	}
+	if o.Enabled != nil {
+		base.Enabled = o.Enabled
+	}
+	return base
+}
+
+// overridable is what of c an Override sets.
+func (c ServerConfig) overridable() Override {
+	enabled := !c.Disabled
+	return Override{Command: c.Command, Args: c.Args, Languages: c.Languages, Extensions: c.Extensions,
+		RootMarkers: c.RootMarkers, InitializationOptions: c.InitializationOptions, Enabled: &enabled}
+}
+
+// with is c with o's fields.
+func (c ServerConfig) with(o Override) ServerConfig {
+	c.Command, c.Args, c.Languages, c.Extensions = o.Command, o.Args, o.Languages, o.Extensions
+	c.RootMarkers, c.InitializationOptions, c.Disabled = o.RootMarkers, o.InitializationOptions, !o.IsEnabled()
+	return c
+}
+
 // Servers are the servers in force: the known ones with the configured
 // ones laid over them by name (a new name adds a server).
 type Servers []ServerConfig
 
-// WithOverrides lays configs over the known servers: a field a config sets
-// replaces the known server's.
-func WithOverrides(known []ServerConfig, configs []ServerConfig) Servers {
+// WithOverrides lays the settings' servers over the known ones, by name
+// (sorted, so the order is the same every time); a name no server has
+// adds one. Languages given without extensions take the extensions the
+// known servers give them.
+func WithOverrides(known []ServerConfig, overrides map[string]Override) Servers {
 	out := slices.Clone(known)
-	for _, c := range configs {
-		i := slices.IndexFunc(out, func(s ServerConfig) bool { return s.Name == c.Name })
+	for _, name := range slices.Sorted(maps.Keys(overrides)) {
+		o := overrides[name]
+		if len(o.Extensions) == 0 && len(o.Languages) > 0 {
+			o.Extensions = ExtensionsOf(o.Languages)
+		}
+		i := slices.IndexFunc(out, func(s ServerConfig) bool { return s.Name == name })
 		if i < 0 {
-			out = append(out, c)
+			out = append(out, ServerConfig{Name: name}.with(o.Over(Override{})))
 			continue
 		}
-		k := &out[i]
-		if c.Command != "" {
-			k.Command, k.Args = c.Command, c.Args
-		}
-		if len(c.Languages) > 0 {
-			k.Languages = c.Languages
-		}
-		if len(c.Extensions) > 0 {
-			k.Extensions = c.Extensions
-		}
-		if len(c.RootMarkers) > 0 {
-			k.RootMarkers = c.RootMarkers
-		}
-		if c.InitializationOptions != nil {
-			k.InitializationOptions = c.InitializationOptions
-		}
-		k.Disabled = c.Disabled
+		out[i] = out[i].with(o.Over(out[i].overridable()))
 	}
 	return out
 }

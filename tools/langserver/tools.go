@@ -44,6 +44,9 @@ type symbolParams struct {
 type symbolsParams struct {
 	Path  string `json:"path,omitempty" jsonschema:"a file: its declarations, as an outline"`
 	Query string `json:"query,omitempty" jsonschema:"without path: the workspace's declarations whose names match"`
+	// Outside adds the declarations the server knows outside the
+	// workspace (the standard library, dependencies) after its own.
+	Outside bool `json:"outside,omitempty" jsonschema:"with query: also the matching declarations outside the workspace (standard library, dependencies), listed after the workspace's"`
 }
 
 type renameParams struct {
@@ -60,7 +63,7 @@ func (s *Session) Tools() []tools.Tool {
 	return []tools.Tool{
 		newTool("definition", "Where a symbol is declared, asked of the language server by the symbol's name (no column needed): file:line and the line.", true, s.definition),
 		newTool("references", "Every use of a symbol, asked of the language server by its name, grouped by file, with each line.", true, s.references),
-		newTool("symbols", "The declarations of a file (path) as an outline, or the workspace's declarations matching query, from the language server.", true, s.symbols),
+		newTool("symbols", "The declarations of a file (path) as an outline, or the workspace's declarations matching query (with outside, also those of the standard library and dependencies, after the workspace's), from the language server.", true, s.symbols),
 		newTool("rename", "Rename a symbol everywhere it is used, through the language server: the edits are staged for the user's review like any edit, and the result says any new errors.", false, s.rename),
 	}
 }
@@ -164,16 +167,26 @@ func (s *Session) symbols(ctx context.Context, p symbolsParams) (tools.Result, e
 		}
 		server = u.cfg.Name
 	} else {
+		var outside []Symbol
 		for _, cfg := range s.workspaceServers() {
 			u, _, err := s.server(ctx, s.view.Root()+"/x"+firstExtension(cfg))
 			if err != nil {
 				continue
 			}
 			found, err := u.c.WorkspaceSymbols(ctx, p.Query)
-			if err == nil {
-				syms, server = append(syms, found...), cfg.Name
+			if err != nil {
+				continue
+			}
+			server = cfg.Name
+			for _, sym := range found {
+				if _, _, err := s.view.Resolve(sym.Path); err == nil {
+					syms = append(syms, sym)
+				} else if p.Outside {
+					outside = append(outside, sym)
+				}
 			}
 		}
+		syms = append(syms, outside...)
 	}
 	if len(syms) == 0 {
 		return tools.Result{Text: "No declarations found."}, nil

@@ -12,9 +12,9 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
-// importerBreaks stages a change of an exported signature in changed and
-// checks that the session names the error it makes in importer.
-func importerBreaks(t *testing.T, server, command string, files map[string]string, changed, from, to, importer, want string) {
+// projectSession is a session with the real server command (named server
+// in the settings) over files; closed when t ends.
+func projectSession(t *testing.T, command string, files map[string]string) (*langserver.Session, *tools.Workspace, string) {
 	t.Helper()
 	path := toolstest.LanguageServer(t, command)
 	root := langservertest.WriteProject(t, files)
@@ -22,13 +22,21 @@ func importerBreaks(t *testing.T, server, command string, files map[string]strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.Close()
+	t.Cleanup(func() { ws.Close() })
 	// typescript-language-server makes a dir in the temp dir it never removes.
 	m := langserver.NewManager(langserver.Options{Start: langservertest.Exec("HOME="+t.TempDir(), "TMPDIR="+t.TempDir()), LookPath: langservertest.Paths(map[string]string{command: path}),
 		Logger: langservertest.Logger(t)})
-	defer m.Close()
+	t.Cleanup(m.Close)
 	s := langserver.NewSession(m, ws, langserver.WithOverrides(langserver.KnownServers(), nil))
-	defer s.Close()
+	t.Cleanup(s.Close)
+	return s, ws, root
+}
+
+// importerBreaks stages a change of an exported signature in changed and
+// checks that the session names the error it makes in importer.
+func importerBreaks(t *testing.T, server, command string, files map[string]string, changed, from, to, importer, want string) {
+	t.Helper()
+	s, ws, root := projectSession(t, command, files)
 	if _, err := ws.Stage(changed, strings.Replace(files[changed], from, to, 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -71,4 +79,45 @@ var cProject = map[string]string{
 	"mathx.h": "#ifndef MATHX_H\n#define MATHX_H\n\nint add(int x, int y);\n\n#endif\n",
 	"mathx.c": "#include \"mathx.h\"\n\nint add(int x, int y) { return x + y; }\n",
 	"main.c":  "#include \"mathx.h\"\n\nint two(void) { return add(1, 1); }\n",
+}
+
+// notLoaded stages to for changed (from's text in files) and checks that
+// the session says its errors are not known, naming want, and never that
+// there are none.
+func notLoaded(t *testing.T, command string, files map[string]string, changed, to, want string) {
+	t.Helper()
+	s, ws, root := projectSession(t, command, files)
+	if _, err := ws.Stage(changed, to); err != nil {
+		t.Fatal(err)
+	}
+	r := s.AfterEdit(context.Background(), filepath.Join(root, changed), files[changed])
+	text := r.Text()
+	if r.Verdict() != langserver.NotKnown || !strings.Contains(text, "not known for "+changed+": ") || !strings.Contains(text, want) || strings.Contains(text, "no new errors") {
+		t.Errorf("%s's verdict on %s:\n%s", command, changed, text)
+	}
+}
+
+// TestATypeScriptFileOutsideEveryProjectIsNotKnown: a file no
+// tsconfig.json includes is checked by tsserver alone with default
+// options: its silence proves nothing of the project's build.
+func TestATypeScriptFileOutsideEveryProjectIsNotKnown(t *testing.T) {
+	files := map[string]string{
+		"package.json":    `{"name": "m", "version": "1.0.0"}` + "\n",
+		"tsconfig.json":   `{"compilerOptions": {"strict": true, "module": "commonjs", "target": "es2020"}, "include": ["src"]}` + "\n",
+		"src/math.ts":     "export function add(x: number, y: number): number {\n  return x + y;\n}\n",
+		"scripts/tool.ts": "import { add } from \"../src/math\";\n\nexport const two: number = add(1, 1);\n",
+	}
+	notLoaded(t, "typescript-language-server", files, "scripts/tool.ts", strings.Replace(files["scripts/tool.ts"], "add(1, 1)", "add(2, 2)", 1),
+		"it is in no tsconfig.json or jsconfig.json project")
+}
+
+// TestAFilePyrightIgnoresIsNotKnown: pyright suppresses the diagnostics
+// of a file its configuration ignores: a break there would look clean.
+func TestAFilePyrightIgnoresIsNotKnown(t *testing.T) {
+	files := map[string]string{
+		"pyproject.toml":  "[project]\nname = \"m\"\nversion = \"0\"\n\n[tool.pyright]\nignore = [\"vendor\"]\n",
+		"vendor/mathx.py": "def add(x: int, y: int) -> int:\n    return x + y\n",
+	}
+	notLoaded(t, "pyright-langserver", files, "vendor/mathx.py", "def add(x: int, y: int) -> int:\n    return x + \"y\"\n",
+		"pyproject.toml's [tool.pyright] ignores it")
 }

@@ -291,3 +291,41 @@ func TestWhatIsSentIsTheProtocolsTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestAFileTheServerDidNotLoadIsNotKnown: a server that loaded no package
+// holding the file (gopls.packages answers none) says no error of it;
+// that silence is "not known", never "no new errors".
+func TestAFileTheServerDidNotLoadIsNotKnown(t *testing.T) {
+	f := &fakeServer{unloaded: true}
+	root := toolstest.WriteTree(t, map[string]string{"a.fake": "ok\n"})
+	ws, err := tools.NewWorkspace(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := langserver.NewManager(langserver.Options{Start: f.start, Timeout: 2 * time.Second, LookPath: func(string) (string, error) { return "/fake", nil }})
+	defer m.Close()
+	servers := slices.Clone(plainFake)
+	servers[0].Loaded = langserver.LoadedByGoplsPackages
+	s := langserver.NewSession(m, ws, servers)
+	defer s.Close()
+	r := edit(t, s, ws, "a.fake", "ok, changed\n")
+	if r.Verdict() != langserver.NotKnown || !strings.Contains(r.Text(), "not known for a.fake: gopls loaded no package holding it") {
+		t.Errorf("the verdict: %s", r.Text())
+	}
+	if r = edit(t, s, ws, "a.fake", "BROKEN\n"); r.Verdict() != langserver.NewErrors || !strings.Contains(r.Text(), "not known beyond these for a.fake") {
+		t.Errorf("what it shows is still so, and its silence not proof: %s", r.Text())
+	}
+}
+
+// TestAServerStillAtWorkPastTheWaitIsNotKnown: references asked while the
+// server is still indexing past the wait find part of the project: the
+// files that use what the edit changed are "not known".
+func TestAServerStillAtWorkPastTheWaitIsNotKnown(t *testing.T) {
+	f := &fakeServer{busy: true, timeout: 300 * time.Millisecond}
+	s, ws, _ := fakeSession(t, f, map[string]string{"a.fake": "Thing\n"})
+	r := edit(t, s, ws, "a.fake", "Thing2\n")
+	if r.Verdict() != langserver.NotKnown || !strings.Contains(r.Text(), "not known for the files that use what a.fake's edit changed: fake was still at work") {
+		t.Errorf("the verdict: %s", r.Text())
+	}
+}
