@@ -181,7 +181,7 @@ func oneLine(s string) string {
 // its diagnostics (what they show is still so) and why in unloaded. u's
 // lock is held.
 func (s *Session) diagnose(ctx context.Context, u *serverUse, lang string, files []string, originals bool) (out map[string][]Diagnostic, unloaded map[string]string, unknown []Unknown, err error) {
-	versions, err := s.sync(ctx, u, lang, files, originals)
+	versions, err := s.sync(ctx, u, lang, files, true, originals)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -67,7 +67,7 @@ func (s *Session) affected(ctx context.Context, u *serverUse, lang, abs, before 
 	if before == "" || from == to {
 		return nil, nil
 	}
-	if _, err := s.sync(ctx, u, lang, nil, false); err != nil {
+	if _, err := s.sync(ctx, u, lang, nil, false, false); err != nil {
 		return nil, err
 	}
 	if _, err := u.c.Sync(ctx, abs, lang, before, false); err != nil {

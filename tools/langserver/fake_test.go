@@ -41,17 +41,32 @@ type fakeServer struct {
 	// unloaded offers gopls.packages and answers it with no package: the
 	// server loaded nothing of the files.
 	unloaded bool
+	// jitter, when set, delays each push by what it says, out of order, and
+	// pushes the document's previous text's diagnostics again after it (a
+	// late answer for another text); tagged names the text's first line in
+	// each diagnostic, to tell which text it was computed on.
+	jitter func() time.Duration
+	tagged bool
 	// busy begins work (a $/progress) at a document's opening and never
 	// ends it, and outlines each document as one declaration per line.
 	busy    bool
 	timeout time.Duration // the client's (default 2s)
 	starts  atomic.Int32
 	private atomic.Int32 // starts on a run's staged view (Command.View)
+	live    atomic.Int32 // processes running now
+	maxLive atomic.Int32 // and at most
 
 	mu        sync.Mutex
 	received  []message       // every message, in the order handled
 	cancelled map[string]bool // request ids cancelled by $/cancelRequest
+	previous  map[string]sent // jitter: the text sent before the current one, by URI
 	changed   chan struct{}   // closed and replaced on each message
+}
+
+// sent is a document's text at a version.
+type sent struct {
+	version int32
+	text    string
 }
 
 // message is one message the fake received.
@@ -154,13 +169,17 @@ func (f *fakeServer) start(ctx context.Context, c langserver.Command) (langserve
 	p := &pipeProcess{stdin: inW, stdout: outR, inR: inR, outW: outW, pid: int(fakePids.Add(1)), done: make(chan struct{})}
 	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(serverPipes{inR, outW}))
 	f.serve(conn, p.done, p.exit)
-	go func() { <-p.done; conn.Close() }()
+	n := f.live.Add(1)
+	for old := f.maxLive.Load(); n > old && !f.maxLive.CompareAndSwap(old, n); old = f.maxLive.Load() {
+	}
+	go func() { <-p.done; f.live.Add(-1); conn.Close() }()
 	return p, nil
 }
 
 // serve answers on conn until done; exit ends the process.
 func (f *fakeServer) serve(conn jsonrpc2.Conn, done <-chan struct{}, exit func(error)) {
 	var initialized atomic.Bool
+	docs := &sync.Map{} // this process's documents' texts, by URI, as changed in wire order
 	conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		// Recorded and held back in wire order; handled beside the reader.
 		m := message{Method: strings.Clone(req.Method()), Params: append(json.RawMessage(nil), req.Params()...)}
@@ -168,8 +187,12 @@ func (f *fakeServer) serve(conn jsonrpc2.Conn, done <-chan struct{}, exit func(e
 			m.ID = idText(req.ID())
 		}
 		f.record(m)
+		if m.Method == "textDocument/didOpen" || m.Method == "textDocument/didChange" {
+			uri, _, text := documentOf(m.Params)
+			docs.Store(uri, text)
+		}
 		jsonrpc2.Async(ctx)
-		return f.handle(ctx, conn, done, exit, &initialized, m, req.IsCall())
+		return f.handle(ctx, conn, done, exit, &initialized, m, req.IsCall(), docs)
 	})
 }
 
@@ -187,7 +210,7 @@ func serveStdio() {
 	<-conn.Done()
 }
 
-func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan struct{}, exit func(error), initialized *atomic.Bool, m message, isCall bool) (any, error) {
+func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan struct{}, exit func(error), initialized *atomic.Bool, m message, isCall bool, docs *sync.Map) (any, error) {
 	method, params := m.Method, m.Params
 	switch {
 	case method == "initialize":
@@ -238,6 +261,8 @@ func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan
 		}
 		switch {
 		case f.pull:
+		case f.jitter != nil:
+			f.pushJittered(conn, done, d.TextDocument.URI, d.TextDocument.Version, text)
 		case f.pushAfter > 0:
 			go func() {
 				select {
@@ -278,7 +303,15 @@ func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan
 		}
 		return nil, nil
 	case method == "textDocument/diagnostic":
-		return map[string]any{"kind": "full", "items": []any{}}, nil
+		var p struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		_ = json.Unmarshal(params, &p)
+		text, _ := docs.Load(p.TextDocument.URI)
+		s, _ := text.(string)
+		return map[string]any{"kind": "full", "items": f.diagnosticsOf(s)}, nil
 	case method == "textDocument/rename":
 		var r struct {
 			TextDocument struct {
@@ -296,17 +329,33 @@ func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan
 	return nil, nil
 }
 
-// push says the diagnostics of one version as the fake is scripted to.
-func (f *fakeServer) push(ctx context.Context, conn jsonrpc2.Conn, uri string, version int32, text string) {
-	var diags []map[string]any
-	for i, line := range strings.Split(text, "\n") {
-		if strings.Contains(line, "BROKEN") {
-			d := diag(i, "BROKEN here")
-			col := strings.Index(line, "BROKEN") // in bytes: the fake says utf-8
-			d["range"] = map[string]any{"start": map[string]int{"line": i, "character": col}, "end": map[string]int{"line": i, "character": col + 6}}
-			diags = append(diags, d)
+// pushJittered pushes a version's diagnostics late, and the previous
+// text's again after them.
+func (f *fakeServer) pushJittered(conn jsonrpc2.Conn, done <-chan struct{}, uri string, version int32, text string) {
+	f.mu.Lock()
+	if f.previous == nil {
+		f.previous = map[string]sent{}
+	}
+	prev, hadPrev := f.previous[uri]
+	f.previous[uri] = sent{version, text}
+	first, second := f.jitter(), f.jitter()
+	f.mu.Unlock()
+	later := func(d time.Duration, v int32, text string) {
+		select {
+		case <-time.After(d):
+			f.push(context.Background(), conn, uri, v, text)
+		case <-done:
 		}
 	}
+	go later(first, version, text)
+	if hadPrev {
+		go later(first+second, prev.version, prev.text)
+	}
+}
+
+// push says the diagnostics of one version as the fake is scripted to.
+func (f *fakeServer) push(ctx context.Context, conn jsonrpc2.Conn, uri string, version int32, text string) {
+	diags := f.diagnosticsOf(text)
 	switch {
 	case f.staleOnly:
 		_ = conn.Notify(ctx, "textDocument/publishDiagnostics", map[string]any{"uri": uri, "version": version - 1, "diagnostics": []any{diag(0, "stale error of the version before")}})
@@ -323,10 +372,47 @@ func (f *fakeServer) push(ctx context.Context, conn jsonrpc2.Conn, uri string, v
 		_ = conn.Notify(ctx, "textDocument/publishDiagnostics", map[string]any{"uri": uri, "version": version, "diagnostics": append(diags, many...)})
 		return
 	}
-	if diags == nil {
-		diags = []map[string]any{}
-	}
 	_ = conn.Notify(ctx, "textDocument/publishDiagnostics", map[string]any{"uri": uri, "version": version, "diagnostics": diags})
+}
+
+// diagnosticsOf are the fake's diagnostics of a text: an error on each
+// line holding BROKEN, at its column (in bytes: the fake says utf-8);
+// tagged, each names the text's first line.
+func (f *fakeServer) diagnosticsOf(text string) []map[string]any {
+	diags := []map[string]any{}
+	for i, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "BROKEN") {
+			msg := "BROKEN here"
+			if f.tagged {
+				msg += " (text: " + strings.SplitN(text, "\n", 2)[0] + ")"
+			}
+			d := diag(i, msg)
+			col := strings.Index(line, "BROKEN")
+			d["range"] = map[string]any{"start": map[string]int{"line": i, "character": col}, "end": map[string]int{"line": i, "character": col + 6}}
+			diags = append(diags, d)
+		}
+	}
+	return diags
+}
+
+// documentOf reads a didOpen's or didChange's document and text.
+func documentOf(params json.RawMessage) (uri string, version int32, text string) {
+	var d struct {
+		TextDocument struct {
+			URI     string `json:"uri"`
+			Version int32  `json:"version"`
+			Text    string `json:"text"`
+		} `json:"textDocument"`
+		ContentChanges []struct {
+			Text string `json:"text"`
+		} `json:"contentChanges"`
+	}
+	_ = json.Unmarshal(params, &d)
+	text = d.TextDocument.Text
+	if len(d.ContentChanges) > 0 {
+		text = d.ContentChanges[0].Text
+	}
+	return d.TextDocument.URI, d.TextDocument.Version, text
 }
 
 func diag(line int, msg string) map[string]any {

@@ -31,7 +31,7 @@ func (s *Session) locate(ctx context.Context, name, path string, line int) (plac
 	if err != nil {
 		return place{}, err
 	}
-	u, lang, err := s.server(ctx, abs)
+	u, _, err := s.server(ctx, abs)
 	if err != nil {
 		return place{}, err
 	}
@@ -39,17 +39,16 @@ func (s *Session) locate(ctx context.Context, name, path string, line int) (plac
 	if !ok {
 		return place{}, fmt.Errorf("%s: no such file", path)
 	}
-	unlock := u.lock()
-	_, err = s.sync(ctx, u, lang, []string{abs}, false)
-	u.c.Prepare(ctx, abs)
-	var syms []Symbol
-	if err == nil && line <= 0 {
-		syms, _ = u.c.DocumentSymbols(ctx, abs)
-	}
-	unlock()
+	unlock, err := s.hold(ctx, u, abs)
 	if err != nil {
 		return place{}, err
 	}
+	u.c.Prepare(ctx, abs)
+	var syms []Symbol
+	if line <= 0 {
+		syms, _ = u.c.DocumentSymbols(ctx, abs)
+	}
+	unlock()
 	enc := u.c.encoding()
 	if line <= 0 {
 		for _, sym := range syms {
@@ -124,7 +123,7 @@ func (s *Session) locateAnywhere(ctx context.Context, name string) (place, error
 			whys = append(whys, err.Error())
 			continue
 		}
-		syms, err := u.c.WorkspaceSymbols(ctx, short)
+		syms, err := s.workspaceSymbols(ctx, u, short)
 		if err != nil {
 			whys = append(whys, err.Error())
 			continue
@@ -145,6 +144,17 @@ func (s *Session) locateAnywhere(ctx context.Context, name string) (place, error
 		return place{}, fmt.Errorf("%s not found (%s); give the path of a file that uses it", name, strings.Join(whys, "; "))
 	}
 	return place{}, fmt.Errorf("%s not found in the workspace's symbols; give the path of a file that uses it", name)
+}
+
+// workspaceSymbols asks u's server for the declarations matching query,
+// its documents the run's view.
+func (s *Session) workspaceSymbols(ctx context.Context, u *serverUse, query string) ([]Symbol, error) {
+	unlock, err := s.hold(ctx, u, "")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return u.c.WorkspaceSymbols(ctx, query)
 }
 
 // workspaceServers are the servers whose root markers the workspace's

@@ -230,6 +230,24 @@ func (s *Session) newUse(c *Client, cfg ServerConfig, release func()) *serverUse
 // run's changeset.
 func (u *serverUse) lock() (unlock func()) { return u.c.Use(u.onEdit) }
 
+// hold holds u's server for one of the run's questions, its documents
+// made the run's view first (another run may have set its own text in
+// them since this run last held it), abs's opened: the answer is about
+// the run's text. The error comes with the server released.
+func (s *Session) hold(ctx context.Context, u *serverUse, abs string) (unlock func(), err error) {
+	unlock = u.lock()
+	_, lang := s.servers.For(abs)
+	var open []string
+	if abs != "" {
+		open = []string{abs}
+	}
+	if _, err := s.sync(ctx, u, lang, open, false, false); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
 // errNoServer: no server is configured for the file's language.
 var errNoServer = errors.New("no language server for this kind of file")
 
@@ -255,19 +273,19 @@ func (s *Session) original(abs string) (string, bool) {
 }
 
 // sync makes the server's open documents the run's view (another run may
-// have left its own text in one), opening files and giving each of bump a
-// new version; with originals, every document holds its text from before
-// the run instead. Every file of the server's the run's view holds apart
+// have left its own text in one), opening files, and with bump giving
+// each of them a new version; with originals, every document holds its
+// text from before the run instead. Every file of the server's the run's view holds apart
 // from disk (staged, or an unsaved editor buffer) is opened too: the
 // server would read disk for it, and answer about another text than the
-// run's. It returns the versions of bump's files. u's lock is held.
-func (s *Session) sync(ctx context.Context, u *serverUse, lang string, bump []string, originals bool) (map[string]int32, error) {
+// run's. It returns the documents' versions. u's lock is held.
+func (s *Session) sync(ctx context.Context, u *serverUse, lang string, files []string, bump, originals bool) (map[string]int32, error) {
 	read := s.text
 	if originals {
 		read = s.original
 	}
 	versions := map[string]int32{}
-	paths := append(append(u.c.Open(), bump...), s.apartFromDisk(u)...)
+	paths := append(append(u.c.Open(), files...), s.apartFromDisk(u)...)
 	for _, p := range slices.Compact(slices.Sorted(slices.Values(paths))) {
 		text, ok := read(p)
 		if !ok {
@@ -283,7 +301,7 @@ func (s *Session) sync(ctx context.Context, u *serverUse, lang string, bump []st
 			}
 			u.language[p] = l
 		}
-		v, err := u.c.Sync(ctx, p, l, text, slices.Contains(bump, p))
+		v, err := u.c.Sync(ctx, p, l, text, bump && slices.Contains(files, p))
 		if err != nil {
 			return nil, err
 		}

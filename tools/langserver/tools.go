@@ -73,7 +73,10 @@ func (s *Session) definition(ctx context.Context, p symbolParams) (tools.Result,
 	if err != nil {
 		return tools.Errorf("definition: %v", err), nil
 	}
-	unlock := at.u.lock()
+	unlock, err := s.hold(ctx, at.u, at.abs)
+	if err != nil {
+		return tools.Errorf("definition: %s: %v", at.u.cfg.Name, err), nil
+	}
 	locs, err := at.u.c.Definition(ctx, at.abs, at.pos)
 	unlock()
 	if err != nil {
@@ -93,7 +96,10 @@ func (s *Session) references(ctx context.Context, p symbolParams) (tools.Result,
 	if err != nil {
 		return tools.Errorf("references: %v", err), nil
 	}
-	unlock := at.u.lock()
+	unlock, err := s.hold(ctx, at.u, at.abs)
+	if err != nil {
+		return tools.Errorf("references: %s: %v", at.u.cfg.Name, err), nil
+	}
 	locs, err := at.u.c.References(ctx, at.abs, at.pos)
 	unlock()
 	if err != nil {
@@ -153,15 +159,15 @@ func (s *Session) symbols(ctx context.Context, p symbolsParams) (tools.Result, e
 		if err != nil {
 			return tools.Errorf("symbols: %v", err), nil
 		}
-		u, lang, err := s.server(ctx, abs)
+		u, _, err := s.server(ctx, abs)
 		if err != nil {
 			return tools.Errorf("symbols: %v", err), nil
 		}
-		unlock := u.lock()
-		if _, err = s.sync(ctx, u, lang, []string{abs}, false); err == nil {
+		var unlock func()
+		if unlock, err = s.hold(ctx, u, abs); err == nil {
 			syms, err = u.c.DocumentSymbols(ctx, abs)
+			unlock()
 		}
-		unlock()
 		if err != nil {
 			return tools.Errorf("symbols: %s: %v", u.cfg.Name, err), nil
 		}
@@ -173,7 +179,7 @@ func (s *Session) symbols(ctx context.Context, p symbolsParams) (tools.Result, e
 			if err != nil {
 				continue
 			}
-			found, err := u.c.WorkspaceSymbols(ctx, p.Query)
+			found, err := s.workspaceSymbols(ctx, u, p.Query)
 			if err != nil {
 				continue
 			}
@@ -229,7 +235,10 @@ func (s *Session) rename(ctx context.Context, p renameParams) (tools.Result, err
 	if err != nil {
 		return tools.Errorf("rename: %v", err), nil
 	}
-	unlock := at.u.lock()
+	unlock, err := s.hold(ctx, at.u, at.abs)
+	if err != nil {
+		return tools.Errorf("rename: %s: %v; nothing was staged", at.u.cfg.Name, err), nil
+	}
 	edit, err := at.u.c.Rename(ctx, at.abs, at.pos, p.NewName)
 	var staged []string
 	if err == nil {

@@ -18,7 +18,7 @@ import (
 )
 
 // tool is the session's language tool of that name.
-func tool(t *testing.T, s *langserver.Session, name string) tools.Tool {
+func tool(t testing.TB, s *langserver.Session, name string) tools.Tool {
 	t.Helper()
 	for _, tl := range s.Tools() {
 		if tl.Name() == name {
