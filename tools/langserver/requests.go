@@ -15,7 +15,7 @@ import (
 const settle = 150 * time.Millisecond
 
 // maxDiagnosticsWait bounds the wait for a version's push: past it the
-// answer is "not known yet" and the run goes on (a request's own bound,
+// answer is "not known" and the run goes on (a request's own bound,
 // the client's timeout, is longer: gopls loads a big module first).
 const maxDiagnosticsWait = 15 * time.Second
 
