@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/langserver/langservertest"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
 
@@ -26,7 +27,7 @@ func fakeSession(t *testing.T, f *fakeServer, files map[string]string) (*langser
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	m := langserver.NewManager(langserver.Options{Start: f.start, Timeout: cmp.Or(f.timeout, 2*time.Second),
+	m := langserver.NewManager(langserver.Options{Start: f.start, Timeout: cmp.Or(f.timeout, 2*time.Second), Logger: langservertest.Logger(t),
 		LookPath: func(string) (string, error) { return "/fake", nil }})
 	t.Cleanup(m.Close)
 	s := langserver.NewSession(m, ws, plainFake)

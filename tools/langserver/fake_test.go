@@ -47,6 +47,10 @@ type fakeServer struct {
 	// each diagnostic, to tell which text it was computed on.
 	jitter func() time.Duration
 	tagged bool
+	// oddShapes pushes a broken text's diagnostics as some servers write
+	// them: a code as a string, a message as markup, invalid UTF-8, a name
+	// twice.
+	oddShapes bool
 	// busy begins work (a $/progress) at a document's opening and never
 	// ends it, and outlines each document as one declaration per line.
 	busy    bool
@@ -357,6 +361,12 @@ func (f *fakeServer) pushJittered(conn jsonrpc2.Conn, done <-chan struct{}, uri 
 func (f *fakeServer) push(ctx context.Context, conn jsonrpc2.Conn, uri string, version int32, text string) {
 	diags := f.diagnosticsOf(text)
 	switch {
+	case f.oddShapes && len(diags) > 0:
+		raw := fmt.Sprintf(`{"uri":%q,"version":%d,"diagnostics":[`+
+			`{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"severity":1,"code":"E123","message":"bad byte `+"\xff"+` here"},`+
+			`{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"severity":1,"code":7,"code":8,"message":{"kind":"markdown","value":"in **markup**"}}]}`, uri, version)
+		_ = conn.Notify(ctx, "textDocument/publishDiagnostics", jsonrpc2.RawMessage(raw))
+		return
 	case f.staleOnly:
 		_ = conn.Notify(ctx, "textDocument/publishDiagnostics", map[string]any{"uri": uri, "version": version - 1, "diagnostics": []any{diag(0, "stale error of the version before")}})
 		_ = conn.Notify(ctx, "textDocument/publishDiagnostics", map[string]any{"uri": uri, "diagnostics": []any{diag(0, "stale error without a version")}})

@@ -329,3 +329,16 @@ func TestAServerStillAtWorkPastTheWaitIsNotKnown(t *testing.T) {
 		t.Errorf("the verdict: %s", r.Text())
 	}
 }
+
+// TestOddDiagnosticsAreReadLeniently: what real servers send that a strict
+// reader refuses — a code as a string, a name twice, invalid UTF-8, a
+// message as markup — is read, not dropped.
+func TestOddDiagnosticsAreReadLeniently(t *testing.T) {
+	s, ws, _ := fakeSession(t, &fakeServer{oddShapes: true}, map[string]string{})
+	text := edit(t, s, ws, "new.fake", "BROKEN\n").Text()
+	for _, want := range []string{"new.fake:1:1: bad byte \ufffd here", "new.fake:1:1: in **markup**"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("want %q in:\n%s", want, text)
+		}
+	}
+}
