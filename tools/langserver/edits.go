@@ -15,8 +15,8 @@ import (
 // them too), and in the files earlier edits brought in. "" when abs has no
 // server, or its server was already said to be unavailable.
 func (s *Session) AfterEdit(ctx context.Context, abs, before string) Report {
+	s.track(abs) // judged from now on, even where this check cannot be made
 	if cfg, root, ok := s.inNewDir(abs); ok {
-		s.track(abs)
 		r, err := s.onStagedView(ctx, cfg, root, fmt.Sprintf("Language server: %s started for this run on a view holding your new folder %s.", cfg.Name, s.rel(filepath.Dir(abs))))
 		if err == nil {
 			return r
@@ -37,7 +37,7 @@ func (s *Session) AfterEdit(ctx context.Context, abs, before string) Report {
 	if err != nil && !incomplete {
 		return Report{Notes: nonEmpty(s.unavailable(abs, err))}
 	}
-	s.track(append([]string{abs}, affected...)...)
+	s.track(affected...)
 	r, err := s.judge(ctx, u, lang, s.trackedFor(u))
 	if err != nil {
 		return Report{Notes: nonEmpty(s.unavailable(abs, err))}

@@ -195,6 +195,9 @@ func (f *fakeServer) serve(conn jsonrpc2.Conn, done <-chan struct{}, exit func(e
 			uri, _, text := documentOf(m.Params)
 			docs.Store(uri, text)
 		}
+		if f.busy && m.Method == "textDocument/didOpen" { // said before any later answer
+			_ = conn.Notify(ctx, "$/progress", map[string]any{"token": "index", "value": map[string]any{"kind": "begin", "title": "indexing"}})
+		}
 		jsonrpc2.Async(ctx)
 		return f.handle(ctx, conn, done, exit, &initialized, m, req.IsCall(), docs)
 	})
@@ -259,9 +262,6 @@ func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan
 		text := d.TextDocument.Text
 		if len(d.ContentChanges) > 0 {
 			text = d.ContentChanges[0].Text
-		}
-		if f.busy && method == "textDocument/didOpen" {
-			_ = conn.Notify(ctx, "$/progress", map[string]any{"token": "index", "value": map[string]any{"kind": "begin", "title": "indexing"}})
 		}
 		switch {
 		case f.pull:

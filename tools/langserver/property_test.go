@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,7 +27,10 @@ import (
 func TestNoVerdictIsComputedOnAnotherText(t *testing.T) {
 	const runs, steps = 4, 12
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	if s, err := strconv.ParseUint(os.Getenv("AGENT_LSP_TEST_SEED"), 10, 64); err == nil {
+		seed = s // a failure's, to play it again
+	}
+	t.Logf("seed %d (AGENT_LSP_TEST_SEED plays it again)", seed)
 	var mu sync.Mutex
 	rng := rand.New(rand.NewPCG(seed, 0))
 	f := &fakeServer{tagged: true, jitter: func() time.Duration {
@@ -109,7 +114,7 @@ func judgeReport(t testing.TB, ws *tools.Workspace, r langserver.Report, step st
 	}
 	for _, c := range ws.Changes() {
 		if strings.Contains(c.New, "BROKEN") && !named[c.Path] && !unknown[c.Path] {
-			t.Errorf("%s: %s is broken in the run's text, yet called clean: %s", step, c.Path, r.Text())
+			t.Errorf("%s: %s is broken in the run's text %q, yet called clean: %s", step, c.Path, c.New, r.Text())
 		}
 	}
 }
