@@ -28,6 +28,11 @@ type Commands struct {
 	mu    sync.Mutex              // guards opts and views
 	opts  SandboxOptions          // how commands are isolated
 	views map[*folder]commandView // per root: made at its first command, removed by Close
+
+	// running is held (read) by each command for its whole run, and
+	// alone by a command run without the staged changes, which takes them
+	// out of the view for its time (RunCommandWithoutChanges).
+	running sync.RWMutex
 }
 
 func newCommands(roots *RootSet, view *View, changeset *Changeset, tree *Tree) *Commands {
@@ -64,8 +69,8 @@ func (c *Commands) SetSandbox(o SandboxOptions) {
 // editor's unsaved buffers and the staged changes over them (made at the
 // first command run in f, then kept in step) and the run's cache. unsaved
 // lists the buffers whose unsaved text the view holds.
-func (c *Commands) commandSpec(ctx context.Context, command string, f *folder, timeout time.Duration) (spec sandbox.Spec, unsaved []string, err error) {
-	v, unsaved, err := c.viewOf(ctx, f)
+func (c *Commands) commandSpec(ctx context.Context, command string, f *folder, timeout time.Duration, staged bool) (spec sandbox.Spec, unsaved []string, err error) {
+	v, unsaved, err := c.viewOf(ctx, f, staged)
 	if err != nil {
 		return sandbox.Spec{}, nil, err
 	}
@@ -83,10 +88,13 @@ func (c *Commands) commandSpec(ctx context.Context, command string, f *folder, t
 }
 
 // viewOf is root f's view, made at its first use and brought in step with
-// the staged changes and the unsaved buffers now; unsaved lists the
-// buffers it holds.
-func (c *Commands) viewOf(ctx context.Context, f *folder) (v commandView, unsaved []string, err error) {
-	changes := c.changeset.Changes()
+// the staged changes (unless staged is false: then without them) and the
+// unsaved buffers now; unsaved lists the buffers it holds.
+func (c *Commands) viewOf(ctx context.Context, f *folder, staged bool) (v commandView, unsaved []string, err error) {
+	var changes []Change
+	if staged {
+		changes = c.changeset.Changes()
+	}
 	buffers := c.view.unsavedBuffers(changes)
 	for _, b := range buffers {
 		if f.holds(b.AbsPath) {
@@ -132,7 +140,9 @@ func (c *Commands) StagedView(ctx context.Context, abs string) (sandbox.View, er
 	if f == nil {
 		return sandbox.View{}, fmt.Errorf("%s is in none of the workspace's roots", abs)
 	}
-	v, _, err := c.viewOf(ctx, f)
+	c.running.RLock()
+	defer c.running.RUnlock()
+	v, _, err := c.viewOf(ctx, f, true)
 	if err != nil {
 		return sandbox.View{}, err
 	}
@@ -178,12 +188,25 @@ func (c *Commands) PreviewSpec(command string, timeout time.Duration) sandbox.Sp
 // marker), each cut in the middle past maxOutput/2 bytes. A Go error is
 // returned only when the command cannot run or ctx was cancelled.
 func (c *Commands) RunCommand(ctx context.Context, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
-	return c.runCommandIn(ctx, c.roots.cur, ".", command, timeout, maxOutput)
+	c.running.RLock()
+	defer c.running.RUnlock()
+	return c.runCommandIn(ctx, c.roots.cur, ".", command, timeout, maxOutput, true)
 }
 
-// runCommandIn is RunCommand in root f's view, starting in its directory
-// dir (slash-separated, relative to f).
-func (c *Commands) runCommandIn(ctx context.Context, f *folder, dir, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
+// RunCommandWithoutChanges is RunCommand on the view without the run's
+// staged changes (the editor's buffers still over disk): the workspace as
+// it was before the run, in the same view and cache, so what the run's
+// commands built is reused. No other command runs meanwhile; the next one
+// sees the changes again.
+func (c *Commands) RunCommandWithoutChanges(ctx context.Context, command string, timeout time.Duration, maxOutput int) (CommandOutcome, error) {
+	c.running.Lock()
+	defer c.running.Unlock()
+	return c.runCommandIn(ctx, c.roots.cur, ".", command, timeout, maxOutput, false)
+}
+
+// runCommandIn is RunCommand in root f's view (with the staged changes, or
+// not), starting in its directory dir (slash-separated, relative to f).
+func (c *Commands) runCommandIn(ctx context.Context, f *folder, dir, command string, timeout time.Duration, maxOutput int, staged bool) (CommandOutcome, error) {
 	out := CommandOutcome{Command: command}
 	run := command
 	if dir != "." {
@@ -191,7 +214,7 @@ func (c *Commands) runCommandIn(ctx context.Context, f *folder, dir, command str
 		// command's own words unchanged (the policy checked those).
 		run = "cd -- " + shellQuote(dir) + " || exit 1\n" + command
 	}
-	spec, unsaved, err := c.commandSpec(ctx, run, f, timeout)
+	spec, unsaved, err := c.commandSpec(ctx, run, f, timeout, staged)
 	if err != nil {
 		return out, fmt.Errorf("execute_command: %w", err)
 	}

@@ -131,7 +131,9 @@ func runCommandTool(ctx context.Context, w *Workspace, policy *Policy, approver 
 	if p.TimeoutS > 0 {
 		timeout = min(time.Duration(p.TimeoutS)*time.Second, limits.Timeout)
 	}
-	out, err := w.runCommandIn(ctx, f, dir, p.Command, timeout, limits.MaxOutput)
+	w.running.RLock()
+	out, err := w.runCommandIn(ctx, f, dir, p.Command, timeout, limits.MaxOutput, true)
+	w.running.RUnlock()
 	if errors.Is(err, sandbox.ErrLinkInView) {
 		return Errorf("%v", err), nil
 	}

@@ -20,7 +20,7 @@ func TestThePreviewSpecIsTheRunsSpec(t *testing.T) {
 	defer w.Close()
 	w.SetSandbox(SandboxOptions{NetworkIn: func(string) bool { return true }, ReadOnly: []string{"/opt/toolchain"},
 		Limits: sandbox.Limits{Memory: 123 << 20}, Env: []string{"PATH=/usr/bin", "LANG=C"}})
-	run, _, err := w.Commands.commandSpec(context.Background(), "go test ./...", w.Commands.roots.cur, 7*time.Second)
+	run, _, err := w.Commands.commandSpec(context.Background(), "go test ./...", w.Commands.roots.cur, 7*time.Second, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -328,7 +328,7 @@ func TestRootsCopyViewAndBuffers(t *testing.T) {
 		t.Error("web's copy holds another root")
 	}
 	w.SetSandbox(SandboxOptions{Cache: filepath.Join(sandboxTestDir(), "shared-cache")})
-	out, err := w.runCommandIn(context.Background(), web, ".", "cat marker.txt b.txt", time.Minute, 10_000)
+	out, err := w.runCommandIn(context.Background(), web, ".", "cat marker.txt b.txt", time.Minute, 10_000, true)
 	if err != nil || !strings.HasPrefix(out.Text(), "web staged\nunsaved\n") || !slices.Equal(out.Unsaved, []string{"web/b.txt"}) {
 		t.Errorf("a command in web: %q %v %v", out.Text(), out.Unsaved, err)
 	}

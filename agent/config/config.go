@@ -263,6 +263,10 @@ func isTrue(b *bool) bool { return b != nil && *b }
 // run: yes unless plan_confirm = false.
 func (s Settings) ConfirmsPlans() bool { return s.PlanConfirm == nil || *s.PlanConfirm }
 
+// RunsTests says whether the tests a proposal touches run before it is
+// offered (run_tests; unset means on).
+func (s Settings) RunsTests() bool { return s.RunTests == nil || *s.RunTests }
+
 // EffectiveAllowlist is the built-in list (unless no_default_allowlist) plus
 // the configured one.
 func (s Settings) EffectiveAllowlist(defaults []string) []string {

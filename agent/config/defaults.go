@@ -25,6 +25,12 @@ func (s Settings) OutputLimit() int { return s.number("max_output") }
 func (s Settings) Trials() int  { return s.number("max_trials") }
 func (s Settings) Replans() int { return s.number("max_replans") }
 
+// TestBudget is test_budget_s: how long the tests a proposal touches may
+// run.
+func (s Settings) TestBudget() time.Duration {
+	return time.Duration(s.number("test_budget_s")) * time.Second
+}
+
 // Retries is retry_attempts; RetryBase is retry_base_ms.
 func (s Settings) Retries() int { return s.number("retry_attempts") }
 func (s Settings) RetryBase() time.Duration {

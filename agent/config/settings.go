@@ -71,9 +71,13 @@ type Settings struct {
 	// Strategy is react (default), plan or reflexion.
 	Strategy string `toml:"strategy" json:"strategy,omitempty"`
 	// Checks are reflexion's evaluator commands, run in the sandbox.
-	Checks     []string `toml:"checks" json:"checks,omitempty"`
-	MaxTrials  int      `toml:"max_trials" json:"maxTrials,omitempty"`
-	MaxReplans int      `toml:"max_replans" json:"maxReplans,omitempty"`
+	Checks    []string `toml:"checks" json:"checks,omitempty"`
+	MaxTrials int      `toml:"max_trials" json:"maxTrials,omitempty"`
+	// RunTests runs the tests a proposal touches before it is offered
+	// (unset means on; read through RunsTests); TestBudgetS bounds them.
+	RunTests    *bool `toml:"run_tests" json:"runTests,omitempty"`
+	TestBudgetS int   `toml:"test_budget_s" json:"testBudgetS,omitempty"`
+	MaxReplans  int   `toml:"max_replans" json:"maxReplans,omitempty"`
 	// RetryAttempts and RetryBaseMS (doubled each retry up to 8x) shape the
 	// backoff on transient provider failures; their defaults are the
 	// table's (Retries, RetryBase).
@@ -206,6 +210,10 @@ var table = withFields([]Setting{
 		Doc: "Reflexion's evaluator commands (e.g. \"go test ./...\"); they run without asking."},
 	{TOML: "max_trials", Default: agent.DefaultMaxTrials, Untrusted: lowerOnly,
 		Doc: "Reflexion's trials."},
+	{TOML: "run_tests", Default: true, Untrusted: Rule{Says: "true only", filter: filterRunTests},
+		Doc: "Run the tests the proposal touches (Go's packages, pytest's files, else checks) in the sandbox before you review it, against the workspace without it."},
+	{TOML: "test_budget_s", Default: 60, Untrusted: lowerOnly,
+		Doc: "How long the tests the proposal touches may run, in seconds."},
 	{TOML: "max_replans", Default: agent.DefaultMaxReplans, Untrusted: lowerOnly,
 		Doc: "Plan-and-execute's replans."},
 	// More tries and longer waits keep a run (and the user's bill and wait)

@@ -86,6 +86,13 @@ func filterPlanConfirm(_ Setting, _ Settings, s *Settings, warn func(string, ...
 	}
 }
 
+func filterRunTests(_ Setting, _ Settings, s *Settings, warn func(string, ...any)) {
+	if s.RunTests != nil && !*s.RunTests {
+		warn("run_tests = false ignored: the proposal would be offered without its tests' verdict")
+		s.RunTests = nil
+	}
+}
+
 // filterLimit drops a limit above the user's own value, or above the
 // default when the user set none. context_window is capped only by the
 // user's own value: its default depends on the model, and a larger one than

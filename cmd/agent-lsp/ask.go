@@ -125,17 +125,25 @@ func askModel(ctx context.Context, root string, flags config.Settings, stderr io
 	return settings, provider, exitOK
 }
 
-// finishAsk prints the answer, the notes and the proposal of a run that
-// ended, and with apply writes the proposal and keeps the notes.
+// finishAsk prints the answer, the notes, the proposal and what its tests
+// say of a run that ended, and with apply writes the proposal and keeps the
+// notes.
 func finishAsk(out agentrun.Outcome, memory *agent.Memory, apply, sensitive bool, stdout, stderr io.Writer) int {
 	// The tokens the run took close the trace, whatever comes before.
 	defer fmt.Fprintf(stderr, "[AGENT] Usage: %s\n", out.Usage)
-	fmt.Fprintln(stdout, strings.TrimRight(out.Answer, "\n"))
+	answer := out.Answer
+	if out.Tests != "" { // after the diff, which they are of
+		answer = strings.TrimSuffix(answer, "\n\n"+out.Tests)
+	}
+	fmt.Fprintln(stdout, strings.TrimRight(answer, "\n"))
 	if notice := agent.PendingNotice(memory.Pending()); notice != "" {
 		fmt.Fprintf(stdout, "\n%s\n", notice)
 	}
 	if code := writeProposal(out.Proposal, apply, sensitive, stdout, stderr); code != exitOK {
 		return code
+	}
+	if out.Tests != "" {
+		fmt.Fprintf(stdout, "\n%s\n", out.Tests)
 	}
 	return keepNotes(memory, apply, stderr)
 }

@@ -138,6 +138,8 @@ func TestAskEditPrintsDiffAndTouchesNothing(t *testing.T) {
 +++ b/test_hello.py
 @@ -0,0 +1 @@
 +from hello import greet
+
+Tests: not run: the test files the change touches hold no test.
 `
 	if r.code != 0 || r.stdout != want {
 		t.Fatalf("exit %d stdout:\n%s\nwant:\n%s\nstderr:\n%s", r.code, r.stdout, want, r.stderr)

@@ -25,7 +25,7 @@ func TestTheLanguageServersCheckEndsTheTurn(t *testing.T) {
 		t.Fatalf("stopReason = %s", resp.StopReason)
 	}
 	updates, _, _, _ := f.editor.snapshot()
-	if text := agentText(updates); !strings.HasSuffix(strings.TrimSpace(text), "Language server: no new errors (2 file(s) checked).") {
+	if text := agentText(updates); !strings.Contains(text, "Language server: no new errors (2 file(s) checked).\n\n"+agentruntest.NoTestTouched) {
 		t.Errorf("the turn's text: %q", text)
 	}
 	second, _ := json.Marshal(srv.Requests()[1]["messages"])

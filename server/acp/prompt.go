@@ -163,8 +163,8 @@ func (t *turn) run(prompt string, images []llm.Image) (resp sdk.PromptResponse, 
 		// A plan's or reflexion's answer is composed at the end, not
 		// streamed; react's went out as the model gave it.
 		t.message(out.Answer)
-	} else if out.Check != "" {
-		t.message("\n\n" + out.Check) // the end of Answer, which was not streamed
+	} else if out.Appended != "" {
+		t.message("\n\n" + out.Appended) // the end of Answer, which was not streamed
 	}
 	if out.Ending == agentrun.Stopped {
 		if errors.Is(runErr, agent.ErrIterationLimit) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/agent"
@@ -15,6 +16,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/langserver"
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
+	"github.com/agent-lsp/agent-lsp/tools/testrun"
 )
 
 // LanguageServerStarter, when set, starts the language servers instead of
@@ -76,20 +78,22 @@ func withLanguageServers(ts []tools.Tool, s *langserver.Session) []tools.Tool {
 	return append(ts, s.Tools()...)
 }
 
-// checkNote tells the model what the run-end check found, so it can fix it.
-const checkNote = "(Note from agent-lsp: before the user reviews your changes, the language server checked them:\n%s\nFix these errors if they are yours, or say in your answer why they remain.)"
+// reviewNote tells the model what the run-end review found, so it can fix
+// it.
+const reviewNote = "(Note from agent-lsp: before the user reviews your changes, agent-lsp checked them:\n%s\nFix what your changes broke, or say in your answer why it remains.)"
 
-// checkProposal diagnoses the proposal once at the run's end; with new
-// errors and a run that ended on its own, the model gets one more turn to
-// fix them, and the changes are checked again. The report's text is for
-// the reviewer.
-func checkProposal(ctx context.Context, r Request, a *agent.Agent, s *langserver.Session, out *Outcome, err *error) {
-	if s == nil || !offered(ctx, *err) || r.View.Proposal().Empty() {
+// review checks the proposal once at the run's end: the language servers'
+// check (s, may be nil) and the tests the proposal touches (tests, may be
+// nil). Where either finds what the run broke, and the run ended on its
+// own, the model gets one more turn to fix it, and both are made again.
+// Their texts end the answer, for the reviewer.
+func review(ctx context.Context, r Request, a *agent.Agent, s *langserver.Session, tests *testrun.Runner, out *Outcome, err *error) {
+	if s == nil && tests == nil || !offered(ctx, *err) || r.View.Proposal().Empty() {
 		return
 	}
-	report := s.Check(ctx)
-	if len(report.New) > 0 && *err == nil {
-		r.History.AddUser(fmt.Sprintf(checkNote, report.Text()))
+	check, verdict := reviewOnce(ctx, s, tests)
+	if (len(check.New) > 0 || verdict.Kind == testrun.Broke) && *err == nil {
+		r.History.AddUser(fmt.Sprintf(reviewNote, joinTexts(check.Text(), testsText(tests, verdict))))
 		more, cerr := a.Continue(ctx, r.History)
 		out.Usage.Add(more.Usage)
 		out.Iterations += more.Iterations
@@ -100,15 +104,48 @@ func checkProposal(ctx context.Context, r Request, a *agent.Agent, s *langserver
 		if !offered(ctx, cerr) {
 			return
 		}
-		report = s.Check(ctx)
+		check, verdict = reviewOnce(ctx, s, tests)
 	}
-	out.Check = report.Text()
-	if out.Check != "" {
+	out.Check, out.Tests = check.Text(), testsText(tests, verdict)
+	out.Appended = joinTexts(out.Check, out.Tests)
+	if out.Appended != "" {
 		if r.OnEvent != nil {
-			r.OnEvent(agent.Event{Kind: agent.EventNotice, Text: out.Check})
+			r.OnEvent(agent.Event{Kind: agent.EventNotice, Text: out.Appended})
 		}
-		out.Answer += "\n\n" + out.Check
+		out.Answer += "\n\n" + out.Appended
 	}
+}
+
+// reviewOnce is the language servers' check and the tests' verdict of the
+// proposal as it stands (each zero where not asked for).
+func reviewOnce(ctx context.Context, s *langserver.Session, tests *testrun.Runner) (langserver.Report, testrun.Verdict) {
+	var check langserver.Report
+	var verdict testrun.Verdict
+	if s != nil {
+		check = s.Check(ctx)
+	}
+	if tests != nil {
+		verdict = tests.Run(ctx)
+	}
+	return check, verdict
+}
+
+func testsText(tests *testrun.Runner, v testrun.Verdict) string {
+	if tests == nil {
+		return ""
+	}
+	return v.Text()
+}
+
+// joinTexts joins the non-empty of texts, a blank line between.
+func joinTexts(texts ...string) string {
+	var out []string
+	for _, t := range texts {
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }
 
 // offered reports whether a run that returned err offers its proposal.

@@ -74,7 +74,7 @@ func TestSignatureChangeBreaksCallersThenTheModelFixesThem(t *testing.T) {
 	if last := toolResult(reqs, 2); !strings.Contains(last, "no new errors") {
 		t.Errorf("after the fixes: %s", last)
 	}
-	if !strings.Contains(out.Check, "no new errors") || !strings.HasSuffix(out.Answer, out.Check) {
+	if !strings.Contains(out.Check, "no new errors") || !strings.HasSuffix(out.Answer, out.Appended) || !strings.HasPrefix(out.Appended, out.Check) {
 		t.Fatalf("the reviewer is not told: check %q, answer %q", out.Check, out.Answer)
 	}
 	if len(out.Proposal.Changes) != 3 || len(reqs) != 3 {

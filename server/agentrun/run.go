@@ -67,9 +67,11 @@ type Outcome struct {
 	// when Offers and drops it otherwise.
 	Proposal tools.Proposal
 	// Check is what the language servers found in the proposal at the
-	// run's end ("no new errors", or the list), already at the end of
-	// Answer; "" when nothing was checked.
-	Check string
+	// run's end ("no new errors", the list, or "not known"), and Tests what
+	// the tests it touches say of it ("pass", the tests it broke, or "not
+	// run"); "" when not made. Appended is both, as they end Answer (a
+	// wire that streamed the answer shows it after).
+	Check, Tests, Appended string
 }
 
 // Do runs r to its end. A cancel (ctx) and a failure leave the history
@@ -96,7 +98,7 @@ func Do(ctx context.Context, r Request) (Outcome, error) {
 	} else {
 		out.Outcome, err = a.Do(ctx, task)
 	}
-	checkProposal(ctx, r, a, servers, &out, &err)
+	review(ctx, r, a, servers, testsOf(r, mode), &out, &err)
 	out.Proposal = r.View.Proposal()
 	out.Ending = endingOf(ctx, err)
 	switch out.Ending {

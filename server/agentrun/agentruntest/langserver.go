@@ -29,6 +29,11 @@ func EditCall(path, old, new string) llmtest.Call {
 	return llmtest.Call{Name: "edit_file", Args: string(b)}
 }
 
+// NoTestTouched begins the tests' verdict of a change no test touches
+// (AddModule has none): what ends the answer after the language servers'
+// check.
+const NoTestTouched = "Tests: not run: no test touches the changed files"
+
 // AddModule is a Go module whose Add (a/a.go) b/b.go calls: the wires'
 // language-server tests change Add's signature in it.
 var AddModule = map[string]string{
