@@ -171,16 +171,21 @@ func (a *Agent) optionsChanged(s *session) {
 // findModels fills in s's model (the connection's Models) and the models its
 // provider serves, listed once a connection per provider and server; a
 // failure leaves the list at the current model, and the turn says why.
-func (a *Agent) findModels(ctx context.Context, s *session) {
+// The error is why no model is usable (a sign-in fixes those that match
+// config.ErrSignIn); then nothing is listed.
+func (a *Agent) findModels(ctx context.Context, s *session) error {
 	ctx, cancel := context.WithTimeout(ctx, listModelsWait)
 	defer cancel()
-	settings := s.currentSettings()
-	if found, err := a.runModels.Find(ctx, settings); err == nil {
-		settings = found
-		s.keepFound(found)
+	settings, err := a.runModels.Find(ctx, s.currentSettings())
+	if err == nil {
+		err = settings.Validate()
 	}
+	if err != nil {
+		return err
+	}
+	s.keepFound(settings)
 	if a.opts.ListModels == nil {
-		return
+		return nil
 	}
 	key := settings.Provider + "\x00" + settings.BaseURL
 	a.mu.Lock()
@@ -190,7 +195,7 @@ func (a *Agent) findModels(ctx context.Context, s *session) {
 		var err error
 		if models, err = a.opts.ListModels(ctx, settings); err != nil {
 			a.log.Info("acp: listing the models", "error", err)
-			return
+			return nil
 		}
 		slices.Sort(models)
 		a.mu.Lock()
@@ -200,4 +205,5 @@ func (a *Agent) findModels(ctx context.Context, s *session) {
 	s.mu.Lock()
 	s.models = models
 	s.mu.Unlock()
+	return nil
 }
