@@ -178,3 +178,67 @@ func DefaultModel(provider string) string {
 	p, _ := catalog.Find(provider)
 	return p.DefaultModel
 }
+
+// ModelFacts are what agent-lsp knows of a model, for `agent-lsp models`,
+// ACP's model picker and agent.status.
+type ModelFacts struct {
+	// ContextWindow in tokens; 0 where not known.
+	ContextWindow int `json:"contextWindow,omitempty"`
+	// Price in US dollars per million tokens; nil where not known.
+	Price  *llm.Price `json:"price,omitempty"`
+	Images bool       `json:"images"`
+	// Known says the catalog knows the model (else the window and images
+	// are guesses or settings, the price [prices]'s or none).
+	Known bool `json:"known"`
+}
+
+// Facts are what is known of s's model.
+func (s Settings) Facts() ModelFacts {
+	_, known := s.CatalogModel()
+	f := ModelFacts{ContextWindow: s.Window(), Images: s.SeesImages(), Known: known}
+	if p, ok := s.ModelPrice(); ok {
+		f.Price = &p
+	}
+	return f
+}
+
+// String is the facts in a few words: "1.05M context, $0.40 in, $0.10
+// cached, $1.60 out per 1M tokens, takes images".
+func (f ModelFacts) String() string {
+	parts := []string{"context unknown"}
+	if f.ContextWindow > 0 {
+		parts[0] = tokens(f.ContextWindow) + " context"
+	}
+	if f.Price != nil {
+		parts = append(parts, fmt.Sprintf("$%s in, $%s cached, $%s out per 1M tokens", dollars(f.Price.Input), dollars(f.Price.Cached), dollars(f.Price.Output)))
+	} else {
+		parts = append(parts, "price unknown")
+	}
+	if f.Images {
+		parts = append(parts, "takes images")
+	} else {
+		parts = append(parts, "text only")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// tokens writes a count as people read it: 128k, 1.05M.
+func tokens(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", float64(n)/1e6), "0"), ".") + "M"
+	case n >= 1000:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+// dollars writes a price without trailing zeros past the cents.
+func dollars(d float64) string {
+	s := fmt.Sprintf("%.4f", d)
+	s = strings.TrimRight(s, "0")
+	if i := strings.IndexByte(s, '.'); len(s)-i < 3 {
+		s += strings.Repeat("0", 3-(len(s)-i))
+	}
+	return s
+}

@@ -75,9 +75,28 @@ func pickServerModel(ctx context.Context, s config.Settings, srv localServer, st
 	return s, nil
 }
 
-// pickLocalModel asks every local server at once and takes the first in
-// localServers' order that answers with a model.
+// pickLocalModel takes the first local server, in localServers' order,
+// that answers with a model.
 func pickLocalModel(ctx context.Context, s config.Settings, stderr io.Writer) (config.Settings, error) {
+	found := detectLocalServers(ctx)
+	if len(found) == 0 {
+		return s, errNoModel
+	}
+	srv := found[0]
+	s.Provider, s.BaseURL, s.Model = config.ProviderOpenAI, srv.baseURL, bestCodingModel(srv.models)
+	fmt.Fprintf(stderr, "[AGENT] no model configured: using %s from %s at %s (AGENT_LSP_MODEL picks another)\n", s.Model, srv.name, llm.RedactURL(srv.baseURL))
+	return s, nil
+}
+
+// runningServer is a local server that answered, with its models.
+type runningServer struct {
+	localServer
+	models []string
+}
+
+// detectLocalServers asks every local server at once (detectTimeout in
+// all) and returns those that list a model, in localServers' order.
+func detectLocalServers(ctx context.Context) []runningServer {
 	ctx, cancel := context.WithTimeout(ctx, detectTimeout)
 	defer cancel()
 	found := make([][]string, len(localServers))
@@ -90,16 +109,13 @@ func pickLocalModel(ctx context.Context, s config.Settings, stderr io.Writer) (c
 		}()
 	}
 	wg.Wait()
+	var out []runningServer
 	for i, models := range found {
-		if len(models) == 0 {
-			continue
+		if len(models) > 0 {
+			out = append(out, runningServer{localServers[i], models})
 		}
-		srv := localServers[i]
-		s.Provider, s.BaseURL, s.Model = config.ProviderOpenAI, srv.baseURL, bestCodingModel(models)
-		fmt.Fprintf(stderr, "[AGENT] no model configured: using %s from %s at %s (AGENT_LSP_MODEL picks another)\n", s.Model, srv.name, llm.RedactURL(srv.baseURL))
-		return s, nil
 	}
-	return s, errNoModel
+	return out
 }
 
 // listModels reads an OpenAI-compatible server's model list through the
