@@ -84,8 +84,8 @@ func keyIf(s config.SignIn, provider string) string {
 // providerChoice is an entry of the provider menu.
 type providerChoice struct {
 	label, name, provider, baseURL string // name: in messages
-	keyEnv, keyLink          string
-	needsKey                 bool
+	keyEnv, keyLink                string
+	needsKey                       bool
 }
 
 // pickProvider offers OpenAI, Gemini, another provider the catalog knows,
