@@ -1,6 +1,7 @@
 package acp_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agent-lsp/agent-lsp/agent/config"
+	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 )
 
@@ -79,9 +82,9 @@ func TestNoModelAsksForASignIn(t *testing.T) {
 	if _, err := f.conn.Authenticate(f.ctx(), sdk.AuthenticateRequest{MethodId: "agent-lsp-setup"}); !errors.As(err, &re) || re.Code != -32000 {
 		t.Errorf("authenticate before the set-up: %v, want auth_required", err)
 	}
-	config := filepath.Join(f.env["XDG_CONFIG_HOME"], "agent-lsp", "config.toml")
-	os.MkdirAll(filepath.Dir(config), 0o700)
-	if err := os.WriteFile(config, []byte("model = \"gpt-test\"\nbase_url = \""+srv.URL+"/v1\"\n[keys]\nopenai = \"sk-file\"\n"), 0o600); err != nil {
+	userConfig := filepath.Join(f.env["XDG_CONFIG_HOME"], "agent-lsp", "config.toml")
+	os.MkdirAll(filepath.Dir(userConfig), 0o700)
+	if err := os.WriteFile(userConfig, []byte("model = \"gpt-test\"\nbase_url = \""+srv.URL+"/v1\"\n[keys]\nopenai = \"sk-file\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.conn.Authenticate(f.ctx(), sdk.AuthenticateRequest{MethodId: "agent-lsp-setup"}); err != nil {
@@ -109,5 +112,23 @@ func TestAuthenticateAKeyMethod(t *testing.T) {
 	}
 	if _, err := f.conn.Authenticate(f.ctx(), sdk.AuthenticateRequest{MethodId: "password"}); !errors.As(err, &re) || re.Code != -32602 {
 		t.Errorf("an unknown method: %v", err)
+	}
+}
+
+// A prompt whose model cannot be reached for want of a sign-in (here the
+// provider chain says a key is missing) is auth_required too, not a
+// generic failure.
+func TestAPromptWithoutAUsableModelAsksForASignIn(t *testing.T) {
+	f := newFixture(t, nil, nil, fixtureOptions{
+		env: map[string]string{"AGENT_LSP_MODEL": "gpt-test", "OPENAI_API_KEY": "sk-expired"},
+		provider: func(context.Context, config.Settings) (llm.Provider, error) {
+			return nil, config.SignInError("no key for the fallback's provider: set GROQ_API_KEY, or run `agent-lsp setup`")
+		},
+	})
+	s := f.newSession()
+	_, err := f.conn.Prompt(f.ctx(), sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hello")}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || re.Code != -32000 || !strings.Contains(re.Message, "GROQ_API_KEY") {
+		t.Errorf("session/prompt: %v, want auth_required saying what is missing", err)
 	}
 }
