@@ -37,14 +37,10 @@ func SaveSignIn(env Env, s SignIn) (string, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return path, err
 	}
-	var before map[string]any
-	if _, err := toml.Decode(string(old), &before); err != nil {
+	if _, err := toml.Decode(string(old), new(map[string]any)); err != nil {
 		return path, fmt.Errorf("%s is not valid TOML, so it was left as it is: %w", path, err)
 	}
-	text, err := signedIn(string(old), s)
-	if err != nil {
-		return path, err
-	}
+	text := signedIn(string(old), s)
 	var check Settings
 	if err := decodeFile(path, []byte(text), &check); err != nil || check.Provider != s.Provider || check.Model != s.Model ||
 		check.BaseURL != s.BaseURL || s.Key != "" && check.Keys[s.Provider] != s.Key {
@@ -54,15 +50,15 @@ func SaveSignIn(env Env, s SignIn) (string, error) {
 }
 
 // signedIn is the config text with s's settings in place of the old ones.
-func signedIn(text string, s SignIn) (string, error) {
+func signedIn(text string, s SignIn) string {
 	top := map[string]string{"provider": s.Provider, "model": s.Model, "base_url": s.BaseURL}
 	for _, key := range []string{"provider", "model", "base_url"} {
 		text = setKey(text, "", key, top[key])
 	}
 	if s.Key == "" {
-		return text, nil // a server without a key: a key kept for the provider stays
+		return text // a server without a key: a key kept for the provider stays
 	}
-	return setKey(text, "keys", s.Provider, s.Key), nil
+	return setKey(text, "keys", s.Provider, s.Key)
 }
 
 // tableHeader matches a [table] or [[array]] header line.
