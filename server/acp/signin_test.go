@@ -71,6 +71,7 @@ func TestSignInThroughTheTerminal(t *testing.T) {
 	term.waitText("Model [")
 	term.typeLine("coder-large")
 	screen := term.waitText("Saved to")
+	t.Logf("what the user saw:\n%s", strings.TrimRight(term.history(), "\n"))
 	if code := term.exitStatus(); code != "0" {
 		t.Errorf("the set-up exited %s:\n%s", code, screen)
 	}
