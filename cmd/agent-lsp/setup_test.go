@@ -126,3 +126,11 @@ func TestSetupWritesTheUsersConfigOnly(t *testing.T) {
 		t.Errorf("config:\n%s", r.config)
 	}
 }
+
+// A provider name the catalog does not know is asked again, naming it.
+func TestSetupAsksAgainForAnUnknownProviderName(t *testing.T) {
+	r := runSetup(t, context.Background(), strings.NewReader("3\nnot-a-provider\n"), previousConfig)
+	if r.code != exitFailed || !strings.Contains(r.stdout, `"not-a-provider" is not one of them`) || !strings.Contains(r.stdout, "groq") || r.config != previousConfig {
+		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
