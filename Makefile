@@ -48,7 +48,9 @@ vscode: deps
 cross:
 	bash .ci/cross
 
-# Six stripped binaries and a .vsix per platform carrying its binary, in dist/.
+# Six stripped binaries, a .vsix per platform carrying its binary, and the
+# ACP Registry's archives and entry (RELEASE_BASE_URL: where they will be
+# downloaded from), in dist/.
 release: deps
 	bash .ci/release
 

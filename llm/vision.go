@@ -2,14 +2,16 @@ package llm
 
 import "strings"
 
-// visionModels are name parts of the models that take images: OpenAI's
-// since gpt-4o, Gemini, and the vision models local servers serve.
+// visionModels are name parts of the vision models local servers serve
+// (Ollama, LM Studio, llama.cpp, vLLM), which no catalog lists. Hosted
+// models are the catalog's to say (config.Settings.SeesImages).
 var visionModels = []string{
-	"gpt-4o", "gpt-4.1", "gpt-5", "o3", "o4", "gemini", "vision", "llava", "-vl", "vl-", "vl:", "2.5vl", "gemma3", "pixtral", "minicpm-v", "moondream",
+	"vision", "llava", "-vl", "vl-", "vl:", "2.5vl", "gemma3", "pixtral", "minicpm-v", "moondream",
 }
 
-// SeesImages says whether model takes images in user messages, by its
-// name: one not known to is sent none, and the user is told.
+// SeesImages guesses, by its name, whether a model the catalog does not
+// know takes images in user messages: one not known to is sent none, and
+// the user is told.
 func SeesImages(model string) bool {
 	m := strings.ToLower(model)
 	for _, v := range visionModels {

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/agent"
+	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/server/completion"
@@ -242,6 +243,9 @@ type statusResult struct {
 	Thinking string `json:"thinking"`
 	// Context is how full the model's window was at the latest model call.
 	Context *contextStatus `json:"context,omitempty"`
+	// ModelFacts are what is known of Model: its context window, price and
+	// image support (the catalog's, or the settings').
+	ModelFacts config.ModelFacts `json:"modelFacts"`
 }
 
 type runStatus struct {
@@ -288,5 +292,7 @@ func (s *Server) status(context.Context, noArgs) (statusResult, error) {
 	st.LanguageServers = agentrun.LanguageServerStatus(s.lsp, settings, root)
 	model, thinking := s.options.chosen()
 	st.Model, st.Thinking, st.Context = cmp.Or(model, settings.Model), cmp.Or(thinking, settings.Thinking), s.options.meter()
+	settings.Model = st.Model
+	st.ModelFacts = settings.Facts()
 	return st, nil
 }

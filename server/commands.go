@@ -59,7 +59,7 @@ var commands = []command{
 	define(CommandNewSession, (*Server).newSession, nil, "",
 		"starts a fresh conversation (follow-ups in a session continue it)"),
 	define(CommandStatus, (*Server).status, nil, "",
-		"runs (with notes waiting), proposals, session, settings, notes, circuit breakers, the sandbox level, the language servers (running, or why not: a missing one's install command), the next run's model and thinking, how full the context was at the latest model call"),
+		"runs (with notes waiting), proposals, session, settings, notes, circuit breakers, the sandbox level, the language servers (running, or why not: a missing one's install command), the next run's model and thinking, how full the context was at the latest model call, and what is known of the model (`modelFacts`: context window, price, image support)"),
 	define(CommandListSessions, (*Server).listSessions, nil, "", "stored conversations of this workspace, newest first"),
 	define(CommandSwitchSession, (*Server).switchSession, func(a *sessionArgs, words string) error { a.ID = words; return nil },
 		"", "continue another conversation"),

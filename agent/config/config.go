@@ -1,7 +1,9 @@
 // Package config loads agent-lsp's settings: defaults, then the user's file
 // ($XDG_CONFIG_HOME/agent-lsp/config.toml), then the project's .agent-lsp.toml,
 // then the environment; the caller applies flags or LSP settings last with
-// Merge. Secrets (API keys) only ever come from the environment.
+// Merge. Secrets (API keys) come from the environment or the user's own
+// file ([keys], which agent-lsp setup writes), never from a project or an
+// editor.
 package config
 
 import (
@@ -31,8 +33,9 @@ const (
 	ProviderGemini = "gemini"
 )
 
-// Providers lists the provider names this build knows, in the order messages
-// give them.
+// Providers lists the providers this build has an SDK for, in the order
+// messages give them; every other provider the catalog knows is served on
+// OpenAI's wire (KnownProvider).
 func Providers() []string { return []string{ProviderOpenAI, ProviderGemini} }
 
 // Env reads an environment variable; os.Getenv in production.
@@ -77,6 +80,10 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 			warnings = append(warnings, fmt.Sprintf("%s: sandbox_network ignored: only your own config can give commands the network", p))
 			project.SandboxNetwork = nil
 		}
+		if len(project.Keys) > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: [keys] ignored: API keys come from your own config or the environment", p))
+			project.Keys = nil
+		}
 		s = Merge(s, project)
 	}
 	envSettings, err := fromEnv(env)
@@ -85,12 +92,16 @@ func Load(workspace string, env Env) (Settings, []string, error) {
 	}
 	s = Merge(s, envSettings)
 	warnings = append(warnings, mcpWarnings(s.MCP)...)
-	s.OpenAIKey, s.GeminiKey = env("OPENAI_API_KEY"), env("GEMINI_API_KEY")
-	if s.GeminiKey == "" {
-		s.GeminiKey = env("GOOGLE_API_KEY")
-	}
+	s.OpenAIKey = cmp.Or(env("OPENAI_API_KEY"), s.Keys[ProviderOpenAI])
+	s.GeminiKey = cmp.Or(env("GEMINI_API_KEY"), env("GOOGLE_API_KEY"), s.Keys[ProviderGemini])
+	s.env = env
 	return s, warnings, nil
 }
+
+// UserConfigPath is the user's own config file, which agent-lsp setup
+// writes: $XDG_CONFIG_HOME/agent-lsp/config.toml, else under
+// $HOME/.config; "" when neither is set.
+func UserConfigPath(env Env) string { return userConfigPath(env) }
 
 func userConfigPath(env Env) string {
 	dir := env("XDG_CONFIG_HOME")
@@ -232,25 +243,7 @@ func (s Settings) validateOne() error {
 			return fmt.Errorf("prices: %q = %v: three numbers of US dollars per million tokens, [input, cached input, output], e.g. \"gpt-4.1-mini\" = [0.40, 0.10, 1.60]", model, price)
 		}
 	}
-	switch s.Provider {
-	case ProviderOpenAI:
-		if s.Model == "" {
-			return errors.New("no model configured: set AGENT_LSP_MODEL (e.g. gpt-4o-mini, or the model name your local server serves)")
-		}
-		if s.OpenAIKey == "" && s.BaseURL == "" {
-			return errors.New("no OpenAI API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
-		}
-	case ProviderGemini:
-		if s.Model == "" {
-			return errors.New("no model configured: set AGENT_LSP_MODEL (e.g. gemini-2.5-flash)")
-		}
-		if s.GeminiKey == "" {
-			return errors.New("no Gemini API key: set GEMINI_API_KEY")
-		}
-	default:
-		return fmt.Errorf("unknown provider %q: set AGENT_LSP_PROVIDER to %s", s.Provider, strings.Join(Providers(), " or "))
-	}
-	return nil
+	return s.validateModel()
 }
 
 // AutoApplies says whether proposals go to clients without change
@@ -327,17 +320,4 @@ func (s Settings) For(m ModelRef) Settings {
 	s.Provider, s.Model, s.ToolProtocol, s.BaseURL = m.Provider, m.Model, m.ToolProtocol, m.BaseURL
 	s.Fallback, s.Degraded = nil, ""
 	return s
-}
-
-// ModelPrice is what the model charges: its prices entry where there is
-// one, else the list price of a provider's hosted model (no base_url);
-// false where not known.
-func (s Settings) ModelPrice() (llm.Price, bool) {
-	if p := s.Prices[s.Model]; len(p) == 3 {
-		return llm.Price{Input: p[0], Cached: p[1], Output: p[2]}, true
-	}
-	if s.BaseURL != "" {
-		return llm.Price{}, false
-	}
-	return llm.PriceOf(s.Model)
 }

@@ -92,7 +92,7 @@ func TestBadFilesAndMissingSettingsAreClear(t *testing.T) {
 		{Settings{Provider: "openai"}, "AGENT_LSP_MODEL"},
 		{Settings{Provider: "openai", Model: "gpt-4o"}, "OPENAI_API_KEY"},
 		{Settings{Provider: "gemini", Model: "gemini-2.5-flash"}, "GEMINI_API_KEY"},
-		{Settings{Provider: "claude", Model: "x"}, "AGENT_LSP_PROVIDER to openai or gemini"},
+		{Settings{Provider: "claude", Model: "x"}, "AGENT_LSP_PROVIDER to openai, gemini"},
 	} {
 		if err := c.s.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want mention of %s", c.s, err, c.want)
@@ -288,10 +288,10 @@ func TestRetrySettingsAreTheUsersToRaise(t *testing.T) {
 }
 
 // TestPricesAreByModel: a config file's prices are read by model name, a
-// model without an entry keeps its list price (none for another server),
-// and an entry that is not three numbers is refused.
+// model without an entry keeps its host's list price in the catalog (none
+// for another server), and an entry that is not three numbers is refused.
 func TestPricesAreByModel(t *testing.T) {
-	var s Settings
+	s := Settings{Provider: ProviderOpenAI}
 	if _, err := toml.Decode("[prices]\n\"local-coder\" = [0, 0, 0.5]\n\"gpt-4.1-mini\" = [0.5, 0.125, 2]\n", &s); err != nil {
 		t.Fatal(err)
 	}
@@ -308,6 +308,21 @@ func TestPricesAreByModel(t *testing.T) {
 		s.Model, s.BaseURL = c.model, c.baseURL
 		if got, known := s.ModelPrice(); got != c.want || known != c.known {
 			t.Errorf("%s: %+v %v, want %+v %v", c.model, got, known, c.want, c.known)
+		}
+	}
+	// A known provider is priced by name or by its address, not elsewhere.
+	groq, _ := KnownProvider("groq")
+	listed := groq.Models[0]
+	for _, c := range []struct {
+		s     Settings
+		known bool
+	}{
+		{Settings{Provider: "groq", Model: listed.ID}, listed.Priced},
+		{Settings{Provider: ProviderOpenAI, BaseURL: groq.BaseURL, Model: listed.ID}, listed.Priced},
+		{Settings{Provider: "groq", BaseURL: "http://127.0.0.1:8000/v1", Model: listed.ID}, false},
+	} {
+		if got, known := c.s.ModelPrice(); known != c.known || known && got != listed.Price {
+			t.Errorf("%s at %q: %+v %v, want %+v %v", c.s.Model, c.s.BaseURL, got, known, listed.Price, c.known)
 		}
 	}
 	// An untrusted project may not change what the meter says you spend.

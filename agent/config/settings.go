@@ -101,9 +101,17 @@ type Settings struct {
 	// see lsp.go): config files only.
 	LSP map[string]LSPServer `toml:"lsp" json:"-"`
 
-	// Secrets, from the environment only.
+	// Keys are API keys by provider name ("openai", "gemini", "groq", …),
+	// as agent-lsp setup writes them: the user's own file only, and the
+	// environment's variable wins (KeyFor).
+	Keys map[string]string `toml:"keys" json:"-"`
+
+	// The keys of OpenAI and Gemini: the environment's, else Keys'.
 	OpenAIKey string `toml:"-" json:"-"`
 	GeminiKey string `toml:"-" json:"-"`
+	// env is Load's environment, where the key of another known provider
+	// is read (KeyFor).
+	env Env `toml:"-" json:"-"`
 }
 
 // Setting is one row of the settings table: everything about a setting but
@@ -165,9 +173,9 @@ func refused(why string) Rule {
 
 // table is the settings table, in the order README.md lists them.
 var table = withFields([]Setting{
-	{TOML: "provider", Env: "AGENT_LSP_PROVIDER", Default: ProviderOpenAI, Enum: Providers(),
+	{TOML: "provider", Env: "AGENT_LSP_PROVIDER", Default: ProviderOpenAI,
 		Untrusted: Rule{Says: "yours only", filter: filterProvider}, merge: mergeProvider,
-		Doc: "Model provider."},
+		Doc: "Model provider: openai, gemini, or another provider the catalog knows, served on OpenAI's wire (groq, deepseek, openrouter, xai, …; agent-lsp providers lists them)."},
 	{TOML: "model", Env: "AGENT_LSP_MODEL", Untrusted: anyone,
 		Doc: "Model name, e.g. gpt-4o-mini or gemini-2.5-flash."},
 	{TOML: "base_url", Env: "OPENAI_BASE_URL", Untrusted: refused(""),
@@ -194,9 +202,9 @@ var table = withFields([]Setting{
 		Doc: "Models to continue on when the primary fails: provider:model[:protocol][@base_url]."},
 	{TOML: "degraded", Env: "AGENT_LSP_DEGRADED", Untrusted: Rule{Says: "your provider, no server", filter: filterDegraded},
 		Doc: "Last-resort model, announced as degraded mode: provider:model[:protocol][@base_url]."},
-	{TOML: "context_window", Default: note("a default per known model"), Untrusted: lowerOnly,
+	{TOML: "context_window", Default: note("the catalog's, else a guess from the model's name"), Untrusted: lowerOnly,
 		Doc: "The model's context window in tokens."},
-	{TOML: "prices", Default: note("the list prices of OpenAI's and Gemini's hosted models, none for another server"),
+	{TOML: "prices", Default: note("the catalog's list prices of a known provider's models, none for another server"),
 		Untrusted: refused(": a project may not change what the meter says you spend"),
 		Doc:       "What models charge, by model name, in US dollars per million tokens, [input, cached input, output] (\"gpt-4.1-mini\" = [0.40, 0.10, 1.60]), for ACP's cost meter."},
 	{TOML: "thinking", Env: "AGENT_LSP_THINKING", Enum: []string{"minimal", "low", "medium", "high"},
@@ -230,6 +238,8 @@ var table = withFields([]Setting{
 		Doc: "Next edit suggestions (textDocument/copilotInlineEdit) from your recent edits, on their own model; off without a model."},
 	{TOML: "mcp", Untrusted: Rule{Says: "no", filter: filterMCP}, merge: mergeMCPRow,
 		Doc: "MCP servers whose tools the agent may use."},
+	{TOML: "keys", UserOnly: true, Untrusted: userOnly,
+		Doc: "API keys by provider name (openai = \"sk-…\"), written by `agent-lsp setup` in a file only you can read; the provider's environment variable (OPENAI_API_KEY, GROQ_API_KEY, …) wins."},
 	{TOML: "lsp", Untrusted: Rule{Says: "enabled = false only", filter: filterLSP}, merge: mergeLSPRow,
 		Doc: "Language servers the agent asks ([lsp.NAME]: command, args, languages, extensions, root_markers, initialization_options, enabled); a project file never names a command."},
 })

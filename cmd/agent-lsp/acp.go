@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/server/acp"
@@ -26,6 +27,7 @@ func acpServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
 	ps := newProviders()
+	self, _ := os.Executable() // for the sign-in's command line ("agent-lsp" where unknown)
 	err := acp.Serve(ctx, acp.Options{
 		NewProvider: ps.New,
 		FindModel: func(ctx context.Context, s config.Settings) (config.Settings, error) {
@@ -36,6 +38,7 @@ func acpServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Env:        env,
 		Logger:     logger,
 		Version:    versionString(),
+		Executable: self,
 	}, stdin, stdout)
 	if err != nil {
 		logger.Error("acp", "error", err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -13,12 +12,6 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/llm/openai"
-)
-
-// The models used when only an API key is set (README: Configure a model).
-const (
-	defaultOpenAIModel = "gpt-4.1-mini"
-	defaultGeminiModel = "gemini-2.5-flash"
 )
 
 // localServer is an OpenAI-compatible server people run on their machine.
@@ -35,15 +28,18 @@ var localServers = []localServer{
 // detectTimeout bounds the whole look-up: all servers are asked at once.
 const detectTimeout = 300 * time.Millisecond
 
-// errNoModel is what a fresh machine with nothing to talk to gets.
-var errNoModel = errors.New(`no model configured, and no local model server found. One of:
+// errNoModel is what a fresh machine with nothing to talk to gets; a
+// sign-in fixes it (config.ErrSignIn: ACP answers auth_required).
+var errNoModel = config.SignInError(`no model configured, and no local model server found. One of:
+  agent-lsp setup                                     # sign in: pick a provider, enter its key, pick a model
   ollama pull qwen2.5-coder && ollama serve          # a local model (Ollama, LM Studio, llama.cpp and vLLM are found on their usual ports)
-  export OPENAI_API_KEY=sk-...                        # OpenAI (` + defaultOpenAIModel + `; AGENT_LSP_MODEL picks another)
-  export GEMINI_API_KEY=...                           # Gemini (` + defaultGeminiModel + `; AGENT_LSP_MODEL picks another)`)
+  export OPENAI_API_KEY=sk-...                        # OpenAI (the catalog's default model; AGENT_LSP_MODEL picks another)
+  export GEMINI_API_KEY=...                           # Gemini (the catalog's default model; AGENT_LSP_MODEL picks another)`)
 
-// detectModel fills in the model when none is configured: the default of
-// the provider whose key is set, else the model of a local server (saying
-// which on stderr). Settings with a model are returned as they are.
+// detectModel fills in the model when none is configured: the catalog's
+// default of the provider named, or of the one whose key is set, else the
+// model of a local server (saying which on stderr). Settings with a model
+// are returned as they are.
 func detectModel(ctx context.Context, s config.Settings, stderr io.Writer) (config.Settings, error) {
 	if s.Model != "" {
 		return s, nil
@@ -51,12 +47,17 @@ func detectModel(ctx context.Context, s config.Settings, stderr io.Writer) (conf
 	switch {
 	case s.BaseURL != "":
 		return pickServerModel(ctx, s, localServer{"the configured server", s.BaseURL}, stderr)
+	case s.Provider != config.ProviderOpenAI && s.Provider != config.ProviderGemini:
+		s.Model = config.DefaultModel(s.Provider) // a known provider's; Validate names an unknown one
 	case s.Provider == config.ProviderGemini && s.GeminiKey != "", s.GeminiKey != "" && s.OpenAIKey == "":
-		s.Provider, s.Model = config.ProviderGemini, defaultGeminiModel
+		s.Provider, s.Model = config.ProviderGemini, config.DefaultModel(config.ProviderGemini)
 	case s.OpenAIKey != "": // also where Gemini was asked for without its key
-		s.Provider, s.Model = config.ProviderOpenAI, defaultOpenAIModel
+		s.Provider, s.Model = config.ProviderOpenAI, config.DefaultModel(config.ProviderOpenAI)
 	default:
 		return pickLocalModel(ctx, s, stderr)
+	}
+	if s.Model == "" {
+		return s, nil
 	}
 	fmt.Fprintf(stderr, "[AGENT] no model configured: using %s:%s (AGENT_LSP_MODEL picks another)\n", s.Provider, s.Model)
 	return s, nil
@@ -74,9 +75,28 @@ func pickServerModel(ctx context.Context, s config.Settings, srv localServer, st
 	return s, nil
 }
 
-// pickLocalModel asks every local server at once and takes the first in
-// localServers' order that answers with a model.
+// pickLocalModel takes the first local server, in localServers' order,
+// that answers with a model.
 func pickLocalModel(ctx context.Context, s config.Settings, stderr io.Writer) (config.Settings, error) {
+	found := detectLocalServers(ctx)
+	if len(found) == 0 {
+		return s, errNoModel
+	}
+	srv := found[0]
+	s.Provider, s.BaseURL, s.Model = config.ProviderOpenAI, srv.baseURL, bestCodingModel(srv.models)
+	fmt.Fprintf(stderr, "[AGENT] no model configured: using %s from %s at %s (AGENT_LSP_MODEL picks another)\n", s.Model, srv.name, llm.RedactURL(srv.baseURL))
+	return s, nil
+}
+
+// runningServer is a local server that answered, with its models.
+type runningServer struct {
+	localServer
+	models []string
+}
+
+// detectLocalServers asks every local server at once (detectTimeout in
+// all) and returns those that list a model, in localServers' order.
+func detectLocalServers(ctx context.Context) []runningServer {
 	ctx, cancel := context.WithTimeout(ctx, detectTimeout)
 	defer cancel()
 	found := make([][]string, len(localServers))
@@ -89,16 +109,13 @@ func pickLocalModel(ctx context.Context, s config.Settings, stderr io.Writer) (c
 		}()
 	}
 	wg.Wait()
+	var out []runningServer
 	for i, models := range found {
-		if len(models) == 0 {
-			continue
+		if len(models) > 0 {
+			out = append(out, runningServer{localServers[i], models})
 		}
-		srv := localServers[i]
-		s.Provider, s.BaseURL, s.Model = config.ProviderOpenAI, srv.baseURL, bestCodingModel(models)
-		fmt.Fprintf(stderr, "[AGENT] no model configured: using %s from %s at %s (AGENT_LSP_MODEL picks another)\n", s.Model, srv.name, llm.RedactURL(srv.baseURL))
-		return s, nil
 	}
-	return s, errNoModel
+	return out
 }
 
 // listModels reads an OpenAI-compatible server's model list through the

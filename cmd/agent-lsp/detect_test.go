@@ -84,7 +84,14 @@ func TestAskWithNothingToTalkToSaysHowToSetUp(t *testing.T) {
 	}
 }
 
+// The default models are the catalog's (charm.land/catwalk), each
+// provider's, named or found by its key.
 func TestAKeyAloneChoosesItsProviderAndDefaultModel(t *testing.T) {
+	defaultGeminiModel, defaultOpenAIModel := config.DefaultModel(config.ProviderGemini), config.DefaultModel(config.ProviderOpenAI)
+	groq, _ := config.KnownProvider("groq")
+	if defaultGeminiModel == "" || defaultOpenAIModel == "" || groq.DefaultModel == "" {
+		t.Fatalf("the catalog has no defaults: %q %q %q", defaultGeminiModel, defaultOpenAIModel, groq.DefaultModel)
+	}
 	for _, c := range []struct {
 		name           string
 		in             config.Settings
@@ -96,6 +103,7 @@ func TestAKeyAloneChoosesItsProviderAndDefaultModel(t *testing.T) {
 		// Gemini asked for without its key: OpenAI's key picks OpenAI's
 		// model, on OpenAI (it was sent to Gemini).
 		{"gemini without its key", config.Settings{Provider: config.ProviderGemini, OpenAIKey: "o"}, config.ProviderOpenAI, defaultOpenAIModel},
+		{"a provider the catalog knows", config.Settings{Provider: "groq"}, "groq", groq.DefaultModel},
 	} {
 		s, err := detectModel(context.Background(), c.in, io.Discard)
 		if err != nil || s.Provider != c.provider || s.Model != c.want {

@@ -76,7 +76,7 @@ func TestWhatModelsAndDoctorPrintIsShownNotObeyed(t *testing.T) {
 				t.Errorf("%s: %s holds %q raw:\n%s", cmd, name, found, out)
 			}
 		}
-		if cmd == "models" && !strings.Contains(r.stdout, "  evil "+toolstest.HostileShown+"\n") {
+		if cmd == "models" && !strings.Contains(r.stdout, "  evil "+toolstest.HostileShown+" ") {
 			t.Errorf("models does not show the model escaped:\n%s", r.stdout)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -12,10 +13,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
+	"github.com/agent-lsp/agent-lsp/llm/catalog"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/mcp"
@@ -51,7 +54,9 @@ func resolve(ctx context.Context, dir string, env func(string) string, log io.Wr
 
 // listProviderModels asks the configured provider what it serves.
 func listProviderModels(ctx context.Context, s config.Settings) ([]string, error) {
-	p, err := baseProvider(ctx, config.Settings{Provider: s.Provider, Model: s.Model, BaseURL: s.BaseURL, OpenAIKey: s.OpenAIKey, GeminiKey: s.GeminiKey})
+	// A model is needed to build the client, not to list.
+	s.Model, s.ToolProtocol = cmp.Or(s.Model, "listing"), ""
+	p, err := baseProvider(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -87,13 +92,29 @@ func models(ctx context.Context, args []string, stdout, stderr io.Writer, env fu
 		fmt.Fprintf(stderr, "agent-lsp models: %v\n", err)
 		return exitFailed
 	}
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	for _, n := range names {
 		mark := "  "
 		if n == r.settings.Model {
 			mark = "* "
 		}
-		fmt.Fprintln(stdout, mark+n)
+		s := r.settings
+		s.Model = n
+		fmt.Fprintf(w, "%s%s\t%s\n", mark, n, s.Facts())
 	}
+	w.Flush()
+	return exitOK
+}
+
+// providersList is `agent-lsp providers`: the providers a config may name,
+// with the variable of their key, their address and default model.
+func providersList(stdout io.Writer) int {
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "provider\tname\tkey\taddress\tdefault model")
+	for _, p := range catalog.Providers() {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Name, p.KeyEnv, cmp.Or(p.BaseURL, "(its SDK's)"), p.DefaultModel)
+	}
+	w.Flush()
 	return exitOK
 }
 

@@ -6,11 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm/llmtest"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
 
+// models marks the one in use and says what is known of each: the
+// catalog's window and images for a model it knows wherever it is served
+// (its price only at its own provider), nothing for another.
 func TestModelsMarksTheOneInUse(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -25,9 +29,13 @@ func TestModelsMarksTheOneInUse(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			c.srv.SetModels([]string{"llama3.2", "qwen-coder"}, "")
+			c.srv.SetModels([]string{"gpt-4o-mini", "qwen-coder"}, "")
 			r := runCLI(t, c.env(c.srv.URL), "models", "--workspace", newWorkspace(t, nil))
-			if r.code != 0 || r.stdout != "  llama3.2\n* qwen-coder\n" {
+			lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+			known := config.Settings{Provider: config.ProviderOpenAI, BaseURL: "http://proxy", Model: "gpt-4o-mini"}.Facts()
+			if r.code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "  gpt-4o-mini ") || !strings.HasSuffix(lines[0], known.String()) ||
+				!strings.Contains(known.String(), "128k context, price unknown, takes images") ||
+				!strings.HasPrefix(lines[1], "* qwen-coder ") || !strings.HasSuffix(lines[1], "context unknown, price unknown, text only") {
 				t.Fatalf("exit %d stdout %q\n%s", r.code, r.stdout, r.stderr)
 			}
 		})

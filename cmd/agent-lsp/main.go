@@ -3,7 +3,9 @@
 //
 //	agent-lsp [serve]          language server on stdio
 //	agent-lsp ask [flags] PROMPT
+//	agent-lsp setup
 //	agent-lsp models
+//	agent-lsp providers
 //	agent-lsp doctor
 //	agent-lsp version
 package main
@@ -31,7 +33,10 @@ Usage:
   agent-lsp [serve]            run the language server on stdio
   agent-lsp acp                run as an Agent Client Protocol agent on stdio (Zed, JetBrains, …)
   agent-lsp ask [flags] PROMPT run the agent once, print its answer and the proposed diff
-  agent-lsp models             list the configured provider's models (* marks the one in use)
+  agent-lsp setup              sign in: pick a provider, enter its key, pick a model (saved in your own config)
+  agent-lsp models             list the configured provider's models (* marks the one in use), with their
+                               context window, price and whether they take images
+  agent-lsp providers          list the providers the catalog knows, by the name a config gives
   agent-lsp doctor             check the configuration end to end: files, provider, model, sandbox
   agent-lsp doctor --sandbox   print the whole world a command gets in the sandbox here
   agent-lsp doctor --sandbox --server 'gopls'
@@ -87,6 +92,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return acpServe(ctx, args, stdin, stdout, stderr, env)
 	case "models":
 		return models(ctx, args, stdout, stderr, env)
+	case "providers":
+		return providersList(stdout)
+	case "setup":
+		return setup(ctx, args, stdin, stdout, stderr, env)
 	case "doctor":
 		return doctor(ctx, args, stdout, stderr, env)
 	case "version", "--version", "-v":

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
@@ -46,14 +44,15 @@ func (ps *providers) New(ctx context.Context, s config.Settings) (llm.Provider, 
 	return resilience.Chain(resilience.Options{Retry: retry, Breakers: ps.breakers}, tiers...), nil
 }
 
-// constructors builds one model on its SDK, keyed by the provider names of
-// config.Providers: adding a provider is one entry here (and its name there).
-var constructors = map[string]func(context.Context, config.Settings) (llm.Provider, error){
-	config.ProviderOpenAI: func(_ context.Context, s config.Settings) (llm.Provider, error) {
-		return openai.New(openai.Config{Model: s.Model, APIKey: s.OpenAIKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
+// constructors builds one model on its SDK, keyed by the SDK names of
+// config.Providers (every other known provider is on OpenAI's): adding an
+// SDK is one entry here (and its name there).
+var constructors = map[string]func(context.Context, config.Settings, config.Wire) (llm.Provider, error){
+	config.ProviderOpenAI: func(_ context.Context, s config.Settings, w config.Wire) (llm.Provider, error) {
+		return openai.New(openai.Config{Model: s.Model, APIKey: w.Key, BaseURL: w.BaseURL, Thinking: s.Thinking})
 	},
-	config.ProviderGemini: func(ctx context.Context, s config.Settings) (llm.Provider, error) {
-		return gemini.New(ctx, gemini.Config{Model: s.Model, APIKey: s.GeminiKey, BaseURL: s.BaseURL, Thinking: s.Thinking})
+	config.ProviderGemini: func(ctx context.Context, s config.Settings, w config.Wire) (llm.Provider, error) {
+		return gemini.New(ctx, gemini.Config{Model: s.Model, APIKey: w.Key, BaseURL: w.BaseURL, Thinking: s.Thinking})
 	},
 }
 
@@ -69,11 +68,11 @@ func pricedProvider(ctx context.Context, s config.Settings) (llm.Provider, error
 
 // baseProvider is one model on its SDK, speaking its tool protocol.
 func baseProvider(ctx context.Context, s config.Settings) (llm.Provider, error) {
-	newProvider, ok := constructors[s.Provider]
-	if !ok {
-		return nil, fmt.Errorf("unknown provider %q: known providers are %s", s.Provider, strings.Join(config.Providers(), ", "))
+	w, err := s.Wire()
+	if err != nil {
+		return nil, err
 	}
-	p, err := newProvider(ctx, s)
+	p, err := constructors[w.SDK](ctx, s, w)
 	if err != nil {
 		return nil, err
 	}

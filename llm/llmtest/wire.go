@@ -18,13 +18,14 @@ type Server struct {
 	*httptest.Server
 	t testing.TB
 
-	mu    sync.Mutex // guards turns, bodies, models, refusedKey and abandoned
+	mu    sync.Mutex // guards turns, bodies, keys, models, refusedKey and abandoned
 	turns []Turn
 	// respond, when set, picks the turn for each request instead of the script
 	// (for concurrent conversations whose order is not fixed).
 	respond    func(body map[string]any) Turn
 	bodies     []map[string]any
 	raw        [][]byte
+	keys       []string // the API key of each request, as sent
 	models     []string // what a GET of the models list answers (SetModels)
 	refusedKey string   // a key it answers 401 to
 	abandoned  int      // requests the client gave up on while a Delay held them
@@ -61,6 +62,7 @@ func newServer(t testing.TB, turns []Turn, respond func(map[string]any) Turn, an
 		s.mu.Lock()
 		s.bodies = append(s.bodies, body)
 		s.raw = append(s.raw, raw)
+		s.keys = append(s.keys, requestKey(r))
 		if s.respond != nil {
 			s.turns = append(s.turns, s.respond(body))
 		}
@@ -119,7 +121,7 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	models, refused := s.models, s.refusedKey
 	s.mu.Unlock()
-	key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + r.Header.Get("x-goog-api-key") + r.URL.Query().Get("key")
+	key := requestKey(r)
 	if refused != "" && key == refused {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
@@ -139,6 +141,18 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, map[string]any{"models": items})
+}
+
+// requestKey is the API key r carries, in OpenAI's or Gemini's way.
+func requestKey(r *http.Request) string {
+	return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + r.Header.Get("x-goog-api-key") + r.URL.Query().Get("key")
+}
+
+// Keys returns the API key each model request carried, in order.
+func (s *Server) Keys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.keys...)
 }
 
 // Abandoned counts the requests whose client went away (a cancelled

@@ -39,6 +39,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported as agentInfo.version.
 	Version string
+	// Executable is agent-lsp's own path, for clients that run the
+	// terminal set-up from the sign-in method's command (auth.go).
+	Executable string
 }
 
 // Agent is one ACP connection's agent: the client's capabilities and the
@@ -105,6 +108,9 @@ func newAgent(opts Options) *Agent {
 	if opts.Env == nil {
 		opts.Env = os.Getenv
 	}
+	if opts.Executable == "" {
+		opts.Executable = "agent-lsp"
+	}
 	a := &Agent{opts: opts, log: opts.Logger, sessions: map[sdk.SessionId]*session{}, policies: map[string]*tools.Policy{}, models: map[string][]string{},
 		lsp: agentrun.NewLanguageServers(opts.Env), runModels: agentrun.NewModels(opts.NewProvider, opts.FindModel)}
 	a.mcp = mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version, OnChange: a.mcpChanged})
@@ -136,21 +142,10 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (resp s
 			},
 			McpCapabilities: mcpCapabilities(),
 		},
-		// No login: API keys come from the environment (see Authenticate).
-		AuthMethods: []sdk.AuthMethod{},
+		// Sign-in (auth.go): asked for with auth_required when no model is usable.
+		AuthMethods: a.authMethods(p.ClientCapabilities),
 	}, nil
 }
-
-// Authenticate is never needed: agent-lsp offers no authentication methods,
-// since model keys come only from its environment (OPENAI_API_KEY,
-// GEMINI_API_KEY) and local servers need none. A client that authenticates
-// anyway (some adapters always do) gets success, and the reason in _meta.
-func (a *Agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
-	a.log.Info("acp: authenticate needs nothing: model keys come from the environment", "methodId", p.MethodId)
-	return sdk.AuthenticateResponse{Meta: map[string]any{"agent-lsp": noAuthentication}}, nil
-}
-
-const noAuthentication = "agent-lsp needs no authentication: model API keys come from its environment (OPENAI_API_KEY, GEMINI_API_KEY); local servers need none"
 
 // clientCaps is what the client said it can do.
 func (a *Agent) clientCaps() sdk.ClientCapabilities {
@@ -231,12 +226,16 @@ func (a *Agent) closeAll() {
 }
 
 // requestError is a JSON-RPC error with our message, for failures the user
-// must read (no model, a broken config file): shown, never obeyed
+// must read (a broken config file, a failed run): shown, never obeyed
 // (tools.Displayable), as a provider's or a file's words may be in it.
+// What a sign-in fixes (no model, no key) is auth_required.
 func requestError(err error) error {
 	var re *sdk.RequestError
 	if errors.As(err, &re) {
 		return re
+	}
+	if needsSignIn(err) {
+		return authRequired(err)
 	}
 	return &sdk.RequestError{Code: -32603, Message: "agent-lsp: " + tools.Displayable(err.Error())}
 }

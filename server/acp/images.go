@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 )
 
@@ -35,13 +36,14 @@ func imageOf(b *sdk.ContentBlockImage) (llm.Image, error) {
 	return llm.Image{MIMEType: b.MimeType, Data: data}, nil
 }
 
-// imagesFor is the prompt and images for model: as they are when it sees
-// images, else without them, the user told why and the model told that
-// something was left out.
-func (t *turn) imagesFor(model, prompt string, images []llm.Image) (string, []llm.Image) {
-	if len(images) == 0 || llm.SeesImages(model) {
+// imagesFor is the prompt and images for the model of settings: as they
+// are when it sees images (config.Settings.SeesImages), else without them,
+// the user told why and the model told that something was left out.
+func (t *turn) imagesFor(settings config.Settings, prompt string, images []llm.Image) (string, []llm.Image) {
+	if len(images) == 0 || settings.SeesImages() {
 		return prompt, images
 	}
+	model := settings.Model
 	t.message(fmt.Sprintf("agent-lsp: %s does not take images, so the %d attached were left out; pick a vision model in the model menu to send them.\n\n", model, len(images)))
 	return prompt + fmt.Sprintf("\n\n(The user attached %d image(s), which were left out: the model in use cannot see images.)", len(images)), nil
 }

@@ -38,3 +38,42 @@ func TestTheModelIsFoundOnceAConnection(t *testing.T) {
 		}
 	}
 }
+
+// The model picker says what the catalog knows of each model (its window,
+// price and whether it takes images, as `agent-lsp models` does), and the
+// thinking picker offers only the levels the model takes: none beyond the
+// model's default for one that does not reason.
+func TestThePickersShowWhatTheCatalogKnows(t *testing.T) {
+	srv := llmtest.NewOpenAIServer(t)
+	srv.SetModels([]string{"gpt-4.1-mini", "o3-mini", "local-coder"}, "")
+	f := newFixture(t, nil, srv, fixtureOptions{env: map[string]string{"AGENT_LSP_MODEL": "gpt-4.1-mini"}})
+	s := f.newSession()
+	about := map[string]string{}
+	var levels []string
+	for _, o := range s.ConfigOptions {
+		for _, v := range *o.Select.Options.Ungrouped {
+			switch o.Select.Id {
+			case "model":
+				if v.Description != nil {
+					about[string(v.Value)] = *v.Description
+				}
+			case "thinking":
+				levels = append(levels, string(v.Value))
+			}
+		}
+	}
+	at := func(model string) string {
+		return config.Settings{Provider: config.ProviderOpenAI, BaseURL: srv.URL + "/v1", Model: model}.Facts().String()
+	}
+	for _, m := range []string{"gpt-4.1-mini", "o3-mini", "local-coder"} {
+		if about[m] == "" || about[m] != at(m) {
+			t.Errorf("%s: described %q, want %q", m, about[m], at(m))
+		}
+	}
+	if about["local-coder"] != "context unknown, price unknown, text only" || about["gpt-4.1-mini"] == about["local-coder"] {
+		t.Errorf("descriptions %q", about)
+	}
+	if len(levels) != 1 || levels[0] != "default" {
+		t.Errorf("thinking levels of gpt-4.1-mini: %q, want only the model's default", levels)
+	}
+}

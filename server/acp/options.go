@@ -41,7 +41,7 @@ const listModelsWait = 2 * time.Second
 // configOptions are s's options with their current values.
 func (s *session) configOptions() []sdk.SessionConfigOption {
 	s.mu.Lock()
-	mode, model, thinking, models := s.mode, s.settings.Model, s.settings.Thinking, s.models
+	settings, mode, model, thinking, models := s.settings, s.mode, s.settings.Model, s.settings.Thinking, s.models
 	s.mu.Unlock()
 	var modeValues []sdk.SessionConfigSelectOption
 	for _, m := range modes {
@@ -52,18 +52,24 @@ func (s *session) configOptions() []sdk.SessionConfigOption {
 	}
 	var modelValues []sdk.SessionConfigSelectOption
 	for _, m := range modelChoices(models, model) {
-		name := m
+		name, about := m, sdk.Ptr("")
 		if m == modelDetected {
-			name = "Found at the first turn"
+			name, about = "Found at the first turn", nil
+		} else {
+			settings.Model = m
+			*about = settings.Facts().String() // the catalog's window, price and images
 		}
-		modelValues = append(modelValues, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(m), Name: name})
+		modelValues = append(modelValues, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(m), Name: name, Description: about})
 	}
+	settings.Model = model
 	if thinking == "" {
 		thinking = thinkingDefault
 	}
 	var thinkingValues []sdk.SessionConfigSelectOption
 	for _, t := range thinkingLevels {
-		thinkingValues = append(thinkingValues, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(t.value), Name: t.name})
+		if t.value == thinkingDefault || t.value == thinking || takesLevel(settings, t.value) {
+			thinkingValues = append(thinkingValues, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(t.value), Name: t.name})
+		}
 	}
 	return []sdk.SessionConfigOption{
 		selectOption(optionMode, "Mode", "What the agent may do", sdk.SessionConfigOptionCategoryMode, string(mode), modeValues),
@@ -78,6 +84,13 @@ func selectOption(id sdk.SessionConfigId, name, description string, category sdk
 		CurrentValue: sdk.SessionConfigValueId(current),
 		Options:      sdk.SessionConfigSelectOptions{Ungrouped: sdk.Ptr(sdk.SessionConfigSelectOptionsUngrouped(values))},
 	}}
+}
+
+// takesLevel says whether the model of s thinks at level: the catalog's
+// reasoning levels where it knows the model, every level otherwise.
+func takesLevel(s config.Settings, level string) bool {
+	m, known := s.CatalogModel()
+	return !known || slices.Contains(m.ReasoningLevels, level)
 }
 
 // modelChoices are the listed models with the current one among them.
@@ -171,16 +184,21 @@ func (a *Agent) optionsChanged(s *session) {
 // findModels fills in s's model (the connection's Models) and the models its
 // provider serves, listed once a connection per provider and server; a
 // failure leaves the list at the current model, and the turn says why.
-func (a *Agent) findModels(ctx context.Context, s *session) {
+// The error is why no model is usable (a sign-in fixes those that match
+// config.ErrSignIn); then nothing is listed.
+func (a *Agent) findModels(ctx context.Context, s *session) error {
 	ctx, cancel := context.WithTimeout(ctx, listModelsWait)
 	defer cancel()
-	settings := s.currentSettings()
-	if found, err := a.runModels.Find(ctx, settings); err == nil {
-		settings = found
-		s.keepFound(found)
+	settings, err := a.runModels.Find(ctx, s.currentSettings())
+	if err == nil {
+		err = settings.Validate()
 	}
+	if err != nil {
+		return err
+	}
+	s.keepFound(settings)
 	if a.opts.ListModels == nil {
-		return
+		return nil
 	}
 	key := settings.Provider + "\x00" + settings.BaseURL
 	a.mu.Lock()
@@ -190,7 +208,7 @@ func (a *Agent) findModels(ctx context.Context, s *session) {
 		var err error
 		if models, err = a.opts.ListModels(ctx, settings); err != nil {
 			a.log.Info("acp: listing the models", "error", err)
-			return
+			return nil
 		}
 		slices.Sort(models)
 		a.mu.Lock()
@@ -200,4 +218,5 @@ func (a *Agent) findModels(ctx context.Context, s *session) {
 	s.mu.Lock()
 	s.models = models
 	s.mu.Unlock()
+	return nil
 }

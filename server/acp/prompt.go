@@ -133,7 +133,7 @@ func (t *turn) run(prompt string, images []llm.Image) (resp sdk.PromptResponse, 
 	if err != nil {
 		return resp, requestError(err)
 	}
-	prompt, images = t.imagesFor(settings.Model, prompt, images)
+	prompt, images = t.imagesFor(settings, prompt, images)
 	if err := t.openWorkspace(settings); err != nil {
 		return resp, requestError(err)
 	}

@@ -183,8 +183,10 @@ func (a *Agent) openSession(ctx context.Context, cwd string, additional []string
 	s.settings, mcpNotices = withClientMCP(s.settings, mcpServers)
 	s.notices = append(s.notices, mcpNotices...)
 	s.pool = a.mcp
+	if err := a.findModels(ctx, s); needsSignIn(err) {
+		return nil, authRequired(err) // the client offers the sign-in (auth.go)
+	}
 	a.mcp.Warm(s.mcpServers()) // so their prompts are in the menu soon
-	a.findModels(ctx, s)
 	a.announceCommands(ctx, s)
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -72,9 +72,11 @@ func TestUsageUpdateCost(t *testing.T) {
 		total.Add(llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens})
 	}
 	meters := usageUpdates(f.updates())
-	price, _ := llm.PriceOf("gpt-4.1-mini")
+	// The catalog's price and window of OpenAI's gpt-4.1-mini.
+	hosted := config.Settings{Provider: config.ProviderOpenAI, Model: "gpt-4.1-mini"}
+	price, _ := hosted.ModelPrice()
 	last := meters[len(meters)-1]
-	if len(meters) != 2 || last.Size != 1_000_000 || last.Cost == nil || last.Cost.Currency != "USD" ||
+	if len(meters) != 2 || last.Size != hosted.Window() || hosted.Window() == 0 || last.Cost == nil || last.Cost.Currency != "USD" ||
 		math.Abs(last.Cost.Amount-price.Cost(total)) > 1e-12 || last.Cost.Amount <= meters[0].Cost.Amount {
 		t.Errorf("meters = %s, want the cost of %+v", toJSON(meters), total)
 	}

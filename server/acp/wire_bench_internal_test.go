@@ -73,7 +73,7 @@ func newWireTurn(b *testing.B) *wireTurn {
 // asks for < 1 ms).
 func BenchmarkUsageUpdate(b *testing.B) {
 	w := newWireTurn(b)
-	price, _ := llm.PriceOf("gpt-4.1-mini")
+	price := llm.Price{Input: 0.40, Cached: 0.10, Output: 1.60}
 	e := agent.Event{Kind: agent.EventUsage, Usage: llm.Usage{InputTokens: 12_000, OutputTokens: 300, CachedTokens: 8_000}, Price: &price, Context: 12_300, Window: 1_000_000}
 	for b.Loop() {
 		w.event(e)

@@ -12,5 +12,5 @@ import (
 // /compact), as a run does by itself when the context fills up; false when
 // the conversation is too short to compact.
 func Compact(ctx context.Context, s config.Settings, p llm.Provider, h *agent.History) (bool, error) {
-	return agent.New(agent.Config{Provider: p, ContextWindow: s.ContextWindow}).Compact(ctx, h)
+	return agent.New(agent.Config{Provider: p, ContextWindow: s.Window()}).Compact(ctx, h)
 }

@@ -189,7 +189,7 @@ func build(r Request, notes *agent.Memory, lsp *langserver.Session) (*agent.Agen
 	}
 	cfg, err := agent.WithSubAgents(agent.Config{
 		Provider: r.Provider, Tools: registry, Source: source, System: system,
-		MaxIterations: s.Iterations(), ContextWindow: s.ContextWindow, Stream: r.Stream, OnEvent: r.OnEvent,
+		MaxIterations: s.Iterations(), ContextWindow: s.Window(), Stream: r.Stream, OnEvent: r.OnEvent,
 	})
 	if err != nil {
 		return nil, err

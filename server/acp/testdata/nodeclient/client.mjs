@@ -81,7 +81,8 @@ const sessionId = await first.app.connectWith(first.stream, async (agent) => {
   assert.equal(init.agentCapabilities.loadSession, true);
   assert.equal(init.agentCapabilities.promptCapabilities.embeddedContext, true);
   assert.equal(init.agentCapabilities.promptCapabilities.image, true);
-  assert.deepEqual(init.authMethods, []);
+  // No terminal sign-in for a client that runs none: the keys agent-lsp reads.
+  assert.deepEqual(init.authMethods.map((m) => m.id), ['openai-api-key', 'gemini-api-key']);
   assert.deepEqual(init.agentCapabilities.sessionCapabilities.delete, {});
 
   const session = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
