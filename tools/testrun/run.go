@@ -2,6 +2,8 @@ package testrun
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path"
@@ -78,6 +80,7 @@ type Runner struct {
 	allowed error             // the answer to Ask, once asked
 	asked   bool              // Ask was asked
 	before  map[string]string // output of a command run without the changes, by command: once per run
+	graphs  map[string]string // output of a selection's command (go list …), by the changes it ran on
 }
 
 // New is the runner of the run whose workspace is ws.
@@ -85,7 +88,7 @@ func New(ws Workspace, opts Options) *Runner {
 	if opts.Budget <= 0 {
 		opts.Budget = DefaultBudget
 	}
-	return &Runner{ws: ws, opts: opts, before: map[string]string{}}
+	return &Runner{ws: ws, opts: opts, before: map[string]string{}, graphs: map[string]string{}}
 }
 
 // Select finds the suites of the run's changes: the checks when the user
@@ -113,9 +116,7 @@ func (r *Runner) Select(ctx context.Context) ([]Suite, string, error) {
 	if len(goFiles)+len(pyFiles) == 0 {
 		return nil, "no test command is known for the files changed (name one with checks)", nil
 	}
-	run := func(ctx context.Context, ws Workspace, dir, command string) (tools.CommandOutcome, error) {
-		return runIn(ctx, ws, dir, command, r.opts.Budget, maxTestOutput, true)
-	}
+	run := r.cachedRun(changesDigest(r.ws.Changes()))
 	suites, err := goSuites(ctx, r.ws, goFiles, run)
 	if err != nil {
 		return nil, "", err
@@ -129,6 +130,38 @@ func (r *Runner) Select(ctx context.Context) ([]Suite, string, error) {
 		return nil, "no test touches the changed files (no package or test file holding or importing one has tests)", nil
 	}
 	return suites, "", nil
+}
+
+// cachedRun runs a selection's command (the build graph: go list, the
+// imports' reader) once per state of the changes (digest): the run's
+// second selection, after a turn that changed nothing, reads no graph
+// again.
+func (r *Runner) cachedRun(digest string) runFunc {
+	return func(ctx context.Context, ws Workspace, dir, command string) (tools.CommandOutcome, error) {
+		key := digest + "\x00" + dir + "\x00" + command
+		r.mu.Lock()
+		out, ok := r.graphs[key]
+		r.mu.Unlock()
+		if ok {
+			return tools.CommandOutcome{Command: command, Output: out}, nil
+		}
+		res, err := runIn(ctx, ws, dir, command, r.opts.Budget, maxTestOutput, true)
+		if err == nil && res.ExitCode == 0 && !res.TimedOut {
+			r.mu.Lock()
+			r.graphs[key] = res.Output
+			r.mu.Unlock()
+		}
+		return res, err
+	}
+}
+
+// changesDigest names the state of the staged changes.
+func changesDigest(changes []tools.Change) string {
+	h := sha256.New()
+	for _, c := range changes {
+		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", c.Path, len(c.New), c.New)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // projectOf is the folder of the nearest of markers above file (relative,

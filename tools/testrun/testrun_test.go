@@ -2,6 +2,8 @@ package testrun_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 	"github.com/agent-lsp/agent-lsp/tools/testrun"
 	"github.com/agent-lsp/agent-lsp/tools/toolstest"
 )
@@ -177,3 +180,74 @@ type denial struct{}
 func (denial) Error() string { return "you did not allow running the project's tests" }
 
 var errNo = denial{}
+
+// TestAPytestThatLoopsSpendsTheBudget: a pytest test that never ends is
+// "not run: budget", and nothing of it is left running.
+func TestAPytestThatLoopsSpendsTheBudget(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	marker := "loop-" + toolstest.Marker()
+	ws, opts := workspace(t, map[string]string{
+		"pyproject.toml":  "[project]\nname = \"p\"\nversion = \"0\"\n",
+		"calc.py":         "N = 1\n",
+		"tests/test_n.py": "import subprocess\nimport calc\n\n\ndef test_loop():\n    subprocess.Popen([\"sleep\", \"300\", \"" + marker + "\"])\n    while calc.N:\n        pass\n",
+	})
+	stage(t, ws, "calc.py", "N = 1", "N = 2")
+	opts.Budget = 3 * time.Second
+	v := testrun.New(ws, opts).Run(context.Background())
+	if v.Kind != testrun.NotRun || !strings.Contains(v.Text(), "Tests: not run: budget: pytest tests/test_n.py went past the 3s") {
+		t.Errorf("%s", v.Text())
+	}
+	if pids := toolstest.Alive(marker); len(pids) > 0 {
+		t.Errorf("left running: %v", pids)
+	}
+}
+
+// TestATestIsHeldByTheSandbox: a test that writes outside the view,
+// reaches the network and starts what would outlive it is held as any
+// command is: the file outside is not written, the listener gets nothing,
+// nothing is left running. Below level full the tests are asked for first
+// (TestADeniedRunRunsNothing), and nothing holds them once allowed.
+func TestATestIsHeldByTheSandbox(t *testing.T) {
+	if caps := tools.SandboxLevel(); caps.Level != sandbox.Full {
+		t.Skipf("at level %s tests are asked for first; nothing holds them once allowed", caps)
+	}
+	outside := filepath.Join(t.TempDir(), "written-by-a-test")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	reached := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+			reached <- struct{}{}
+		}
+	}()
+	marker := "outlive-" + toolstest.Marker()
+	ws, opts := workspace(t, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a/a.go": "package a\n\n// N is 1.\nconst N = 1\n",
+		"a/a_test.go": fmt.Sprintf("package a\n\nimport (\n\t\"net\"\n\t\"os\"\n\t\"os/exec\"\n\t\"testing\"\n)\n\nfunc TestEscape(t *testing.T) {\n"+
+			"\tos.WriteFile(%q, []byte(\"x\"), 0o600)\n\tnet.Dial(\"tcp\", %q)\n\texec.Command(\"sleep\", \"300\", %q).Start()\n}\n",
+			outside, ln.Addr().String(), marker),
+	})
+	stage(t, ws, "a/a.go", "N = 1", "N = 2")
+	v := testrun.New(ws, opts).Run(context.Background())
+	if v.Kind != testrun.Passed {
+		t.Errorf("%s", v.Text())
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Errorf("a test wrote %s, outside the view", outside)
+	}
+	select {
+	case <-reached:
+		t.Errorf("a test reached the test's listener")
+	default:
+	}
+	if pids := toolstest.Alive(marker); len(pids) > 0 {
+		t.Errorf("left running: %v", pids)
+	}
+}
