@@ -80,3 +80,36 @@ func TestAHostileServerIsNeverStartedUnasked(t *testing.T) {
 		}
 	}
 }
+
+// TestAskPrintsTheTestsVerdictAfterTheDiff: through the CLI, the tests the
+// change touches run on the proposal in the sandbox; the model is told the
+// test it broke and leaves it, and ask prints the verdict, naming the test
+// and its file, after the diff. Nothing is written.
+func TestAskPrintsTheTestsVerdictAfterTheDiff(t *testing.T) {
+	files := map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"a/a.go":      "package a\n\n// Add adds.\nfunc Add(x, y int) int { return x + y }\n",
+		"b/b.go":      "package b\n\nimport \"example.com/m/a\"\n\n// Two is 2.\nfunc Two() int { return a.Add(1, 1) }\n",
+		"b/b_test.go": "package b\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {\n\tif got := Two(); got != 2 {\n\t\tt.Errorf(\"Two() = %d, want 2\", got)\n\t}\n}\n",
+	}
+	ws := newWorkspace(t, files)
+	srv := llmtest.NewOpenAIServer(t,
+		llmtest.Turn{Calls: []llmtest.Call{agentruntest.EditCall("a/a.go", "return x + y", "return x * y")}},
+		llmtest.Turn{Text: "Add multiplies."},
+		llmtest.Turn{Text: "Two's test is yours to update."})
+	r := runCLI(t, map[string]string{"AGENT_LSP_MODEL": "gpt-test", "OPENAI_BASE_URL": srv.URL + "/v1"}, "ask", "--workspace", ws, "make Add multiply")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	diffAt, testsAt := strings.Index(r.stdout, "+++ b/a/a.go"), strings.Index(r.stdout, "Tests: the proposal breaks 1 test(s) that pass without it:\n  b: TestTwo (b/b_test.go:7)")
+	if diffAt < 0 || testsAt < diffAt || !strings.HasPrefix(r.stdout, "Two's test is yours to update.\n") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	third, _ := json.Marshal(srv.Requests()[2]["messages"])
+	if !strings.Contains(string(third), "b: TestTwo (b/b_test.go:7)") {
+		t.Errorf("the model was not told: %s", third)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(ws, "a/a.go")); string(disk) != files["a/a.go"] {
+		t.Errorf("a/a.go written: %q", disk)
+	}
+}
