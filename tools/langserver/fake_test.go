@@ -248,35 +248,21 @@ func (f *fakeServer) handle(ctx context.Context, conn jsonrpc2.Conn, done <-chan
 		exit(errors.New("exit status 2"))
 		return nil, errors.New("crashed")
 	case method == "textDocument/didOpen" || method == "textDocument/didChange":
-		var d struct {
-			TextDocument struct {
-				URI     string `json:"uri"`
-				Version int32  `json:"version"`
-				Text    string `json:"text"`
-			} `json:"textDocument"`
-			ContentChanges []struct {
-				Text string `json:"text"`
-			} `json:"contentChanges"`
-		}
-		_ = json.Unmarshal(params, &d)
-		text := d.TextDocument.Text
-		if len(d.ContentChanges) > 0 {
-			text = d.ContentChanges[0].Text
-		}
+		uri, version, text := documentOf(params)
 		switch {
 		case f.pull:
 		case f.jitter != nil:
-			f.pushJittered(conn, done, d.TextDocument.URI, d.TextDocument.Version, text)
+			f.pushJittered(conn, done, uri, version, text)
 		case f.pushAfter > 0:
 			go func() {
 				select {
 				case <-time.After(f.pushAfter):
-					f.push(context.Background(), conn, d.TextDocument.URI, d.TextDocument.Version, text)
+					f.push(context.Background(), conn, uri, version, text)
 				case <-done:
 				}
 			}()
 		default:
-			f.push(ctx, conn, d.TextDocument.URI, d.TextDocument.Version, text)
+			f.push(ctx, conn, uri, version, text)
 		}
 		return nil, nil
 	case method == "workspace/executeCommand" && f.unloaded:

@@ -254,18 +254,29 @@ func TestARestartWaitsForTheRunsUsingTheServer(t *testing.T) {
 	}
 }
 
-// TestStatusKeepsWhyAServerDidNotStart: a server that is not installed
-// stays "unavailable" with its install command once a run tried it.
-func TestStatusKeepsWhyAServerDidNotStart(t *testing.T) {
-	f := &fakeServer{pull: true}
-	root := toolstest.WriteTree(t, map[string]string{"fake.toml": "", "a.fake": ""})
-	ws, err := tools.NewWorkspace(root, nil)
+// fakeManager is a Manager of f's servers over a workspace of files, with
+// opts (Start and LookPath set); both closed when t ends.
+func fakeManager(t *testing.T, f *fakeServer, files map[string]string, opts langserver.Options) (*tools.Workspace, *langserver.Manager) {
+	t.Helper()
+	ws, err := tools.NewWorkspace(toolstest.WriteTree(t, files), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.Close()
-	m := langserver.NewManager(langserver.Options{Start: f.start, LookPath: func(string) (string, error) { return "", os.ErrNotExist }})
-	defer m.Close()
+	t.Cleanup(func() { ws.Close() })
+	opts.Start = f.start
+	if opts.LookPath == nil {
+		opts.LookPath = func(string) (string, error) { return "/fake", nil }
+	}
+	m := langserver.NewManager(opts)
+	t.Cleanup(m.Close)
+	return ws, m
+}
+
+// TestStatusKeepsWhyAServerDidNotStart: a server that is not installed
+// stays "unavailable" with its install command once a run tried it.
+func TestStatusKeepsWhyAServerDidNotStart(t *testing.T) {
+	ws, m := fakeManager(t, &fakeServer{pull: true}, map[string]string{"fake.toml": "", "a.fake": ""},
+		langserver.Options{LookPath: func(string) (string, error) { return "", os.ErrNotExist }})
 	servers := slices.Clone(fakeServers)
 	servers[0].Install = "apt-get install fake"
 	oneRun(t, m, ws, servers, "a.fake")
@@ -280,15 +291,9 @@ func TestStatusKeepsWhyAServerDidNotStart(t *testing.T) {
 func TestTwoStartsAtOnceStayUnderTheMemoryTotal(t *testing.T) {
 	gate := make(chan struct{})
 	f := &fakeServer{pull: true, initGate: gate}
-	root := toolstest.WriteTree(t, map[string]string{"p1/fake.toml": "", "p1/a.fake": "", "p2/fake.toml": "", "p2/a.fake": ""})
-	ws, err := tools.NewWorkspace(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	m := langserver.NewManager(langserver.Options{Start: f.start, Memory: 1 << 30, MemoryTotal: 1 << 30,
-		LookPath: func(string) (string, error) { return "/fake", nil }})
-	defer m.Close()
+	ws, m := fakeManager(t, f, map[string]string{"p1/fake.toml": "", "p1/a.fake": "", "p2/fake.toml": "", "p2/a.fake": ""},
+		langserver.Options{Memory: 1 << 30, MemoryTotal: 1 << 30})
+	root := ws.Root()
 	reports := make(chan string, 2)
 	for _, p := range []string{"p1", "p2"} {
 		go func() {
@@ -323,14 +328,7 @@ func TestTwoStartsAtOnceStayUnderTheMemoryTotal(t *testing.T) {
 // compared exactly (not as printed: ["-x y"] and ["-x", "y"] print alike).
 func TestAChangedConfigurationStartsANewServer(t *testing.T) {
 	f := &fakeServer{pull: true}
-	root := toolstest.WriteTree(t, map[string]string{"fake.toml": "", "a.fake": ""})
-	ws, err := tools.NewWorkspace(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	m := langserver.NewManager(langserver.Options{Start: f.start, LookPath: func(string) (string, error) { return "/fake", nil }})
-	defer m.Close()
+	ws, m := fakeManager(t, f, map[string]string{"fake.toml": "", "a.fake": ""}, langserver.Options{})
 	one, two := slices.Clone(fakeServers), slices.Clone(fakeServers)
 	one[0].Args, two[0].Args = []string{"-x y"}, []string{"-x", "y"}
 	oneRun(t, m, ws, one, "a.fake")
