@@ -138,9 +138,12 @@ func (s *Server) noticeApplied(ctx context.Context, path string) {
 	}
 }
 
-// afterApplied does what applying a proposal brings: its new files the
-// client could not create are offered, and its run's notes kept.
-func (s *Server) afterApplied(ctx context.Context, p *proposal, caps clientCaps) []offeredFile {
+// afterApplied does what applying a proposal brings: its run's notes are
+// kept, and its new files the client could not create are offered —
+// beside the read loop, where noticeApplied runs: showing them as
+// documents waits on the client.
+func (s *Server) afterApplied(ctx context.Context, p *proposal, caps clientCaps) {
+	s.keepRunNotes(ctx, p.run) // applying the run's proposal accepts its notes too
 	var newFiles []tools.Change
 	if !(caps.documentChanges && caps.createFiles) && !newFilesInBuffers(caps) {
 		for _, c := range p.changes {
@@ -149,7 +152,7 @@ func (s *Server) afterApplied(ctx context.Context, p *proposal, caps clientCaps)
 			}
 		}
 	}
-	offered := s.offerNewFiles(ctx, p, newFiles, len(p.changes)-len(newFiles))
-	s.keepRunNotes(ctx, p.run) // applying the run's proposal accepts its notes too
-	return offered
+	if len(newFiles) > 0 {
+		go s.offerNewFiles(besideReader(ctx), p, newFiles, len(p.changes)-len(newFiles))
+	}
 }

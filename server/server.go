@@ -160,7 +160,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.conn = jsonrpc2.NewConn(newTolerantStream(rwc, s.log), jsonrpc2.WithCodec(lspCodec{}), jsonrpc2.WithPreempter(s))
-	s.client = displayClient{protocol.ClientDispatcher(s.conn)}
+	s.client = readerGuard{displayClient{protocol.ClientDispatcher(s.conn)}, s.log}
 	s.progress.setClient(s.client)
 	s.conn.Go(ctx, s.handle)
 	select {

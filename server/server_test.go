@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,6 +73,7 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 		Breakers: breakers.States,
 		Env:      func(k string) string { return env[k] },
 		CacheDir: t.TempDir(),
+		Logger:   slog.New(readLoopWatch{t}),
 	}
 	for _, w := range with {
 		w(&opts)
@@ -81,6 +83,23 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 	f.editor = servertest.Connect(t, func(rwc io.ReadWriteCloser) { f.exit <- srv.Serve(context.Background(), rwc) })
 	return f
 }
+
+// readLoopWatch fails the test where the server made a call that waits
+// on the client on its read loop (which refuses it, and logs so): every
+// test on the wire checks that nothing reached from a notification waits.
+type readLoopWatch struct{ t testing.TB }
+
+func (w readLoopWatch) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelError }
+func (w readLoopWatch) Handle(_ context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, "on the read loop") {
+		var attrs []string
+		r.Attrs(func(a slog.Attr) bool { attrs = append(attrs, a.String()); return true })
+		w.t.Errorf("the server logged: %s %s", r.Message, strings.Join(attrs, " "))
+	}
+	return nil
+}
+func (w readLoopWatch) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w readLoopWatch) WithGroup(string) slog.Handler      { return w }
 
 func (f *fixture) uri(rel string) uri.URI { return uri.File(filepath.Join(f.root, rel)) }
 

@@ -43,6 +43,9 @@ type Caps struct {
 	// NoApplyEdit declares workspace.applyEdit false and no workspaceEdit
 	// capabilities at all (ALE).
 	NoApplyEdit bool
+	// EditsFromCodeActionsOnly declares workspace.applyEdit false yet its
+	// workspaceEdit capabilities: it applies the edits code actions carry.
+	EditsFromCodeActionsOnly bool
 	// IgnoreEdits neither applies nor answers workspace/applyEdit.
 	IgnoreEdits bool
 	// EditError answers workspace/applyEdit with a JSON-RPC error.
@@ -117,6 +120,9 @@ type Editor struct {
 	RefuseConfirmed bool
 	// BeforeApply runs on an applyEdit request before it is applied.
 	BeforeApply func()
+	// BeforeShow runs on a showDocument request before it is answered,
+	// while the editor goes on reading what the server sends.
+	BeforeShow func(uri.URI)
 }
 
 // Forget drops the logs, messages, progress and shown documents received
@@ -226,7 +232,7 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	case "window/workDoneProgress/create":
 		return nil, nil
 	case "window/showDocument":
-		return e.showDocument(params)
+		return e.showDocument(ctx, params)
 	case "window/showMessageRequest":
 		return e.showMessageRequest(ctx, params)
 	case "workspace/applyEdit":
@@ -269,9 +275,16 @@ func (e *Editor) progressed(params []byte) (any, error) {
 	return nil, nil
 }
 
-func (e *Editor) showDocument(params []byte) (any, error) {
+func (e *Editor) showDocument(ctx context.Context, params []byte) (any, error) {
 	var p protocol.ShowDocumentParams
 	protocol.Unmarshal(params, &p)
+	e.mu.Lock()
+	before := e.BeforeShow
+	e.mu.Unlock()
+	if before != nil {
+		jsonrpc2.Async(ctx) // before may wait for the server's answers
+		before(p.URI)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.shown = append(e.shown, p.URI)
