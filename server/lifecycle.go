@@ -166,6 +166,22 @@ func readCaps(c protocol.ClientCapabilities) clientCaps {
 	return caps
 }
 
+// reordersChanges says whether the client may send a document's changes
+// out of order: Helix before 25.07 sends each from a task of its own
+// (fixed upstream in 25.07). A Helix that gives no version, or one that
+// does not read as year.month ("25.01.1"), counts as older.
+func reordersChanges(info protocol.ClientInfo) bool {
+	if info.Name != "helix" {
+		return false
+	}
+	v, _ := info.Version.Get()
+	var year, month int
+	if _, err := fmt.Sscanf(v, "%d.%d", &year, &month); err != nil {
+		return true
+	}
+	return year < 25 || year == 25 && month < 7
+}
+
 func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
 	var params protocol.InitializeParams
 	if err := decode(raw, &params); err != nil {
@@ -206,7 +222,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		// does not declare window.showDocument; it draws a message on one row.
 		caps.showDocument, caps.oneRowMessages = true, true
 	}
-	s.docs.HoldOutOfOrder(params.ClientInfo.Name == "helix")
+	s.docs.ClientMayReorder(reordersChanges(params.ClientInfo))
 	initAsSent := initSettings
 	initAsSent.Fallback = slices.Clone(initSettings.Fallback) // filtered in place below
 	if !caps.userSettings {

@@ -72,6 +72,8 @@ type Caps struct {
 	ShowsInlineEdits bool
 	// Name is the clientInfo name sent ("Neovim"); none when empty.
 	Name string
+	// Version is the clientInfo version sent with Name ("25.01.1").
+	Version string
 	// NewBufferLine: a file the editor creates holds one empty line
 	// ("\n"), as coc.nvim's text of an empty Vim buffer does.
 	NewBufferLine bool

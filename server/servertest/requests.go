@@ -87,7 +87,11 @@ func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[str
 		params["initializationOptions"] = initOptions
 	}
 	if caps.Name != "" {
-		params["clientInfo"] = map[string]any{"name": caps.Name}
+		info := map[string]any{"name": caps.Name}
+		if caps.Version != "" {
+			info["version"] = caps.Version
+		}
+		params["clientInfo"] = info
 	}
 	var result protocol.InitializeResult
 	if err := e.Call("initialize", params, &result); err != nil {
