@@ -2,7 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"slices"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -40,51 +44,126 @@ func (s *Server) applyActions(l *actionList, p *proposal, caps clientCaps, kind 
 	}
 }
 
-// heldByEditor reports whether the editor (its buffers, or the disk for a
-// file not open) holds p as proposed: every file the client could be sent
-// has the proposed text, except sensitive files left as they were, and at
-// least one file changed.
+// What was applied is read from what the editor did to the files, both
+// where it may have done it: an editor changes a file in its buffer (and
+// says so with didChange) or writes it whole on disk (our VS Code
+// extension, for a file no editor shows, says nothing), and creates a file
+// either way.
+
+// holds reports whether the editor holds text for the file at abs: in its
+// open buffer, or on disk.
+func (s *Server) holds(abs, text string) (bool, error) {
+	if doc, ok := s.docs.GetPath(abs); ok && doc.Text == text {
+		return true, nil
+	}
+	data, err := tools.ReadRegular(abs) // a FIFO put there must not hang the server
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return string(data) == text, nil
+}
+
+// heldByEditor reports whether the editor holds p as proposed: every file
+// the client could be sent has the proposed text, in its buffer or on
+// disk, except sensitive files left as they were, and at least one file
+// changed.
 func (s *Server) heldByEditor(p *proposal, caps clientCaps) bool {
-	canCreate := caps.documentChanges && caps.createFiles
 	held := 0
-	for _, c := range p.changes {
-		if !c.Existed && !canCreate {
-			continue // offered another way (offerNewFiles)
-		}
-		text, _, exists, err := s.currentText(c.AbsPath)
-		switch {
-		case err != nil:
+	for _, c := range sendable(p, caps) {
+		proposed, err := s.holds(c.AbsPath, c.New)
+		if err != nil {
 			return false
-		case exists && text == c.New:
+		}
+		if proposed {
 			held++
-		case c.Existed && exists && text == c.Original && isSensitive(c):
-			// left out, as the action without sensitive files does
-		default:
+			continue
+		}
+		if asWas, err := s.holds(c.AbsPath, c.Original); err != nil || !(c.Existed && asWas && isSensitive(c)) {
 			return false
 		}
+		// left out, as the action without sensitive files does
 	}
 	return held > 0
 }
 
-// untouchedByEditor reports whether the editor holds every file of p that
-// the client could be sent as it was before p: nothing of p was applied.
-func (s *Server) untouchedByEditor(p *proposal, caps clientCaps) bool {
+// sendable are p's changes the client can be sent: all but the new files
+// it cannot create, which are offered another way (offerNewFiles).
+func sendable(p *proposal, caps clientCaps) []tools.Change {
 	canCreate := caps.documentChanges && caps.createFiles
-	for _, c := range p.changes {
-		if !c.Existed && !canCreate {
-			continue
+	return slices.DeleteFunc(slices.Clone(p.changes), func(c tools.Change) bool { return !c.Existed && !canCreate })
+}
+
+// fileNow is a file as the editor has it: its open buffer and its disk
+// text, each where there is one.
+type fileNow struct {
+	buffer, disk     string
+	inBuffer, onDisk bool
+	unreadable       bool
+}
+
+// filesNow is how the editor has p's files the client can be sent, to tell
+// what an edit changed (editorChanged).
+func (s *Server) filesNow(p *proposal, caps clientCaps) []fileNow {
+	var out []fileNow
+	for _, c := range sendable(p, caps) {
+		var f fileNow
+		if doc, ok := s.docs.GetPath(c.AbsPath); ok {
+			f.buffer, f.inBuffer = doc.Text, true
 		}
-		text, _, exists, err := s.currentText(c.AbsPath)
+		data, err := tools.ReadRegular(c.AbsPath)
 		switch {
-		case err != nil:
+		case err == nil:
+			f.disk, f.onDisk = string(data), true
+		case !errors.Is(err, fs.ErrNotExist):
+			f.unreadable = true
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// editorChangeGrace is how long after the client answers an edit
+// "applied" the server waits for the editor's didChange before it takes
+// that nothing was applied: Neovim sends its changes up to 150 ms later
+// (debounce_text_changes), and a client may answer before it sends them.
+const editorChangeGrace = time.Second
+
+// editorChanged reports whether the editor changed any of p's files from
+// how they were before the edit was sent (before, filesNow's), in a buffer
+// or on disk, by the time the client answered or within editorChangeGrace
+// after. coc.nvim answers "applied" though the user refused every edit it
+// asked to confirm: then nothing changed.
+func (s *Server) editorChanged(ctx context.Context, p *proposal, caps clientCaps, before []fileNow) bool {
+	changed := make(chan struct{}, 1)
+	stop := s.docs.WatchBuffers(func(abs string) {
+		if slices.ContainsFunc(p.changes, func(c tools.Change) bool { return c.AbsPath == abs }) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	})
+	defer stop()
+	grace := time.NewTimer(editorChangeGrace)
+	defer grace.Stop()
+	if !slices.Equal(before, s.filesNow(p, caps)) {
+		return true
+	}
+	for {
+		select {
+		case <-changed:
+			if !slices.Equal(before, s.filesNow(p, caps)) {
+				return true
+			}
+		case <-grace.C:
 			return false
-		case c.Existed && !(exists && text == c.Original):
-			return false
-		case !c.Existed && exists && text != "":
+		case <-ctx.Done():
 			return false
 		}
 	}
-	return true
 }
 
 // leftAsTheyWere counts p's sensitive files the editor still holds as they
@@ -92,7 +171,12 @@ func (s *Server) untouchedByEditor(p *proposal, caps clientCaps) bool {
 func (s *Server) leftAsTheyWere(p *proposal) int {
 	n := 0
 	for _, c := range p.changes {
-		if text, _, exists, err := s.currentText(c.AbsPath); err == nil && exists && c.Existed && isSensitive(c) && text == c.Original && text != c.New {
+		if !c.Existed || !isSensitive(c) || c.Original == c.New {
+			continue
+		}
+		asWas, err := s.holds(c.AbsPath, c.Original)
+		proposed, err2 := s.holds(c.AbsPath, c.New)
+		if err == nil && err2 == nil && asWas && !proposed {
 			n++
 		}
 	}

@@ -313,6 +313,7 @@ func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult
 		bound := s.workspace.settings().ApprovalTimeout()
 		ask, cancel := context.WithTimeoutCause(ctx, bound, errNoAnswer)
 		defer cancel()
+		before := s.filesNow(p, caps)
 		result, err := s.client.ApplyEdit(ask, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit})
 		switch {
 		case err != nil && ctx.Err() == nil && errors.Is(context.Cause(ask), errNoAnswer) && s.heldByEditor(p, caps):
@@ -330,11 +331,12 @@ func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult
 				out.Reason = *result.FailureReason
 			}
 			return out, p, nil
-		case caps.annotations && s.untouchedByEditor(p, caps):
-			// coc.nvim answers "applied" even when the user refused every
-			// edit it asked to confirm: the proposal stays pending. Should
-			// the edit land after all (its didChange after this answer),
-			// noticeApplied settles it, here too for one that came meanwhile.
+		case !s.editorChanged(ctx, p, caps, before):
+			// "Applied", yet the editor changed none of its files, in a
+			// buffer or on disk (coc.nvim's answer when the user refused
+			// every edit it asked to confirm): the proposal stays pending.
+			// Should the edit land after all, noticeApplied settles it,
+			// here too for one that came meanwhile.
 			out.Reason = "the editor changed none of its files (the edit was refused)"
 			recheck = true
 			return out, p, nil

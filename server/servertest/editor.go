@@ -46,6 +46,14 @@ type Caps struct {
 	// EditsFromCodeActionsOnly declares workspace.applyEdit false yet its
 	// workspaceEdit capabilities: it applies the edits code actions carry.
 	EditsFromCodeActionsOnly bool
+	// ChangesLater sends the didChange of an applied edit a while after
+	// answering workspace/applyEdit, as Neovim does (its didChange waits
+	// debounce_text_changes, 150 ms).
+	ChangesLater bool
+	// WritesWhole applies workspace/applyEdit to the files on disk, each
+	// written whole, as our VS Code extension does for a file no editor
+	// shows: buffers are left as they are, and no didChange is sent.
+	WritesWhole bool
 	// IgnoreEdits neither applies nor answers workspace/applyEdit.
 	IgnoreEdits bool
 	// EditError answers workspace/applyEdit with a JSON-RPC error.
@@ -348,7 +356,11 @@ func (e *Editor) applyEdit(ctx context.Context, params []byte) (any, error) {
 		reason := "the user declined"
 		return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
 	}
-	if err := e.apply(p.Edit); err != nil {
+	apply := e.apply
+	if e.caps.WritesWhole {
+		apply = e.writeWhole
+	}
+	if err := apply(p.Edit); err != nil {
 		reason := err.Error()
 		return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
 	}
@@ -443,13 +455,73 @@ func (e *Editor) apply(edit protocol.WorkspaceEdit) error {
 		versions[r.u] = e.buffers[r.u].Version
 	}
 	e.mu.Unlock()
-	for _, r := range results {
-		e.conn.Notify(context.Background(), "textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": r.u, "version": versions[r.u]},
-			"contentChanges": []any{map[string]any{"text": r.text}},
-		})
+	notify := func() {
+		for _, r := range results {
+			e.conn.Notify(context.Background(), "textDocument/didChange", map[string]any{
+				"textDocument":   map[string]any{"uri": r.u, "version": versions[r.u]},
+				"contentChanges": []any{map[string]any{"text": r.text}},
+			})
+		}
+	}
+	if e.caps.ChangesLater {
+		time.AfterFunc(changesLater, notify)
+		return nil
+	}
+	notify()
+	return nil
+}
+
+// changesLater is how long after an edit a ChangesLater editor sends its
+// didChange: Neovim's debounce_text_changes.
+const changesLater = 150 * time.Millisecond
+
+// writeWhole applies edit to the files on disk, each written whole;
+// buffers are left as they are and nothing is sent to the server.
+func (e *Editor) writeWhole(edit protocol.WorkspaceEdit) error {
+	for _, dc := range edit.DocumentChanges {
+		switch c := dc.(type) {
+		case *protocol.CreateFile:
+			f, err := os.OpenFile(c.URI.FsPath(), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			f.Close()
+		case *protocol.TextDocumentEdit:
+			var edits []protocol.TextEdit
+			for _, el := range c.Edits {
+				switch te := el.(type) {
+				case *protocol.TextEdit:
+					edits = append(edits, *te)
+				case *protocol.AnnotatedTextEdit:
+					edits = append(edits, te.TextEdit)
+				}
+			}
+			if err := e.editFile(c.TextDocument.URI, edits); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("unsupported document change %T", dc)
+		}
+	}
+	for u, edits := range edit.Changes {
+		if err := e.editFile(u, edits); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// editFile applies edits to the file u names on disk.
+func (e *Editor) editFile(u uri.URI, edits []protocol.TextEdit) error {
+	data, err := os.ReadFile(u.FsPath())
+	if err != nil {
+		return err
+	}
+	text, err := applyTextEdits(string(data), edits, e.encoding)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(u.FsPath(), []byte(text), 0o644)
 }
 
 // applyTextEdits applies edits given against the same text, last first.
