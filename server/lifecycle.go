@@ -119,6 +119,10 @@ type clientCaps struct {
 	// the new file's text replaces (coc.nvim: Vim's empty buffer is a line,
 	// "\n" to coc); elsewhere it is empty, and the text is inserted.
 	newFileLine bool
+	// commandArgs: the client can run a workspace command with arguments;
+	// Helix cannot (25.01's :lsp-workspace-command passes none), so what the
+	// user is told to do names the code action alone.
+	commandArgs bool
 	// userSettings: the client's pushed settings are the user's alone (our
 	// VS Code client: machine-scoped settings). Others' pushes are filtered
 	// like an untrusted project file (config.UntrustedPush).
@@ -217,6 +221,7 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	caps := readCaps(params.Capabilities)
 	caps.inlineRangeAnywhere = caps.inlineCompletion && params.ClientInfo.Name == "Neovim"
 	caps.newFileLine = params.ClientInfo.Name == "coc.nvim"
+	caps.commandArgs = params.ClientInfo.Name != "helix"
 	if params.ClientInfo.Name == "helix" {
 		// Helix (23.10 on) opens a document it is shown, in a split, but
 		// does not declare window.showDocument; it draws a message on one row.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -24,6 +25,16 @@ func (s *Server) showMessage(ctx context.Context, t protocol.MessageType, msg st
 	if err := s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: t, Message: msg}); err != nil {
 		s.log.Debug("showMessage", "error", err)
 	}
+}
+
+// howTo names how the user does something: the code action titled action
+// (every client lists those), and where the client can run a command with
+// arguments, the command too ("agent.applyProposal proposal-1").
+func howTo(caps clientCaps, action, command, arg string) string {
+	if !caps.commandArgs {
+		return fmt.Sprintf("the code action %q", action)
+	}
+	return fmt.Sprintf("the code action %q or the command `%s %s`", action, command, arg)
 }
 
 // showDocumentBound is how long the server waits for window/showDocument's answer.

@@ -61,14 +61,15 @@ func (r *run) keep() (int, error) {
 
 // notesNotice is the part of a run's answer that shows its pending notes and
 // how to keep them, or "".
-func (s *Server) notesNotice(r *run, p *proposal) string {
+func (s *Server) notesNotice(r *run, p *proposal, caps clientCaps) string {
 	notice := agent.PendingNotice(r.pendingNotes())
 	if notice == "" {
 		return ""
 	}
-	how := fmt.Sprintf("Nothing is kept yet: keep them with the command `%s %s`.", CommandKeepNotes, r.name())
+	keep := howTo(caps, "Keep the agent's notes", CommandKeepNotes, r.name())
+	how := fmt.Sprintf("Nothing is kept yet: keep them with %s.", keep)
 	if p != nil {
-		how = fmt.Sprintf("They are kept if you apply %s, or with the command `%s %s`.", p.name(), CommandKeepNotes, r.name())
+		how = fmt.Sprintf("They are kept if you apply %s, or with %s.", p.name(), keep)
 	}
 	return "\n\n" + notice + "\n\n" + how + "\n"
 }

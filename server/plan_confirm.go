@@ -44,7 +44,7 @@ func (s *Server) confirmPlan(ctx context.Context, r *run, plan string) (bool, er
 		r.planGate = nil
 		r.mu.Unlock()
 	}()
-	r.progress.report(ctx, fmt.Sprintf("Plan ready: run it with the code action \"Run the agent's plan\" (%s %s), or cancel", CommandRunPlan, r.name()))
+	r.progress.report(ctx, fmt.Sprintf("Plan ready: run it with %s, or cancel", howTo(s.clientCaps(), "Run the agent's plan", CommandRunPlan, r.name())))
 	select {
 	case run := <-gate:
 		return run, nil

@@ -200,10 +200,11 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 	if p != nil {
 		fmt.Fprintf(&doc, "\n## Proposed changes (%s)\n\n```diff\n%s```\n", p.name(), p.diff())
 		if !caps.annotations {
-			fmt.Fprintf(&doc, "\nNothing is changed yet. Apply with the command `%s %s`, or discard with `%s %s`.\n", CommandApplyProposal, p.name(), CommandDiscardProposal, p.name())
+			fmt.Fprintf(&doc, "\nNothing is changed yet. Apply it with %s, or discard it with %s.\n",
+				howTo(caps, "Apply agent proposal", CommandApplyProposal, p.name()), howTo(caps, "Discard agent proposal", CommandDiscardProposal, p.name()))
 		}
 	}
-	notes := s.notesNotice(r, p)
+	notes := s.notesNotice(r, p, caps)
 	doc.WriteString(notes)
 	usage := r.usageSoFar()
 	end := "Completed · " + usage.String()
