@@ -90,7 +90,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	if start == nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: no workspace folder is open; open the project's folder so the agent knows what it may read and change")
 	}
-	settings, provider, err := s.models.Resolve(context.Background(), settings)
+	settings, provider, err := s.models.Resolve(ctx, settings) // $/cancelRequest stops a model still being found
 	if err != nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}

@@ -283,6 +283,15 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	return result, nil
 }
 
+// initialized readies, beside the read loop, what every run needs once
+// per process and the first would otherwise wait for: the sandbox's level
+// (probing it starts helpers: tens of milliseconds) and the helper of the
+// first command. initialize is answered by then.
+func (s *Server) initialized(ctx context.Context, _ jsonrpc2.RawMessage) (any, error) {
+	s.sandboxOnce.Do(func() { go s.reportSandboxLevel(besideReader(ctx)) })
+	return nil, nil
+}
+
 func (s *Server) shutdown(context.Context, jsonrpc2.RawMessage) (any, error) {
 	s.runs.cancelAll()
 	s.lifecycle.shutdown()

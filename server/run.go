@@ -94,10 +94,6 @@ func (r *run) usageSoFar() llm.Usage {
 // its own cancel, reported through work-done progress (cancellable), ended as
 // completed, failed or cancelled. The request returns at once.
 func (s *Server) startRun(r *run, provider llm.Provider) {
-	// The sandbox is readied at the first run, while its model thinks: a
-	// session that never asks starts none of it, and the run's first
-	// command finds its helper waiting.
-	s.sandboxOnce.Do(func() { go s.reportSandboxLevel(context.WithoutCancel(r.ctx)) })
 	go func() {
 		defer close(r.done)
 		defer r.cancel()

@@ -100,7 +100,8 @@ type Server struct {
 	// lsp holds the runs' language servers (nil: none), stopped when
 	// Serve returns.
 	lsp *langserver.Manager
-	// sandboxOnce readies the sandbox at the first run (reportSandboxLevel).
+	// sandboxOnce readies the sandbox once initialize is answered
+	// (reportSandboxLevel).
 	sandboxOnce sync.Once
 }
 
@@ -131,7 +132,7 @@ func New(opts Options) *Server {
 	s.actionSources = s.codeActionSources()
 	s.handlers = map[string]handlerFunc{
 		protocol.MethodInitialize:                         s.initialize,
-		protocol.MethodInitialized:                        ignore,
+		protocol.MethodInitialized:                        s.initialized,
 		protocol.MethodShutdown:                           s.shutdown,
 		protocol.MethodExit:                               s.exit,
 		protocol.MethodWorkspaceDidChangeConfiguration:    s.didChangeConfiguration,

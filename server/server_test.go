@@ -549,3 +549,39 @@ func TestRefusedConfirmationStaysPending(t *testing.T) {
 		t.Errorf("%s: %s, want applied", res.ProposalID, got)
 	}
 }
+
+// TestCancelRequestStopsFindingTheModel: with no model configured, agent.ask
+// finds one first (a local server's, a key's default); $/cancelRequest
+// stops that search, and the request answers -32800.
+func TestCancelRequestStopsFindingTheModel(t *testing.T) {
+	searching, stopped := make(chan struct{}), make(chan error, 1)
+	f := newFixture(t, nil, nil, nil, func(o *server.Options) {
+		o.FindModel = func(ctx context.Context, s config.Settings) (config.Settings, error) {
+			close(searching)
+			<-ctx.Done()
+			stopped <- ctx.Err()
+			return s, ctx.Err()
+		}
+	})
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := f.editor.CallCtx(context.Background(), "workspace/executeCommand", map[string]any{
+			"command": server.CommandAsk, "arguments": []any{map[string]any{"prompt": "which model?"}}}, nil)
+		errc <- err
+	}()
+	<-searching
+	f.editor.Notify("$/cancelRequest", map[string]any{"id": 2}) // initialize was 1
+	select {
+	case err := <-stopped:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the search ended with %v", err)
+		}
+	case <-time.After(servertest.Timeout):
+		t.Fatal("$/cancelRequest did not stop finding the model")
+	}
+	var rpcErr *jsonrpc2.Error
+	if err := <-errc; !errors.As(err, &rpcErr) || rpcErr.Code != -32800 {
+		t.Fatalf("the cancelled request answered %v, want -32800", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
@@ -19,6 +20,7 @@ import (
 )
 
 func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
+	stderr = &lockedWriter{w: stderr} // the sandbox's level is said beside the trace
 	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	workspace := fs.String("workspace", ".", "the workspace root")
@@ -60,7 +62,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return code
 	}
 	agentrun.SetSandbox(ws, settings, env("HOME"))
-	fmt.Fprintf(stderr, "[SANDBOX] commands run at level %s\n", tools.SandboxLevel())
+	levelSaid := sayLevel(stderr)
 	memory := agent.NewMemory(agent.StateDir(env, ws.Root()))
 	// MCP servers start when the run first asks for their tools, and end
 	// with the command.
@@ -75,6 +77,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		View: ws, Policy: agentrun.Policy(settings), Approver: newTerminalApprover(stdin, stderr), Notes: memory, MCP: servers, LSP: languageServers,
 		OnEvent: agent.TraceWriter(stderr, provider.Name()),
 	})
+	levelSaid() // before the answer
 	switch out.Ending {
 	case agentrun.Cancelled, agentrun.Failed:
 		reason := err.Error()
@@ -97,6 +100,30 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitFailed
 	}
 	return finishAsk(out, memory, *apply || *applySensitive, *applySensitive, stdout, stderr)
+}
+
+// sayLevel prints the sandbox's level once it is known — finding it
+// starts helpers, which the run's first command waits for, not its first
+// model call — and returns what waits until it is printed.
+func sayLevel(stderr io.Writer) (wait func()) {
+	said := make(chan struct{})
+	go func() {
+		defer close(said)
+		fmt.Fprintf(stderr, "[SANDBOX] commands run at level %s\n", tools.SandboxLevel())
+	}()
+	return func() { <-said }
+}
+
+// lockedWriter is w for writers on several goroutines, a line at a time.
+type lockedWriter struct {
+	mu sync.Mutex // guards w
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // askModel loads the workspace's settings with the flags' on top, finds

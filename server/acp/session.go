@@ -184,6 +184,7 @@ func (a *Agent) openSession(ctx context.Context, cwd string, additional []string
 	s.notices = append(s.notices, mcpNotices...)
 	s.pool = a.mcp
 	a.mcp.Warm(s.mcpServers()) // so their prompts are in the menu soon
+	go tools.PrepareSandbox()  // found (its helpers started) before the first turn says it
 	a.findModels(ctx, s)
 	a.announceCommands(ctx, s)
 	a.mu.Lock()

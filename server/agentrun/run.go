@@ -126,8 +126,15 @@ func prepare(r Request, mode Mode) (*agent.Agent, agent.Task, *langserver.Sessio
 	var servers *langserver.Session
 	if r.LSP != nil {
 		servers = langserver.NewSession(r.LSP, r.View, LanguageServers(s))
-		if caps := tools.SandboxLevel(); LanguageServerStarter == nil && caps.ServerNeedsApproval() {
-			servers.AskBeforeStarting(askBeforeStarting(r.Approver, caps))
+		if LanguageServerStarter == nil {
+			// The level is read when a server would start: probing it must
+			// not hold the run's first model call.
+			servers.AskBeforeStarting(func(ctx context.Context, c langserver.Command) error {
+				if caps := tools.SandboxLevel(); caps.ServerNeedsApproval() {
+					return askBeforeStarting(r.Approver, caps)(ctx, c)
+				}
+				return nil
+			})
 		}
 	}
 	a, err := build(r, notes, servers)

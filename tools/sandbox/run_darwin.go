@@ -21,7 +21,7 @@ const haveSeccomp = false
 // (AGENT_LSP_SANDBOX=seatbelt) and a command actually runs under the
 // profile this package writes, so a profile this macOS rejects is reported
 // rather than trusted.
-func probe() Caps {
+func probe(Level) Caps {
 	if Level(os.Getenv("AGENT_LSP_SANDBOX")) != Seatbelt {
 		return Caps{Level: None, Why: "Seatbelt is opt-in until it has run on a Mac in agent-lsp's tests (AGENT_LSP_SANDBOX=seatbelt)"}
 	}

@@ -36,7 +36,9 @@ func cloneFlags(names []string) (uintptr, error) {
 	return flags, nil
 }
 
-func probe() Caps {
+// probe finds the level on Linux: Landlock and cgroups, then, unless upTo
+// is landlock, whether the full level's namespaces and views work.
+func probe(upTo Level) Caps {
 	c := Caps{LandlockABI: landlockABI()}
 	if c.LandlockABI == 0 {
 		c.Level, c.Why = None, "this kernel has no Landlock"
@@ -46,6 +48,10 @@ func probe() Caps {
 	if cg, err := newCgroup(Limits{}.withDefaults()); err == nil {
 		cg.remove()
 		c.Cgroup, _ = cgroupParents()
+	}
+	if upTo == Landlock {
+		c.Level = Landlock
+		return c
 	}
 	mounts, bounded, err := probeNamespaces(usualKind(c, nsFlags))
 	if err != nil {
