@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -150,18 +149,14 @@ func runHelper(ctx context.Context, w World, stdout, stderr io.Writer) (Result, 
 // helperResult is how a helper's command ended, from the helper's report
 // and its exit (err).
 func helperResult(res Result, w World, report string, err error) (Result, error) {
-	var exitErr *exec.ExitError
 	switch {
 	case errors.Is(err, ErrDiskLimit):
 		res.ExitCode, res.Exceeded = 128+int(syscall.SIGKILL), fmt.Sprintf("wrote more than %d MiB, the sandbox's disk limit", w.Limits.Disk>>20)
+		return res, nil
 	case report != "":
 		return res, fmt.Errorf("sandbox: %s", report)
-	case errors.As(err, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.ExitCode = 128 + int(ws.Signal())
-		}
-	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+	}
+	if res.ExitCode, err = exitStatus(err); err != nil {
 		return res, fmt.Errorf("sandbox: %w", err)
 	}
 	return res, nil
