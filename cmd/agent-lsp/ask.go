@@ -78,6 +78,12 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		OnEvent: agent.TraceWriter(stderr, provider.Name()),
 	})
 	levelSaid() // before the answer
+	return endAsk(out, err, settings, memory, *apply || *applySensitive, *applySensitive, stdout, stderr)
+}
+
+// endAsk shows how the run ended, applies what was asked for, and returns
+// the exit code.
+func endAsk(out agentrun.Outcome, err error, settings config.Settings, memory *agent.Memory, apply, applySensitive bool, stdout, stderr io.Writer) int {
 	switch out.Ending {
 	case agentrun.Cancelled, agentrun.Failed:
 		reason := err.Error()
@@ -94,12 +100,12 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// was said before the run, for a run that finishes.
 		finishAsk(out, memory, false, false, stdout, stderr)
 		fmt.Fprintln(stderr, out.StopNote)
-		if *apply || *applySensitive {
+		if apply {
 			fmt.Fprintln(stderr, "agent-lsp ask: not applied: the run stopped before the model finished")
 		}
 		return exitFailed
 	}
-	return finishAsk(out, memory, *apply || *applySensitive, *applySensitive, stdout, stderr)
+	return finishAsk(out, memory, apply, applySensitive, stdout, stderr)
 }
 
 // sayLevel prints the sandbox's level once it is known — finding it

@@ -384,70 +384,11 @@ func (e *Editor) neverAnswer(ctx context.Context) (any, error) {
 // apply edits the buffers as an editor does, checking versions, then tells
 // the server with didChange (full text) like a real client.
 func (e *Editor) apply(edit protocol.WorkspaceEdit) error {
-	type result struct {
-		u    uri.URI
-		text string
-	}
-	var results []result
 	e.mu.Lock()
-	for _, dc := range edit.DocumentChanges {
-		switch c := dc.(type) {
-		case *protocol.CreateFile:
-			if _, exists := e.buffers[c.URI]; exists {
-				e.mu.Unlock()
-				return fmt.Errorf("%s exists", c.URI)
-			}
-			e.buffers[c.URI] = &Buffer{Version: 0}
-			if e.caps.NewBufferLine {
-				e.buffers[c.URI].Text = "\n"
-			}
-		case *protocol.TextDocumentEdit:
-			b, ok := e.buffers[c.TextDocument.URI]
-			if !ok {
-				e.mu.Unlock()
-				return fmt.Errorf("%s is not open in the fake editor", c.TextDocument.URI)
-			}
-			if c.TextDocument.Version != nil && *c.TextDocument.Version != b.Version {
-				e.mu.Unlock()
-				return fmt.Errorf("%s: version %d, buffer is at %d", c.TextDocument.URI, *c.TextDocument.Version, b.Version)
-			}
-			var edits []protocol.TextEdit
-			for _, el := range c.Edits {
-				switch te := el.(type) {
-				case *protocol.TextEdit:
-					edits = append(edits, *te)
-				case *protocol.AnnotatedTextEdit:
-					edits = append(edits, te.TextEdit)
-				}
-			}
-			text, err := applyTextEdits(b.Text, edits, e.encoding)
-			if err != nil {
-				e.mu.Unlock()
-				return err
-			}
-			b.Text = text
-			b.Version++
-			results = append(results, result{c.TextDocument.URI, text})
-		default:
-			e.mu.Unlock()
-			return fmt.Errorf("unsupported document change %T", dc)
-		}
-	}
-	// Without documentChanges: a map of plain edits by URI (ALE, eglot).
-	for _, u := range slices.Sorted(maps.Keys(edit.Changes)) {
-		b, ok := e.buffers[u]
-		if !ok {
-			e.mu.Unlock()
-			return fmt.Errorf("%s is not open in the fake editor", u)
-		}
-		text, err := applyTextEdits(b.Text, edit.Changes[u], e.encoding)
-		if err != nil {
-			e.mu.Unlock()
-			return err
-		}
-		b.Text = text
-		b.Version++
-		results = append(results, result{u, text})
+	results, err := e.applyLocked(edit)
+	if err != nil {
+		e.mu.Unlock()
+		return err
 	}
 	e.notifyLocked()
 	versions := map[uri.URI]int32{}
@@ -471,6 +412,88 @@ func (e *Editor) apply(edit protocol.WorkspaceEdit) error {
 	return nil
 }
 
+// editedBuffer is a buffer's text after an edit.
+type editedBuffer struct {
+	u    uri.URI
+	text string
+}
+
+// applyLocked applies edit to the buffers, its document changes then its
+// plain changes (ALE's, eglot's), and returns the texts edited; e.mu held.
+func (e *Editor) applyLocked(edit protocol.WorkspaceEdit) ([]editedBuffer, error) {
+	var results []editedBuffer
+	for _, dc := range edit.DocumentChanges {
+		r, err := e.applyChangeLocked(dc)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			results = append(results, *r)
+		}
+	}
+	for _, u := range slices.Sorted(maps.Keys(edit.Changes)) {
+		r, err := e.editBufferLocked(u, nil, edit.Changes[u])
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+// applyChangeLocked applies one document change: a file created (an empty
+// buffer), or a buffer edited at the version the change names.
+func (e *Editor) applyChangeLocked(dc protocol.DocumentChange) (*editedBuffer, error) {
+	switch c := dc.(type) {
+	case *protocol.CreateFile:
+		if _, exists := e.buffers[c.URI]; exists {
+			return nil, fmt.Errorf("%s exists", c.URI)
+		}
+		e.buffers[c.URI] = &Buffer{Version: 0}
+		if e.caps.NewBufferLine {
+			e.buffers[c.URI].Text = "\n"
+		}
+		return nil, nil
+	case *protocol.TextDocumentEdit:
+		r, err := e.editBufferLocked(c.TextDocument.URI, c.TextDocument.Version, textEditsOf(c))
+		return &r, err
+	}
+	return nil, fmt.Errorf("unsupported document change %T", dc)
+}
+
+// editBufferLocked applies edits to the buffer of u, which must be open
+// (at version, where one is given).
+func (e *Editor) editBufferLocked(u uri.URI, version *int32, edits []protocol.TextEdit) (editedBuffer, error) {
+	b, ok := e.buffers[u]
+	if !ok {
+		return editedBuffer{}, fmt.Errorf("%s is not open in the fake editor", u)
+	}
+	if version != nil && *version != b.Version {
+		return editedBuffer{}, fmt.Errorf("%s: version %d, buffer is at %d", u, *version, b.Version)
+	}
+	text, err := applyTextEdits(b.Text, edits, e.encoding)
+	if err != nil {
+		return editedBuffer{}, err
+	}
+	b.Text = text
+	b.Version++
+	return editedBuffer{u, text}, nil
+}
+
+// textEditsOf are a document edit's edits, their annotations dropped.
+func textEditsOf(c *protocol.TextDocumentEdit) []protocol.TextEdit {
+	var edits []protocol.TextEdit
+	for _, el := range c.Edits {
+		switch te := el.(type) {
+		case *protocol.TextEdit:
+			edits = append(edits, *te)
+		case *protocol.AnnotatedTextEdit:
+			edits = append(edits, te.TextEdit)
+		}
+	}
+	return edits
+}
+
 // changesLater is how long after an edit a ChangesLater editor sends its
 // didChange: Neovim's debounce_text_changes.
 const changesLater = 150 * time.Millisecond
@@ -487,16 +510,7 @@ func (e *Editor) writeWhole(edit protocol.WorkspaceEdit) error {
 			}
 			f.Close()
 		case *protocol.TextDocumentEdit:
-			var edits []protocol.TextEdit
-			for _, el := range c.Edits {
-				switch te := el.(type) {
-				case *protocol.TextEdit:
-					edits = append(edits, *te)
-				case *protocol.AnnotatedTextEdit:
-					edits = append(edits, te.TextEdit)
-				}
-			}
-			if err := e.editFile(c.TextDocument.URI, edits); err != nil {
+			if err := e.editFile(c.TextDocument.URI, textEditsOf(c)); err != nil {
 				return err
 			}
 		default:
