@@ -203,7 +203,7 @@ func (s *Server) approve(_ context.Context, a approveArgs) (approveResult, error
 	if err := s.approvals.answer(a.ID, d); err != nil {
 		return approveResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
-	return approveResult{ID: a.ID, Decision: a.Decision}, nil
+	return approveResult(a), nil
 }
 
 // questionActions offers each waiting question's answers, Deny first.

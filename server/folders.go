@@ -147,12 +147,14 @@ func workspaceDirs(p *protocol.InitializeParams) (dirs []string, uris []uri.URI,
 			return dirs, uris, warnings
 		}
 	}
-	if p.RootURI != nil {
-		if dir, err := documents.PathOf(*p.RootURI); err == nil {
-			return []string{dir}, []uri.URI{*p.RootURI}, warnings
+	//lint:ignore SA1019 a client without workspace folders gives its root here (rootUri, LSP before 3.6; rootPath before that)
+	rootURI, rootPath := p.RootURI, p.RootPath
+	if rootURI != nil {
+		if dir, err := documents.PathOf(*rootURI); err == nil {
+			return []string{dir}, []uri.URI{*rootURI}, warnings
 		}
 	}
-	if rp, ok := p.RootPath.Get(); ok && rp != "" {
+	if rp, ok := rootPath.Get(); ok && rp != "" {
 		return []string{rp}, []uri.URI{""}, warnings
 	}
 	wd, _ := os.Getwd()

@@ -152,8 +152,6 @@ func New(opts Options) *Server {
 	return s
 }
 
-func ignore(context.Context, jsonrpc2.RawMessage) (any, error) { return nil, nil }
-
 // Serve runs the protocol on rwc until the client sends exit or goes away, and
 // returns the process exit code: 0 after shutdown then exit, 1 otherwise.
 // Runs still going are cancelled.
