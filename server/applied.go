@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
 	"github.com/agent-lsp/agent-lsp/server/apply"
@@ -24,12 +25,12 @@ import (
 // applyActions offers p as code actions carrying its edit, for a client
 // that cannot take workspace/applyEdit: its files without the sensitive
 // ones, and, as a second action naming them, with them.
-func (s *Server) applyActions(l *actionList, p *proposal, caps clientCaps, kind protocol.CodeActionKind) {
+func (ps *proposals) applyActions(l *actionList, p *proposal, caps clientCaps, kind protocol.CodeActionKind) {
 	rest, sensitive := apply.Split(p.changes, false)
 	if len(rest) > 0 {
 		// Counted as the edit carries them: new files the client cannot
 		// create are offered once it is applied.
-		if edit, newFiles, err := s.editOf(p, rest, caps); err == nil && !editsNothing(edit) {
+		if edit, newFiles, err := ps.editOf(p, rest, caps); err == nil && !editsNothing(edit) {
 			title := fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(rest)-len(newFiles), p.name())
 			if len(newFiles) > 0 && newFilesInBuffers(caps) {
 				title = fmt.Sprintf("Apply agent proposal (%d file(s), %s; %d new file(s) in buffers, not created until you write them)", len(rest)-len(newFiles), p.name(), len(newFiles))
@@ -38,7 +39,7 @@ func (s *Server) applyActions(l *actionList, p *proposal, caps clientCaps, kind 
 		}
 	}
 	if len(sensitive) > 0 {
-		if edit, _, err := s.editOf(p, p.changes, caps); err == nil && !editsNothing(edit) {
+		if edit, _, err := ps.editOf(p, p.changes, caps); err == nil && !editsNothing(edit) {
 			l.edit(fmt.Sprintf("Apply agent proposal with its sensitive files (%s): %s", p.name(), apply.DescribeSensitive(sensitive)), kind, edit)
 		}
 	}
@@ -52,8 +53,8 @@ func (s *Server) applyActions(l *actionList, p *proposal, caps clientCaps, kind 
 
 // holds reports whether the editor holds text for the file at abs: in its
 // open buffer, or on disk.
-func (s *Server) holds(abs, text string) (bool, error) {
-	if doc, ok := s.docs.GetPath(abs); ok && doc.Text == text {
+func (ps *proposals) holds(abs, text string) (bool, error) {
+	if doc, ok := ps.docs.GetPath(abs); ok && doc.Text == text {
 		return true, nil
 	}
 	data, err := tools.ReadRegular(abs) // a FIFO put there must not hang the server
@@ -70,10 +71,10 @@ func (s *Server) holds(abs, text string) (bool, error) {
 // the client could be sent has the proposed text, in its buffer or on
 // disk, except sensitive files left as they were, and at least one file
 // changed.
-func (s *Server) heldByEditor(p *proposal, caps clientCaps) bool {
+func (ps *proposals) heldByEditor(p *proposal, caps clientCaps) bool {
 	held := 0
 	for _, c := range sendable(p, caps) {
-		proposed, err := s.holds(c.AbsPath, c.New)
+		proposed, err := ps.holds(c.AbsPath, c.New)
 		if err != nil {
 			return false
 		}
@@ -81,7 +82,7 @@ func (s *Server) heldByEditor(p *proposal, caps clientCaps) bool {
 			held++
 			continue
 		}
-		if asWas, err := s.holds(c.AbsPath, c.Original); err != nil || !(c.Existed && asWas && isSensitive(c)) {
+		if asWas, err := ps.holds(c.AbsPath, c.Original); err != nil || !(c.Existed && asWas && isSensitive(c)) {
 			return false
 		}
 		// left out, as the action without sensitive files does
@@ -106,11 +107,11 @@ type fileNow struct {
 
 // filesNow is how the editor has p's files the client can be sent, to tell
 // what an edit changed (editorChanged).
-func (s *Server) filesNow(p *proposal, caps clientCaps) []fileNow {
+func (ps *proposals) filesNow(p *proposal, caps clientCaps) []fileNow {
 	var out []fileNow
 	for _, c := range sendable(p, caps) {
 		var f fileNow
-		if doc, ok := s.docs.GetPath(c.AbsPath); ok {
+		if doc, ok := ps.docs.GetPath(c.AbsPath); ok {
 			f.buffer, f.inBuffer = doc.Text, true
 		}
 		data, err := tools.ReadRegular(c.AbsPath)
@@ -136,9 +137,9 @@ const editorChangeGrace = time.Second
 // or on disk, by the time the client answered or within editorChangeGrace
 // after. coc.nvim answers "applied" though the user refused every edit it
 // asked to confirm: then nothing changed.
-func (s *Server) editorChanged(ctx context.Context, p *proposal, caps clientCaps, before []fileNow) bool {
+func (ps *proposals) editorChanged(ctx context.Context, p *proposal, caps clientCaps, before []fileNow) bool {
 	changed := make(chan struct{}, 1)
-	stop := s.docs.WatchBuffers(func(abs string) {
+	stop := ps.docs.WatchBuffers(func(abs string) {
 		if slices.ContainsFunc(p.changes, func(c tools.Change) bool { return c.AbsPath == abs }) {
 			select {
 			case changed <- struct{}{}:
@@ -149,13 +150,13 @@ func (s *Server) editorChanged(ctx context.Context, p *proposal, caps clientCaps
 	defer stop()
 	grace := time.NewTimer(editorChangeGrace)
 	defer grace.Stop()
-	if !slices.Equal(before, s.filesNow(p, caps)) {
+	if !slices.Equal(before, ps.filesNow(p, caps)) {
 		return true
 	}
 	for {
 		select {
 		case <-changed:
-			if !slices.Equal(before, s.filesNow(p, caps)) {
+			if !slices.Equal(before, ps.filesNow(p, caps)) {
 				return true
 			}
 		case <-grace.C:
@@ -168,14 +169,14 @@ func (s *Server) editorChanged(ctx context.Context, p *proposal, caps clientCaps
 
 // leftAsTheyWere counts p's sensitive files the editor still holds as they
 // were: applied without them.
-func (s *Server) leftAsTheyWere(p *proposal) int {
+func (ps *proposals) leftAsTheyWere(p *proposal) int {
 	n := 0
 	for _, c := range p.changes {
 		if !c.Existed || !isSensitive(c) || c.Original == c.New {
 			continue
 		}
-		asWas, err := s.holds(c.AbsPath, c.Original)
-		proposed, err2 := s.holds(c.AbsPath, c.New)
+		asWas, err := ps.holds(c.AbsPath, c.Original)
+		proposed, err2 := ps.holds(c.AbsPath, c.New)
 		if err == nil && err2 == nil && asWas && !proposed {
 			n++
 		}
@@ -186,12 +187,12 @@ func (s *Server) leftAsTheyWere(p *proposal) int {
 // tellNextRun keeps note — what became of p — for the next run of p's
 // session, when p's run is still the session's latest: after a later run,
 // "the previous turn" would name the wrong one.
-func (s *Server) tellNextRun(p *proposal, note string) {
+func (ps *proposals) tellNextRun(p *proposal, note string) {
 	r := p.run
 	if r == nil || r.history == nil {
 		return
 	}
-	if s.runs.newest(func(o *run) bool { return o.session == r.session }) == r {
+	if ps.runs.newest(func(o *run) bool { return o.session == r.session }) == r {
 		r.history.SetAside(note)
 	}
 }
@@ -201,24 +202,31 @@ func isSensitive(c tools.Change) bool {
 	return ok
 }
 
+// noticeAt is noticeApplied for a document's URI.
+func (ps *proposals) noticeAt(ctx context.Context, u uri.URI) {
+	if path, err := ps.docs.Path(u); err == nil {
+		ps.noticeApplied(ctx, path)
+	}
+}
+
 // noticeApplied settles as applied each pending proposal that changes path
 // once the editor holds it (heldByEditor), and says so.
-func (s *Server) noticeApplied(ctx context.Context, path string) {
-	caps := s.clientCaps()
-	for _, p := range s.runs.pendingTouching(path) {
-		if !s.heldByEditor(p, caps) {
+func (ps *proposals) noticeApplied(ctx context.Context, path string) {
+	caps := ps.win.caps.get()
+	for _, p := range ps.runs.pendingTouching(path) {
+		if !ps.heldByEditor(p, caps) {
 			continue
 		}
-		if _, err := s.runs.move(p.name(), proposalApplied); err != nil {
+		if _, err := ps.runs.move(p.name(), proposalApplied); err != nil {
 			continue // settled another way meanwhile
 		}
-		s.showMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s is applied: the editor holds its changes (write the changed buffers to save them).", p.name()))
-		if left := s.leftAsTheyWere(p); left > 0 {
-			s.tellNextRun(p, fmt.Sprintf(agentrun.AsideAppliedBut, left))
+		ps.win.showMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s is applied: the editor holds its changes (write the changed buffers to save them).", p.name()))
+		if left := ps.leftAsTheyWere(p); left > 0 {
+			ps.tellNextRun(p, fmt.Sprintf(agentrun.AsideAppliedBut, left))
 		} else {
-			s.tellNextRun(p, agentrun.AsideApplied)
+			ps.tellNextRun(p, agentrun.AsideApplied)
 		}
-		s.afterApplied(ctx, p, caps)
+		ps.afterApplied(ctx, p, caps)
 	}
 }
 
@@ -226,8 +234,8 @@ func (s *Server) noticeApplied(ctx context.Context, path string) {
 // kept, and its new files the client could not create are offered —
 // beside the read loop, where noticeApplied runs: showing them as
 // documents waits on the client.
-func (s *Server) afterApplied(ctx context.Context, p *proposal, caps clientCaps) {
-	s.keepRunNotes(ctx, p.run) // applying the run's proposal accepts its notes too
+func (ps *proposals) afterApplied(ctx context.Context, p *proposal, caps clientCaps) {
+	ps.notes.keepApplied(ctx, p.run) // applying the run's proposal accepts its notes too
 	var newFiles []tools.Change
 	if !(caps.documentChanges && caps.createFiles) && !newFilesInBuffers(caps) {
 		for _, c := range p.changes {
@@ -237,6 +245,6 @@ func (s *Server) afterApplied(ctx context.Context, p *proposal, caps clientCaps)
 		}
 	}
 	if len(newFiles) > 0 {
-		go s.offerNewFiles(besideReader(ctx), p, newFiles, len(p.changes)-len(newFiles))
+		go ps.offers.newFiles(besideReader(ctx), p, newFiles, len(p.changes)-len(newFiles))
 	}
 }
