@@ -19,8 +19,8 @@ import (
 // A client without workspace/applyEdit (ALE says so) applies a proposal
 // from a code action that carries its edit, and never tells the server;
 // a client that takes applyEdit may never answer it (ALE again, were it
-// sent). Either way the server sees the result: the editor's buffers hold
-// the proposal's text. That is when it is applied.
+// sent). Either way the server sees the result: the editor holds the
+// proposal's text, in its buffers or on disk. That is when it is applied.
 
 // applyActions offers p as code actions carrying its edit, for a client
 // that cannot take workspace/applyEdit: its files without the sensitive
@@ -136,7 +136,8 @@ const editorChangeGrace = time.Second
 // how they were before the edit was sent (before, filesNow's), in a buffer
 // or on disk, by the time the client answered or within editorChangeGrace
 // after. coc.nvim answers "applied" though the user refused every edit it
-// asked to confirm: then nothing changed.
+// asked to confirm: then nothing changed. Read for a client that asks to
+// confirm (change annotations): one that does not applied what it says.
 func (ps *proposals) editorChanged(ctx context.Context, p *proposal, caps clientCaps, before []fileNow) bool {
 	changed := make(chan struct{}, 1)
 	stop := ps.docs.WatchBuffers(func(abs string) {

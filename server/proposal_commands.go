@@ -179,12 +179,14 @@ func (ps *proposals) send(ctx context.Context, name string) (out applyResult, p 
 				out.Reason = *result.FailureReason
 			}
 			return out, p, nil
-		case !ps.editorChanged(ctx, p, caps, before):
+		case caps.annotations && !ps.editorChanged(ctx, p, caps, before):
 			// "Applied", yet the editor changed none of its files, in a
 			// buffer or on disk (coc.nvim's answer when the user refused
 			// every edit it asked to confirm): the proposal stays pending.
 			// Should the edit land after all, noticeApplied settles it,
-			// here too for one that came meanwhile.
+			// here too for one that came meanwhile. A client that confirms
+			// nothing applied the edit it says it applied: eglot sends its
+			// didChange once Emacs is idle, which may be long after.
 			out.Reason = "the editor changed none of its files (the edit was refused)"
 			recheck = true
 			return out, p, nil
