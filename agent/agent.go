@@ -150,85 +150,42 @@ func (a *Agent) finish(out Outcome, err error) (Outcome, error) {
 	return out, nil
 }
 
+// loopState is what the loop carries from one iteration to the next.
+type loopState struct {
+	ts   *toolset
+	req  llm.Request
+	b    *budget
+	task int // the task message's index, which compaction keeps verbatim
+	// continuations of an answer cut at the output limit, malformed
+	// answers in a row, and the recent steps (loop detection).
+	continuations, mistakes int
+	recent                  []step
+}
+
 // loop runs THINK/ACT/OBSERVE on h; task is the index of the task message,
 // which compaction keeps verbatim.
 func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error) {
 	var out Outcome
-	ts := &toolset{reg: a.cfg.Tools, specs: a.specs}
-	req := llm.Request{System: a.cfg.System, Tools: ts.specs}
-	window := a.cfg.ContextWindow
-	if window <= 0 {
-		window = DefaultContextWindow(a.cfg.Provider.Name())
-	}
-	b := newBudget(window, a.cfg.System, ts.specs)
-	if a.cfg.Stream && a.cfg.OnEvent != nil {
-		req.OnText = func(delta string) { a.emit(Event{Kind: EventTextDelta, Text: delta}) }
-	}
-	if a.cfg.OnEvent != nil {
-		ctx = llm.WithNotify(ctx, func(msg string) { a.emit(Event{Kind: EventNotice, Text: msg}) })
-		req.OnReasoning = func(delta string) { a.emit(Event{Kind: EventReasoningDelta, Text: delta}) }
-	}
-	continuations, mistakes := 0, 0
-	var recent []step
+	ctx, st := a.newLoop(ctx, task)
 	for i := 1; i <= a.cfg.MaxIterations; i++ {
 		out.Iterations = i
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		// THINK
-		a.emit(Event{Kind: EventIteration, Iteration: i, MaxIterations: a.cfg.MaxIterations})
-		if next := a.refresh(ctx, ts, func(msg string) {
-			a.emit(Event{Kind: EventNotice, Iteration: i, MaxIterations: a.cfg.MaxIterations, Text: msg})
-		}); next != ts {
-			ts, req.Tools = next, next.specs
-			b.setTools(a.cfg.System, ts.specs)
-		}
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		if err := a.fitContext(ctx, b, h, task); err != nil {
-			return out, err
-		}
-		if b.compactions > 0 {
-			task = 0 // compaction moved the task to the front
-		}
-		req.Messages = h.Messages()
-		resp, err := a.cfg.Provider.Chat(ctx, req)
-		if err != nil && isContextTooLong(err) {
-			// Our estimate was short: compact hard and try once more before
-			// giving up on "context too long".
-			if ok, cerr := a.compact(ctx, h, task, 2); cerr == nil && ok {
-				task = 0
-				req.Messages = h.Messages()
-				resp, err = a.cfg.Provider.Chat(ctx, req)
-			}
-		}
+		resp, err := a.think(ctx, i, h, st)
 		if err != nil {
-			if ctx.Err() != nil {
-				return out, ctx.Err()
-			}
 			return out, err
 		}
-		b.observe(req.Messages, resp.Usage.InputTokens)
 		out.Usage.Add(resp.Usage)
-		a.emitUsage(i, b, req.Messages, resp)
 		if resp.FormatError != "" {
-			// A malformed answer is an observation the model can correct.
-			mistakes++
-			h.AddAssistant(llm.Response{Text: resp.Text})
-			if mistakes >= a.cfg.MaxMistakes {
-				return out, fmt.Errorf("%w (%d): %s", ErrTooManyMistakes, mistakes, firstLine(resp.FormatError))
+			if err := a.malformed(i, h, st, resp); err != nil {
+				return out, err
 			}
-			a.emit(Event{Kind: EventNotice, Iteration: i, MaxIterations: a.cfg.MaxIterations, Text: "malformed answer: " + firstLine(resp.FormatError)})
-			h.AddUser(formatFeedback + resp.FormatError)
 			continue
 		}
-		mistakes = 0
+		st.mistakes = 0
 		h.AddAssistant(resp)
 		a.emit(Event{Kind: EventThought, Iteration: i, MaxIterations: a.cfg.MaxIterations, Text: resp.Text, Reasoning: resp.Reasoning, Calls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
-			if resp.StopReason == llm.StopMaxTokens && continuations < maxContinuations {
-				continuations++
+			if resp.StopReason == llm.StopMaxTokens && st.continuations < maxContinuations {
+				st.continuations++
 				out.Answer += resp.Text
 				h.AddUser("Your reply was cut off by the output token limit. Continue exactly where it stopped.")
 				continue
@@ -236,19 +193,105 @@ func (a *Agent) loop(ctx context.Context, h *History, task int) (Outcome, error)
 			out.Answer += resp.Text
 			return out, nil
 		}
-		// ACT and OBSERVE
-		results, err := a.act(ctx, i, resp.ToolCalls, b, ts.reg)
-		if err != nil {
+		if err := a.actOn(ctx, i, h, st, resp.ToolCalls); err != nil {
 			return out, err
-		}
-		h.AddToolResults(results)
-		if recent = appendSteps(recent, resp.ToolCalls, results); looping(recent) {
-			c := resp.ToolCalls[0]
-			return out, fmt.Errorf("%w: %s gave the same result %d times; stopping instead of spending tokens (rephrase the task or check the tool's output)",
-				ErrLoop, CallSummary(c), loopRepeats)
 		}
 	}
 	return out, fmt.Errorf("%w: the model still wanted tools after %d iterations (raise max_iterations or narrow the task)", ErrIterationLimit, a.cfg.MaxIterations)
+}
+
+// newLoop is the loop's state at its start: the tools, the request with
+// its streaming callbacks, the context budget; ctx carries the
+// providers' notices to the events.
+func (a *Agent) newLoop(ctx context.Context, task int) (context.Context, *loopState) {
+	ts := &toolset{reg: a.cfg.Tools, specs: a.specs}
+	st := &loopState{ts: ts, req: llm.Request{System: a.cfg.System, Tools: ts.specs}, task: task}
+	window := a.cfg.ContextWindow
+	if window <= 0 {
+		window = DefaultContextWindow(a.cfg.Provider.Name())
+	}
+	st.b = newBudget(window, a.cfg.System, ts.specs)
+	if a.cfg.Stream && a.cfg.OnEvent != nil {
+		st.req.OnText = func(delta string) { a.emit(Event{Kind: EventTextDelta, Text: delta}) }
+	}
+	if a.cfg.OnEvent != nil {
+		ctx = llm.WithNotify(ctx, func(msg string) { a.emit(Event{Kind: EventNotice, Text: msg}) })
+		st.req.OnReasoning = func(delta string) { a.emit(Event{Kind: EventReasoningDelta, Text: delta}) }
+	}
+	return ctx, st
+}
+
+// think is iteration i's THINK: the tools refreshed, the history fitted
+// to the context, the model asked (once more after a hard compaction when
+// the context was too long after all), and what it used counted.
+func (a *Agent) think(ctx context.Context, i int, h *History, st *loopState) (llm.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return llm.Response{}, err
+	}
+	a.emit(Event{Kind: EventIteration, Iteration: i, MaxIterations: a.cfg.MaxIterations})
+	if next := a.refresh(ctx, st.ts, func(msg string) {
+		a.emit(Event{Kind: EventNotice, Iteration: i, MaxIterations: a.cfg.MaxIterations, Text: msg})
+	}); next != st.ts {
+		st.ts, st.req.Tools = next, next.specs
+		st.b.setTools(a.cfg.System, st.ts.specs)
+	}
+	if err := ctx.Err(); err != nil {
+		return llm.Response{}, err
+	}
+	if err := a.fitContext(ctx, st.b, h, st.task); err != nil {
+		return llm.Response{}, err
+	}
+	if st.b.compactions > 0 {
+		st.task = 0 // compaction moved the task to the front
+	}
+	st.req.Messages = h.Messages()
+	resp, err := a.cfg.Provider.Chat(ctx, st.req)
+	if err != nil && isContextTooLong(err) {
+		// Our estimate was short: compact hard and try once more before
+		// giving up on "context too long".
+		if ok, cerr := a.compact(ctx, h, st.task, 2); cerr == nil && ok {
+			st.task = 0
+			st.req.Messages = h.Messages()
+			resp, err = a.cfg.Provider.Chat(ctx, st.req)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return llm.Response{}, ctx.Err()
+		}
+		return llm.Response{}, err
+	}
+	st.b.observe(st.req.Messages, resp.Usage.InputTokens)
+	a.emitUsage(i, st.b, st.req.Messages, resp)
+	return resp, nil
+}
+
+// malformed feeds a malformed answer back to the model as an observation
+// it can correct, until MaxMistakes in a row.
+func (a *Agent) malformed(i int, h *History, st *loopState, resp llm.Response) error {
+	st.mistakes++
+	h.AddAssistant(llm.Response{Text: resp.Text})
+	if st.mistakes >= a.cfg.MaxMistakes {
+		return fmt.Errorf("%w (%d): %s", ErrTooManyMistakes, st.mistakes, firstLine(resp.FormatError))
+	}
+	a.emit(Event{Kind: EventNotice, Iteration: i, MaxIterations: a.cfg.MaxIterations, Text: "malformed answer: " + firstLine(resp.FormatError)})
+	h.AddUser(formatFeedback + resp.FormatError)
+	return nil
+}
+
+// actOn is iteration i's ACT and OBSERVE: the calls run, their results in
+// h, and the run stopped where the same call keeps giving the same result.
+func (a *Agent) actOn(ctx context.Context, i int, h *History, st *loopState, calls []llm.ToolCall) error {
+	results, err := a.act(ctx, i, calls, st.b, st.ts.reg)
+	if err != nil {
+		return err
+	}
+	h.AddToolResults(results)
+	if st.recent = appendSteps(st.recent, calls, results); looping(st.recent) {
+		return fmt.Errorf("%w: %s gave the same result %d times; stopping instead of spending tokens (rephrase the task or check the tool's output)",
+			ErrLoop, CallSummary(calls[0]), loopRepeats)
+	}
+	return nil
 }
 
 // act runs the calls of one turn. When every call is to a read-only tool they

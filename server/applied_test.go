@@ -38,7 +38,9 @@ func proposalActions(t *testing.T, f *fixture, u uri.URI) []editAction {
 	var out []editAction
 	for _, r := range raw {
 		var a editAction
-		json.Unmarshal(r, &a)
+		if err := protocol.Unmarshal(r, &a); err != nil { // the edit's document changes are a union
+			t.Fatal(err)
+		}
 		if strings.Contains(a.Title, "agent proposal") {
 			out = append(out, a)
 		}

@@ -36,6 +36,21 @@ func answersTo(req tools.ApprovalRequest) []protocol.MessageActionItem {
 	return approvalActions
 }
 
+// approvals asks the user whether a run may do what its policy does not
+// allow by itself (a command, a language server's start): through
+// window/showMessageRequest, and, where the client may not answer one, as
+// code actions (the questions waiting) that agent.approve answers.
+type approvals struct {
+	questions // waiting for a code action's answer
+	win       *window
+}
+
+// approver asks for the run called run, each question for at most timeout
+// (the settings' ApprovalTimeout).
+func (ap *approvals) approver(run string, timeout time.Duration) tools.Approver {
+	return editorApprover{ap: ap, run: run, timeout: timeout}
+}
+
 // editorApprover asks through window/showMessageRequest. A client that did
 // not declare it can answer one (window.showMessage.messageActionItem: ALE,
 // Helix, eglot 1.9) is also offered the answers as code actions, and told so
@@ -43,8 +58,8 @@ func answersTo(req tools.ApprovalRequest) []protocol.MessageActionItem {
 // error from a client that declared it can answer, and no answer within
 // timeout (approval_timeout_s) mean Deny.
 type editorApprover struct {
-	s       *Server
-	run     *run
+	ap      *approvals
+	run     string        // the asking run's name
 	timeout time.Duration // the settings' ApprovalTimeout
 }
 
@@ -66,18 +81,18 @@ func (a editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) 
 	ask, cancel := context.WithTimeoutCause(ctx, a.timeout, errNoAnswer)
 	defer cancel()
 	var picked <-chan tools.Decision // the code actions' answer, where offered
-	if !a.s.clientCaps().messageActions {
-		q := a.s.approvals.add(a.run.name(), req.Command, req.OnceOnly)
-		defer a.s.approvals.remove(q)
+	if !a.ap.win.caps.get().messageActions {
+		q := a.ap.add(a.run, req.Command, req.OnceOnly)
+		defer a.ap.remove(q)
 		picked = q.answer
 		var titles []string
 		for _, answer := range answersTo(req) {
 			titles = append(titles, fmt.Sprintf("%q", answer.Title))
 		}
 		last := len(titles) - 1
-		a.s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+		a.ap.win.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
 			"agent-lsp: %s wants to run:\n%s\n(%s)\nPick %s or %s from the code actions (on any line), or answer the prompt if your editor shows one. No answer within %s denies it.",
-			a.run.name(), command, reasons, strings.Join(titles[:last], ", "), titles[last], a.timeout))
+			a.run, command, reasons, strings.Join(titles[:last], ", "), titles[last], a.timeout))
 	}
 	type reply struct {
 		choice *protocol.MessageActionItem
@@ -85,7 +100,7 @@ func (a editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) 
 	}
 	replied := make(chan reply, 1)
 	go func() {
-		choice, err := a.s.client.ShowMessageRequest(ask, params)
+		choice, err := a.ap.win.client.ShowMessageRequest(ask, params)
 		replied <- reply{choice, err}
 	}()
 	for {
@@ -111,7 +126,7 @@ func (a editorApprover) decision(ctx, ask context.Context, req tools.ApprovalReq
 		if ctx.Err() == nil && errors.Is(context.Cause(ask), errNoAnswer) {
 			why = fmt.Sprintf("the editor gave no answer within %s (approval_timeout_s)", a.timeout)
 		}
-		a.s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: denied %s: %s", tools.Printable(req.Command), why))
+		a.ap.win.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: denied %s: %s", tools.Printable(req.Command), why))
 		return tools.Deny
 	}
 	if choice == nil {
@@ -194,21 +209,21 @@ type approveResult struct {
 }
 
 // approve is agent.approve: the answer to a question, from its code action.
-func (s *Server) approve(_ context.Context, a approveArgs) (approveResult, error) {
+func (ap *approvals) approve(_ context.Context, a approveArgs) (approveResult, error) {
 	decisions := map[string]tools.Decision{"once": tools.AllowOnce, "always": tools.AllowAlways, "deny": tools.Deny}
 	d, ok := decisions[a.Decision]
 	if !ok {
 		return approveResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("agent.approve: decision %q: once, always or deny", a.Decision))
 	}
-	if err := s.approvals.answer(a.ID, d); err != nil {
+	if err := ap.answer(a.ID, d); err != nil {
 		return approveResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
-	return approveResult{ID: a.ID, Decision: a.Decision}, nil
+	return approveResult(a), nil
 }
 
-// questionActions offers each waiting question's answers, Deny first.
-func (s *Server) questionActions(l *actionList) {
-	for _, q := range s.approvals.list() {
+// actions offers each waiting question's answers, Deny first.
+func (ap *approvals) actions(l *actionList) {
+	for _, q := range ap.list() {
 		shown := summarize(tools.Printable(q.command), 60)
 		for _, a := range []struct{ title, decision string }{{approveDeny, "deny"}, {approveOnce, "once"}, {approveAlways, "always"}} {
 			if q.onceOnly && a.decision == "always" {

@@ -61,7 +61,7 @@ type askResult struct {
 
 // ask is agent.ask: a run in the session asked for (or the current one),
 // started in the background.
-func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
+func (rn *runner) ask(ctx context.Context, a askArgs) (askResult, error) {
 	if strings.TrimSpace(a.Prompt) == "" {
 		return askResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams,
 			"agent.ask needs a prompt: {\"prompt\": \"…\"}. In Helix, write an `AGENT: …` comment and pick its code action, or run :lsp-workspace-command agent.ask <prompt>")
@@ -77,35 +77,35 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 	if a.URI != "" {
 		docPath, _ = documents.PathOf(a.URI)
 	}
-	folders := s.workspace.openFolders()
+	folders := rn.workspace.openFolders()
 	start := folderFor(folders, docPath)
 	if start == nil && len(folders) > 0 {
 		start = folders[0]
 	}
 	var settings config.Settings
 	if start != nil {
-		model, thinking := s.options.chosen()
-		settings = config.Merge(s.workspace.folderSettings(start), config.Settings{Model: cmp.Or(a.Model, model), Strategy: a.Strategy, Thinking: thinking})
+		model, thinking := rn.options.chosen()
+		settings = config.Merge(rn.workspace.folderSettings(start), config.Settings{Model: cmp.Or(a.Model, model), Strategy: a.Strategy, Thinking: thinking})
 	}
 	if start == nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: no workspace folder is open; open the project's folder so the agent knows what it may read and change")
 	}
-	settings, provider, err := s.models.Resolve(context.Background(), settings)
+	settings, provider, err := rn.models.Resolve(ctx, settings) // $/cancelRequest stops a model still being found
 	if err != nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
-	ws, err := s.runView(ctx, folders, start, settings)
+	ws, err := rn.view(ctx, folders, start, settings)
 	if err != nil {
 		return askResult{}, jsonrpc2.NewError(codeRequestFailed, "agent-lsp: "+err.Error())
 	}
-	session, history, err := s.sessions.get(a.Session)
+	session, history, err := rn.sessions.get(a.Session)
 	if err != nil {
 		return askResult{}, err
 	}
-	r := newRun(session, a.Prompt, s.taskPrompt(a, ws), settings, history)
+	r := newRun(session, a.Prompt, rn.taskPrompt(a, ws), settings, history)
 	r.folder, r.ws, r.mode, r.waited = start, ws, mode, a.Wait
-	s.runs.add(r, true)
-	s.startRun(r, provider)
+	rn.runs.add(r, true)
+	rn.start(r, provider)
 	result := askResult{RunID: r.name(), Session: session}
 	if mode != agentrun.ModeAsk {
 		result.ProposalID = r.proposalName()
@@ -129,7 +129,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 		result.Answer = runErr.Error()
 	}
 	result.Notes = r.pendingNotes()
-	if p := s.runs.proposalOf(r); p != nil {
+	if p := rn.runs.proposalOf(r); p != nil {
 		result.Diff = p.diff()
 	}
 	return result, nil
@@ -138,7 +138,7 @@ func (s *Server) ask(ctx context.Context, a askArgs) (askResult, error) {
 // taskPrompt adds what the user was looking at: the file (as the run's
 // tools name it over ws), the selection with line numbers, and the
 // diagnostics the action was made for.
-func (s *Server) taskPrompt(a askArgs, ws *tools.Workspace) string {
+func (rn *runner) taskPrompt(a askArgs, ws *tools.Workspace) string {
 	if a.URI == "" {
 		return a.Prompt
 	}
@@ -156,9 +156,9 @@ func (s *Server) taskPrompt(a askArgs, ws *tools.Workspace) string {
 		fmt.Fprintf(&b, "\n\n(This instruction is the comment on line %d. Carry it out, then remove that instruction comment.)", a.InstructionLine)
 	}
 	fmt.Fprintf(&b, "\n\nFile: %s", rel)
-	text, _, exists, _ := s.currentText(path)
+	text, _, exists, _ := currentText(rn.docs, path)
 	if a.Range != nil && exists {
-		enc := s.clientCaps().encoding
+		enc := rn.win.caps.get().encoding
 		start, end := enc.Offset(text, a.Range.Start), enc.Offset(text, a.Range.End)
 		first, last := a.Range.Start.Line+1, a.Range.End.Line+1
 		if a.Range.End.Character == 0 && last > first {

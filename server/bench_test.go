@@ -338,3 +338,25 @@ func BenchmarkMemoryOverSequentialRuns(b *testing.B) {
 		b.ReportMetric(heap(), "heap-MB-after-1000")
 	}
 }
+
+// BenchmarkHelixTypingAfterASkippedVersion: Helix 25.01 skips a version
+// after a completion preview, then the user types. Reported: how long
+// after the change was sent the code actions list what it typed (asked
+// again until they do).
+func BenchmarkHelixTypingAfterASkippedVersion(b *testing.B) {
+	f := newFixture(b, map[string]string{"a.py": "\n"}, nil, nil)
+	f.editor.Initialize(f.root, servertest.Caps{Name: "helix", Version: "25.01.1"}, nil)
+	u := f.uri("a.py")
+	var took []time.Duration
+	for b.Loop() {
+		f.editor.Open(u, "\n")
+		helixChange(f, u, 3, "", "# AGENT: tidy")
+		start := time.Now()
+		for !slices.Contains(instructionTitles(b, f, u), "Agent: tidy") {
+		}
+		took = append(took, time.Since(start))
+		f.editor.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms-until-read")
+}

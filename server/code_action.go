@@ -91,7 +91,7 @@ func (s *Server) codeAction(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	at := actionContext{uri: params.TextDocument.URI, rng: params.Range, caps: s.clientCaps(), diagnostics: params.Context.Diagnostics}
+	at := actionContext{uri: params.TextDocument.URI, rng: params.Range, caps: s.caps.get(), diagnostics: params.Context.Diagnostics}
 	at.doc, at.open = s.docs.Get(at.uri)
 	l := &actionList{only: params.Context.Only}
 	for _, src := range s.actionSources {
@@ -122,12 +122,12 @@ type actionSource struct {
 func (s *Server) codeActionSources() []actionSource {
 	return []actionSource{
 		{"decisions", func(l *actionList, _ actionContext) { s.decisionActions(l) }},
-		{"next edit", s.nextEditActions},
+		{"next edit", s.nextEdits.actions},
 		{"instruction comments", instructionActions},
 		{"diagnostics", diagnosticActions},
 		{"ask", askActions},
 		{"tasks", taskActions},
-		{"notes", s.notesActions},
+		{"notes", s.notes.actions},
 	}
 }
 
@@ -216,30 +216,23 @@ func taskActions(l *actionList, at actionContext) {
 	l.command("Review file with agent", protocol.CodeActionKindSource, CommandAsk, askArgs{Prompt: "Review this file: list bugs, risks and unclear code, most important first. Change nothing.", URI: u}, nil)
 }
 
-// notesActions offers to keep the notes the agent proposed.
-func (s *Server) notesActions(l *actionList, _ actionContext) {
-	if _, err := s.notesRun(""); err == nil {
-		l.command("Keep the agent's notes", protocol.CodeActionKindSource, CommandKeepNotes, nil, nil)
-	}
-}
-
 // decisionActions offers what waits for the user: the newest pending
 // proposal (apply, show, discard), a plan waiting to run, and cancelling
 // the runs still going.
 func (s *Server) decisionActions(l *actionList) {
-	s.questionActions(l)
+	s.approvals.actions(l)
 	kind := protocol.CodeActionKindSource
 	if p, err := s.runs.proposal(""); err == nil {
 		id := idArgs{ID: p.name()}
-		if caps := s.clientCaps(); caps.applyEdit {
+		if caps := s.caps.get(); caps.applyEdit {
 			l.command(fmt.Sprintf("Apply agent proposal (%d file(s), %s)", len(p.changes), p.name()), kind, CommandApplyProposal, id, nil)
 		} else {
-			s.applyActions(l, p, caps, kind)
+			s.proposals.applyActions(l, p, caps, kind)
 		}
 		l.command("Show agent proposal ("+p.name()+")", kind, CommandShowProposal, id, nil)
 		l.command("Discard agent proposal ("+p.name()+")", kind, CommandDiscardProposal, id, nil)
 	}
-	if r := s.planWaiting(""); r != nil {
+	if r := s.plans.waiting(""); r != nil {
 		l.command("Run the agent's plan ("+r.name()+")", kind, CommandRunPlan, idArgs{ID: r.name()}, nil)
 	}
 	if r := s.runs.newest(func(r *run) bool { return r.state() == runRunning }); r != nil {

@@ -125,7 +125,7 @@ func TestCodeActionInstructionSyntaxes(t *testing.T) {
 	}
 }
 
-func codeActions(t *testing.T, f *fixture, params map[string]any) []action {
+func codeActions(t testing.TB, f *fixture, params map[string]any) []action {
 	t.Helper()
 	var raw jsonrpc2.RawMessage
 	if err := f.editor.Call("textDocument/codeAction", params, &raw); err != nil {

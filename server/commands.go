@@ -41,29 +41,29 @@ const (
 // executeCommandProvider, the dispatch, and the README's command table
 // (checked by a test), and the editor plugins are checked against it.
 var commands = []command{
-	define(CommandAsk, (*Server).ask, func(a *askArgs, words string) error { a.Prompt = words; return nil },
+	define(CommandAsk, func(s *Server) handler[askArgs, askResult] { return s.runner.ask }, func(a *askArgs, words string) error { a.Prompt = words; return nil },
 		"or the prompt as words",
 		"starts a run and returns at once (`wait: true` returns when it ends; cancelling that request cancels the run); `proposalId` names the proposal it would make, none in `ask` mode. "+
 			"In a session whose run is still going, the new run waits its turn (\"Queued behind run-N\"): both continue one conversation. "+
 			"`"+CommandNewSession+"` first for a separate one. `mode`: `ask` reads and answers, changing nothing and running nothing (as *Explain with agent* does), "+
 			"`code` (default) or `plan`, as in ACP"),
-	define(CommandApplyProposal, (*Server).applyProposal, idWords, "default: the newest pending",
+	define(CommandApplyProposal, func(s *Server) handler[idArgs, applyResult] { return s.proposals.apply }, idWords, "default: the newest pending",
 		"sends the proposal as `workspace/applyEdit`"),
-	define(CommandDiscardProposal, (*Server).discardProposal, idWords, "default: the newest pending", "drops it"),
-	define(CommandShowProposal, (*Server).showProposal, idWords, "default: the newest pending",
+	define(CommandDiscardProposal, func(s *Server) handler[idArgs, discardResult] { return s.proposals.discard }, idWords, "default: the newest pending", "drops it"),
+	define(CommandShowProposal, func(s *Server) handler[idArgs, showResult] { return s.proposals.show }, idWords, "default: the newest pending",
 		"opens its unified diff (`window/showDocument`) and returns it; where the client shows no documents, a message also names each file with its lines added and removed, and the diff file's path"),
-	define(CommandApprove, (*Server).approve, nil, "",
+	define(CommandApprove, func(s *Server) handler[approveArgs, approveResult] { return s.approvals.approve }, nil, "",
 		"answers a run's question to run a command (`decision`: once, always or deny), for editors that cannot answer `window/showMessageRequest`: "+
 			"its code actions carry it"),
-	define(CommandCancel, (*Server).cancelRuns, idWords, "default: every running run", "cancels a run, killing its commands"),
-	define(CommandNewSession, (*Server).newSession, nil, "",
+	define(CommandCancel, func(s *Server) handler[idArgs, cancelResult] { return s.runner.cancel }, idWords, "default: every running run", "cancels a run, killing its commands"),
+	define(CommandNewSession, func(s *Server) handler[noArgs, sessionResult] { return s.sessions.newSession }, nil, "",
 		"starts a fresh conversation (follow-ups in a session continue it)"),
-	define(CommandStatus, (*Server).status, nil, "",
+	define(CommandStatus, func(s *Server) handler[noArgs, statusResult] { return s.status }, nil, "",
 		"runs (with notes waiting), proposals, session, settings, notes, circuit breakers, the sandbox level, the language servers (running, or why not: a missing one's install command), the next run's model and thinking, how full the context was at the latest model call, and what is known of the model (`modelFacts`: context window, price, image support)"),
-	define(CommandListSessions, (*Server).listSessions, nil, "", "stored conversations of this workspace, newest first"),
-	define(CommandSwitchSession, (*Server).switchSession, func(a *sessionArgs, words string) error { a.ID = words; return nil },
+	define(CommandListSessions, func(s *Server) handler[noArgs, sessionsResult] { return s.sessions.listSessions }, nil, "", "stored conversations of this workspace, newest first"),
+	define(CommandSwitchSession, func(s *Server) handler[sessionArgs, switchResult] { return s.sessions.switchSession }, func(a *sessionArgs, words string) error { a.ID = words; return nil },
 		"", "continue another conversation"),
-	define(CommandForget, (*Server).forget, func(a *forgetArgs, words string) error {
+	define(CommandForget, func(s *Server) handler[forgetArgs, notesResult] { return s.notes.forget }, func(a *forgetArgs, words string) error {
 		n, err := strconv.Atoi(words)
 		if err != nil || n < 1 {
 			return fmt.Errorf("%q is not a note number (%s lists the notes, from 1)", words, CommandStatus)
@@ -71,16 +71,22 @@ var commands = []command{
 		a.Index = n
 		return nil
 	}, "1-based; without it, every note", "drops a remembered note"),
-	define(CommandRunPlan, (*Server).runPlan, idWords, "default: the plan waiting",
+	define(CommandRunPlan, func(s *Server) handler[idArgs, runPlanResult] { return s.plans.run }, idWords, "default: the plan waiting",
 		"runs a plan that waits for the user (the code action \"Run the agent's plan\" where the client can't ask)"),
-	define(CommandKeepNotes, (*Server).keepNotes, idWords, "a run or its proposal; default: the newest with notes waiting",
+	define(CommandKeepNotes, func(s *Server) handler[idArgs, keepNotesResult] { return s.notes.keep }, idWords, "a run or its proposal; default: the newest with notes waiting",
 		"keeps the notes the agent proposed"),
-	define(CommandSetSessionOptions, (*Server).setSessionOptions, nil, "",
+	define(CommandSetSessionOptions, func(s *Server) handler[setSessionOptionsArgs, sessionOptionsResult] {
+		return s.options.setSessionOptions
+	}, nil, "",
 		"sets the `model` and `thinking` (default, minimal, low, medium, high) of the next runs, over the settings (`\"\"` returns to them; `agent.ask`'s model wins); `agent.status` shows them"),
-	define(CommandAcceptInlineEdit, (*Server).acceptInlineEdit, nil, "",
+	define(CommandAcceptInlineEdit, func(s *Server) handler[acceptEditArgs, acceptEditResult] { return s.nextEdits.accept }, nil, "",
 		"tells the server the user accepted a next edit suggestion (`uri`, `version`: the one it was suggested for), so the next suggestion builds on it; "+
 			"each suggested edit carries it as its command"),
 }
+
+// handler is a command's typed handler: its arguments decoded, its result
+// to encode.
+type handler[A, R any] = func(context.Context, A) (R, error)
 
 // command is one workspace/executeCommand command.
 type command struct {
@@ -93,10 +99,10 @@ type command struct {
 // noArgs is the argument type of a command that takes none.
 type noArgs struct{}
 
-// define makes a command from a typed handler. words, when not nil, takes a
-// bare string argument instead of an object: Helix's :lsp-workspace-command
-// passes words.
-func define[A, R any](name string, handler func(*Server, context.Context, A) (R, error), words func(*A, string) error, argNote, doc string) command {
+// define makes a command from the typed handler of picks on a server.
+// words, when not nil, takes a bare string argument instead of an object:
+// Helix's :lsp-workspace-command passes words.
+func define[A, R any](name string, of func(*Server) handler[A, R], words func(*A, string) error, argNote, doc string) command {
 	c := command{name: name, result: reflect.TypeFor[R](), argNote: argNote, doc: doc}
 	if t := reflect.TypeFor[A](); t != reflect.TypeFor[noArgs]() {
 		c.args = t
@@ -108,7 +114,7 @@ func define[A, R any](name string, handler func(*Server, context.Context, A) (R,
 				return nil, err
 			}
 		}
-		return handler(s, ctx, a)
+		return of(s)(ctx, a)
 	}
 	return c
 }

@@ -18,8 +18,8 @@ import (
 
 // completionEnv is what the completion engine needs of the connection now.
 func (s *Server) completionEnv() completion.Env {
-	return completion.Env{Settings: s.workspace.settings(), Encoding: s.clientCaps().encoding,
-		ShownPath: s.shownPath, CommentSyntax: commentSyntax}
+	return completion.Env{Settings: s.workspace.settings(), Encoding: s.caps.get().encoding,
+		ShownPath: s.workspace.shownPath, CommentSyntax: commentSyntax}
 }
 
 func (s *Server) inlineCompletion(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
@@ -35,7 +35,7 @@ func (s *Server) inlineCompletion(ctx context.Context, raw jsonrpc2.RawMessage) 
 	if at.Text != "" {
 		rng := protocol.Range{Start: at.Pos, End: at.Pos}
 		list.Items = append(list.Items, protocol.InlineCompletionItem{InsertText: protocol.String(at.Text), Range: &rng})
-	} else if item := s.nextEditItem(ctx, params.TextDocument.URI, params.Position); item != nil {
+	} else if item := s.nextEdits.item(ctx, params.TextDocument.URI, params.Position); item != nil {
 		// Nothing to complete at the cursor: the next edit, where one is due.
 		list.Items = append(list.Items, *item)
 	}
@@ -63,7 +63,7 @@ func (s *Server) completion(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	if at.Text == "" {
 		return list, nil
 	}
-	enc := s.clientCaps().encoding
+	enc := s.caps.get().encoding
 	start := at.Pos
 	start.Character -= enc.Width(at.Word)
 	lines := strings.Count(at.Text, "\n") + 1

@@ -181,24 +181,30 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		}
 		return nil, jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, "server not initialized")
 	}
+	// The request's own context is pooled and recycled when the handler
+	// returns; a child of it would outlive it. Handlers get the
+	// connection's, or a child of it.
+	conn := jsonrpc2.DetachContext(ctx)
 	if !isCall {
-		if _, err := h(ctx, req.Params()); err != nil {
+		if _, err := h(onReadLoop(conn, conn), req.Params()); err != nil {
 			// A notification has no response; an error must not end the connection.
 			s.log.Warn("notification failed", "method", method, "error", err)
 		}
 		return nil, nil
 	}
 	id := req.ID()
-	if asyncMethods[method] {
+	onReader := !asyncMethods[method]
+	if !onReader {
 		// These may wait on the client (applyEdit, showDocument): release the
 		// read loop so its answers, and didChange, keep flowing.
 		jsonrpc2.Async(ctx)
 	}
-	// The request's own context is pooled and recycled when the handler
-	// returns; a child of it would outlive it. Derive from the connection's
-	// context and cancel through $/cancelRequest ourselves.
-	ctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
+	// Cancelled through $/cancelRequest (inflight).
+	ctx, cancel := context.WithCancel(conn)
 	defer cancel()
+	if onReader {
+		ctx = onReadLoop(ctx, conn)
+	}
 	s.inflight.add(id, cancel)
 	defer s.inflight.remove(id)
 	result, err = h(ctx, req.Params())

@@ -27,10 +27,18 @@ func providerFailure(err error) bool {
 	return errors.As(err, &e) && !errors.Is(err, context.Canceled)
 }
 
-// escalate asks the user what to do when every model failed: retry, continue
+// escalation asks the user what to do with a run every model failed.
+type escalation struct {
+	win *window
+	// resume goes on with prev's session, history and changeset, on
+	// settings (another model, or the same one again).
+	resume func(ctx context.Context, prev *run, settings config.Settings)
+}
+
+// ask asks the user what to do when every model failed: retry, continue
 // on another configured model, or stop. A client that cannot ask (Helix) gets
 // the error as a message, with what to configure.
-func (s *Server) escalate(r *run, cause error) {
+func (e *escalation) ask(r *run, cause error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	// Cancel first: clients preselect the first action, and the others spend
@@ -42,10 +50,10 @@ func (s *Server) escalate(r *run, cause error) {
 		}
 	}
 	msg := fmt.Sprintf("agent-lsp: %s stopped: %v\nRetry or another model goes on with the changes staged so far; Cancel discards them. What now?", r.name(), cause)
-	choice, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeError, Message: msg, Actions: actions})
+	choice, err := e.win.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeError, Message: msg, Actions: actions})
 	if err != nil || choice == nil || choice.Title == escalateCancel {
 		if err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s failed: %v (set fallback models with AGENT_LSP_FALLBACK or `fallback` in the config)", r.name(), cause))
+			e.win.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s failed: %v (set fallback models with AGENT_LSP_FALLBACK or `fallback` in the config)", r.name(), cause))
 		}
 		return
 	}
@@ -57,23 +65,5 @@ func (s *Server) escalate(r *run, cause error) {
 			}
 		}
 	}
-	s.continueRun(ctx, r, settings)
-}
-
-// continueRun starts a new run on prev's session, history and changeset.
-func (s *Server) continueRun(ctx context.Context, prev *run, settings config.Settings) {
-	provider, err := s.opts.NewProvider(ctx, settings)
-	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "agent-lsp: "+err.Error())
-		return
-	}
-	prev.mu.Lock()
-	ws, notes := prev.ws, prev.notes
-	prev.mu.Unlock()
-	r := newRun(prev.session, prev.request, prev.task, settings, prev.history)
-	// The history says which notes were proposed: they go on waiting with the run.
-	r.ws, r.notes, r.continued, r.folder = ws, notes, true, prev.folder
-	s.runs.add(r, false)
-	s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s continues %s on %s", r.name(), prev.name(), provider.Name()))
-	s.startRun(r, provider)
+	e.resume(ctx, r, settings)
 }

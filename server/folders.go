@@ -35,16 +35,16 @@ type folder struct {
 	policy   *tools.Policy
 }
 
-// loadFolder reads what dir has of its own; warnings say what its
-// settings ignored. dir "" is no folder: the user's settings alone.
-func (s *Server) loadFolder(dir string, u uri.URI) (*folder, []string) {
-	settings, warnings, err := config.Load(dir, s.opts.Env)
+// load reads what dir has of its own; warnings say what its settings
+// ignored. dir "" is no folder: the user's settings alone.
+func (w *workspaceConfig) load(dir string, u uri.URI) (*folder, []string) {
+	settings, warnings, err := config.Load(dir, w.env)
 	if err != nil {
 		// A broken config file must not keep the editor from starting us;
 		// runs report it when they start.
 		warnings = append(warnings, err.Error())
 	}
-	return &folder{dir: dir, uri: u, settings: settings, memory: agent.NewMemory(agent.StateDir(s.opts.Env, dir))}, warnings
+	return &folder{dir: dir, uri: u, settings: settings, memory: agent.NewMemory(agent.StateDir(w.env, dir))}, warnings
 }
 
 // setFoldersLocked makes folders the workspace's, naming new ones and
@@ -93,8 +93,8 @@ func folderFor(folders []*folder, p string) *folder {
 // shownPath is how a file is named to a model outside a run (completion's
 // neighbours): relative to its folder, the folder's name first when there
 // are several; absolute outside every folder.
-func (s *Server) shownPath(p string) string {
-	folders := s.workspace.openFolders()
+func (w *workspaceConfig) shownPath(p string) string {
+	folders := w.openFolders()
 	f := folderFor(folders, p)
 	if f == nil {
 		return p
@@ -104,26 +104,6 @@ func (s *Server) shownPath(p string) string {
 		return f.name + "/" + filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(rel)
-}
-
-// runView opens a run's view of the folders, starting in start, with its
-// commands' sandbox: the network where the user's own config opts in,
-// root by root. A folder gone from disk is left out (and said so), so that
-// it keeps no run from starting elsewhere.
-func (s *Server) runView(ctx context.Context, folders []*folder, start *folder, settings config.Settings) (*tools.Workspace, error) {
-	var roots []tools.Root
-	current := 0
-	for _, f := range folders {
-		if fi, err := os.Stat(f.dir); f != start && (err != nil || !fi.IsDir()) {
-			s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: workspace folder %s (%s) is left out of this run: it is no directory now", f.name, f.dir))
-			continue
-		}
-		if f == start {
-			current = len(roots)
-		}
-		roots = append(roots, tools.Root{Name: f.name, Dir: f.dir})
-	}
-	return agentrun.OpenView(roots, current, s.docs, settings, s.opts.Env("HOME"))
 }
 
 // workspaceDirs are the folders the client opened: every workspace folder
@@ -147,12 +127,14 @@ func workspaceDirs(p *protocol.InitializeParams) (dirs []string, uris []uri.URI,
 			return dirs, uris, warnings
 		}
 	}
-	if p.RootURI != nil {
-		if dir, err := documents.PathOf(*p.RootURI); err == nil {
-			return []string{dir}, []uri.URI{*p.RootURI}, warnings
+	//lint:ignore SA1019 a client without workspace folders gives its root here (rootUri, LSP before 3.6; rootPath before that)
+	rootURI, rootPath := p.RootURI, p.RootPath
+	if rootURI != nil {
+		if dir, err := documents.PathOf(*rootURI); err == nil {
+			return []string{dir}, []uri.URI{*rootURI}, warnings
 		}
 	}
-	if rp, ok := p.RootPath.Get(); ok && rp != "" {
+	if rp, ok := rootPath.Get(); ok && rp != "" {
 		return []string{rp}, []uri.URI{""}, warnings
 	}
 	wd, _ := os.Getwd()
@@ -191,7 +173,7 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, raw jsonrpc2.Raw
 			warnings = append(warnings, fmt.Sprintf("workspace folder %s left out: %v (agent-lsp works on local folders)", wf.URI, err))
 			continue
 		}
-		f, w := s.loadFolder(dir, wf.URI)
+		f, w := s.workspace.load(dir, wf.URI)
 		warnings = append(warnings, w...)
 		added = append(added, f)
 	}
@@ -199,9 +181,9 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, raw jsonrpc2.Raw
 		return removed[f.dir] || (f.uri != "" && removed[string(f.uri)])
 	}, added, warnings)
 	for _, w := range warnings {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
+		s.win.showMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
 	}
-	s.logMessage(ctx, protocol.MessageTypeInfo, "agent-lsp: workspace roots: "+roots)
+	s.win.logMessage(ctx, protocol.MessageTypeInfo, "agent-lsp: workspace roots: "+roots)
 	return nil, nil
 }
 

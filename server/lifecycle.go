@@ -10,11 +10,9 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
-	"github.com/agent-lsp/agent-lsp/server/documents"
 	"github.com/agent-lsp/agent-lsp/tools"
 	"github.com/agent-lsp/agent-lsp/tools/sandbox"
 )
@@ -77,95 +75,6 @@ func (l *lifecycle) code() int {
 	return l.exitCode
 }
 
-// clientCaps is what the client said it can do, reduced to what we use.
-type clientCaps struct {
-	encoding documents.Encoding
-	// applyEdit: the client takes workspace/applyEdit (ALE says it does
-	// not); otherwise a proposal is applied by a code action carrying its edit.
-	applyEdit       bool
-	annotations     bool // changeAnnotationSupport: needsConfirmation shows a preview
-	documentChanges bool
-	createFiles     bool
-	progress        bool
-	showDocument    bool
-	// oneRowMessages: the client draws a message on one row, its line
-	// breaks dropped and cut at the window's width (Helix).
-	oneRowMessages bool
-	// messageActions: the client declared it answers showMessageRequest with
-	// actions; otherwise approvals are also offered as code actions.
-	messageActions bool
-	// promptInput: the client asks for agent.ask's prompt itself (our VS Code
-	// and Neovim clients say so under experimental.agentLsp); others get an
-	// instruction-comment template instead.
-	promptInput bool
-	// showsAnswers: the client shows a waited run's answer and a shown
-	// proposal's diff from the command's result itself (our Neovim plugin
-	// says so under experimental.agentLsp): no showDocument opens a second
-	// copy in a window of its own.
-	showsAnswers bool
-	// inlineCompletion: textDocument/inlineCompletion (LSP 3.18).
-	inlineCompletion bool
-	// inlineRangeAnywhere: the client shows and applies an inline
-	// completion item whose range is away from the cursor (Neovim 0.12's
-	// vim.lsp.inline_completion draws it at the range and replaces it);
-	// others get a next edit as an item only on the cursor's line.
-	inlineRangeAnywhere bool
-	// showsInlineEdits: the client asks textDocument/copilotInlineEdit and
-	// shows the edits itself (our clients say so under
-	// experimental.agentLsp): next edits are not also inline completions
-	// or suggested in the background.
-	showsInlineEdits bool
-	// newFileLine: a file the client creates holds one empty line, which
-	// the new file's text replaces (coc.nvim: Vim's empty buffer is a line,
-	// "\n" to coc); elsewhere it is empty, and the text is inserted.
-	newFileLine bool
-	// userSettings: the client's pushed settings are the user's alone (our
-	// VS Code client: machine-scoped settings). Others' pushes are filtered
-	// like an untrusted project file (config.UntrustedPush).
-	userSettings bool
-}
-
-func readCaps(c protocol.ClientCapabilities) clientCaps {
-	var caps clientCaps
-	if g := c.General; g != nil {
-		// UTF-8 is cheapest for us; UTF-32 is what a client counting code
-		// points (Emacs) must ask for; UTF-16 is the default.
-		switch {
-		case slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF8):
-			caps.encoding = documents.UTF8
-		case slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF32):
-			caps.encoding = documents.UTF32
-		}
-	}
-	caps.applyEdit = c.Workspace != nil && c.Workspace.ApplyEdit != nil && *c.Workspace.ApplyEdit
-	if w := c.Workspace; w != nil && w.WorkspaceEdit != nil {
-		caps.annotations = w.WorkspaceEdit.ChangeAnnotationSupport != nil
-		caps.documentChanges = w.WorkspaceEdit.DocumentChanges != nil && *w.WorkspaceEdit.DocumentChanges
-		caps.createFiles = slices.Contains(w.WorkspaceEdit.ResourceOperations, protocol.ResourceOperationKindCreate)
-	}
-	if w := c.Window; w != nil {
-		caps.progress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
-		caps.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
-		caps.messageActions = w.ShowMessage != nil && w.ShowMessage.MessageActionItem != nil
-	}
-	caps.inlineCompletion = c.TextDocument != nil && c.TextDocument.InlineCompletion != nil
-	var experimental struct {
-		AgentLsp struct {
-			PromptInput  bool `json:"promptInput"`
-			UserSettings bool `json:"userSettings"`
-			ShowsAnswers bool `json:"showsAnswers"`
-			InlineEdits  bool `json:"showsInlineEdits"`
-		} `json:"agentLsp"`
-	}
-	if len(c.Experimental) > 0 && json.Unmarshal(c.Experimental, &experimental) == nil {
-		caps.promptInput = experimental.AgentLsp.PromptInput
-		caps.userSettings = experimental.AgentLsp.UserSettings
-		caps.showsAnswers = experimental.AgentLsp.ShowsAnswers
-		caps.showsInlineEdits = experimental.AgentLsp.InlineEdits
-	}
-	return caps
-}
-
 func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
 	var params protocol.InitializeParams
 	if err := decode(raw, &params); err != nil {
@@ -174,44 +83,20 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	if s.lifecycle.initialized() {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
 	}
-
-	dirs, uris, warnings := workspaceDirs(&params)
-	var folders []*folder
-	for i, dir := range dirs {
-		f, w := s.loadFolder(dir, uris[i])
-		warnings = append(warnings, w...)
-		folders = append(folders, f)
-	}
-	noFolder, w := s.loadFolder("", "")
-	if len(folders) == 0 {
-		warnings = append(warnings, w...)
-	}
+	folders, noFolder, warnings := s.workspace.loadAll(&params)
 	primary := noFolder
 	if len(folders) > 0 {
 		primary = folders[0]
 	}
-	fileSettings := primary.settings
-	var initSettings config.Settings
-	// [] is how a Lua client (Neovim's) encodes an empty table: no settings.
-	if opts := bytes.TrimSpace(params.InitializationOptions); len(opts) > 0 && !bytes.Equal(opts, []byte("[]")) {
-		if err := json.Unmarshal(opts, &initSettings); err != nil {
-			warnings = append(warnings, fmt.Sprintf("initializationOptions: %v", err))
-		}
-	}
-	caps := readCaps(params.Capabilities)
-	caps.inlineRangeAnywhere = caps.inlineCompletion && params.ClientInfo.Name == "Neovim"
-	caps.newFileLine = params.ClientInfo.Name == "coc.nvim"
-	if params.ClientInfo.Name == "helix" {
-		// Helix (23.10 on) opens a document it is shown, in a split, but
-		// does not declare window.showDocument; it draws a message on one row.
-		caps.showDocument, caps.oneRowMessages = true, true
-	}
-	s.docs.HoldOutOfOrder(params.ClientInfo.Name == "helix")
+	initSettings, w := initOptions(params.InitializationOptions)
+	warnings = append(warnings, w...)
+	caps := clientCapsOf(&params)
+	s.docs.ClientMayReorder(reordersChanges(params.ClientInfo))
 	initAsSent := initSettings
 	initAsSent.Fallback = slices.Clone(initSettings.Fallback) // filtered in place below
 	if !caps.userSettings {
 		// Helix merges a repository's .helix/languages.toml into these.
-		warnings = append(warnings, config.UntrustedInitOptions(fileSettings, &initSettings)...)
+		warnings = append(warnings, config.UntrustedInitOptions(primary.settings, &initSettings)...)
 	}
 	// Conversations are the window's, kept with its first folder's state.
 	s.sessions.open(agent.NewSessionStore(agent.StateDir(s.opts.Env, primary.dir)))
@@ -225,15 +110,49 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 		warnings = append(warnings, "no workspace folder: open a folder to use the agent")
 	}
 	for _, w := range warnings {
-		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
+		s.win.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
 	}
 	if len(folders) > 1 {
-		s.logMessage(ctx, protocol.MessageTypeInfo, "agent-lsp: workspace roots: "+roots)
+		s.win.logMessage(ctx, protocol.MessageTypeInfo, "agent-lsp: workspace roots: "+roots)
 	}
+	return initializeResult(caps, s.opts.Version, s.workspace.settings().Completion.ItemsOn()), nil
+}
 
+// loadAll loads the folders the client opened (workspaceDirs), and the
+// no-folder that stands for the primary when there are none; warnings
+// say what their settings ignored, the no-folder's only where it stands in.
+func (w *workspaceConfig) loadAll(p *protocol.InitializeParams) (folders []*folder, noFolder *folder, warnings []string) {
+	dirs, uris, warnings := workspaceDirs(p)
+	for i, dir := range dirs {
+		f, fw := w.load(dir, uris[i])
+		warnings = append(warnings, fw...)
+		folders = append(folders, f)
+	}
+	noFolder, nw := w.load("", "")
+	if len(folders) == 0 {
+		warnings = append(warnings, nw...)
+	}
+	return folders, noFolder, warnings
+}
+
+// initOptions reads initializationOptions as settings; a warning says
+// why they were not.
+func initOptions(raw protocol.LSPAny) (config.Settings, []string) {
+	var settings config.Settings
+	// [] is how a Lua client (Neovim's) encodes an empty table: no settings.
+	if opts := bytes.TrimSpace(raw); len(opts) > 0 && !bytes.Equal(opts, []byte("[]")) {
+		if err := json.Unmarshal(opts, &settings); err != nil {
+			return settings, []string{fmt.Sprintf("initializationOptions: %v", err)}
+		}
+	}
+	return settings, nil
+}
+
+// initializeResult is what the server says it does, to a client that can
+// do caps; completion items only where the user turned them on.
+func initializeResult(caps clientCaps, version string, completionItems bool) *protocol.InitializeResult {
 	openClose, change, yes := true, protocol.TextDocumentSyncKindIncremental, true
 	kinds := []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite, protocol.CodeActionKindSource}
-	version := s.opts.Version
 	result := &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			PositionEncoding:       caps.encoding.Kind(),
@@ -256,10 +175,19 @@ func (s *Server) initialize(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	// Next edit suggestions: copilot-language-server declares nothing for
 	// textDocument/copilotInlineEdit; we say it under our own name.
 	result.Capabilities.Experimental, _ = json.Marshal(map[string]any{"agentLsp": map[string]any{"inlineEdit": true}})
-	if s.workspace.settings().Completion.ItemsOn() {
+	if completionItems {
 		result.Capabilities.CompletionProvider = &protocol.CompletionOptions{}
 	}
-	return result, nil
+	return result
+}
+
+// initialized readies, beside the read loop, what every run needs once
+// per process and the first would otherwise wait for: the sandbox's level
+// (probing it starts helpers: tens of milliseconds) and the helper of the
+// first command. initialize is answered by then.
+func (s *Server) initialized(ctx context.Context, _ jsonrpc2.RawMessage) (any, error) {
+	s.sandboxOnce.Do(func() { go s.reportSandboxLevel(besideReader(ctx)) })
+	return nil, nil
 }
 
 func (s *Server) shutdown(context.Context, jsonrpc2.RawMessage) (any, error) {
@@ -294,12 +222,12 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw jsonrpc2.RawMes
 	}
 	var user config.Settings
 	if err := json.Unmarshal(body, &user); err != nil {
-		s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: settings ignored: %v", err))
+		s.win.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: settings ignored: %v", err))
 		return nil, nil
 	}
-	ignored := s.workspace.push(user, s.clientCaps().userSettings)
+	ignored := s.workspace.push(user, s.caps.get().userSettings)
 	for _, w := range ignored {
-		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
+		s.win.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: "+w)
 	}
 	return nil, nil
 }
@@ -312,7 +240,7 @@ func (s *Server) didOpen(ctx context.Context, raw jsonrpc2.RawMessage) (any, err
 	if err := s.docs.Open(params.TextDocument); err != nil {
 		return nil, err
 	}
-	s.noticeAppliedAt(ctx, params.TextDocument.URI)
+	s.proposals.noticeAt(ctx, params.TextDocument.URI)
 	return nil, nil
 }
 
@@ -321,15 +249,15 @@ func (s *Server) didChange(ctx context.Context, raw jsonrpc2.RawMessage) (any, e
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	tookSuggestion, err := s.docs.Change(&params, s.clientCaps().encoding)
+	tookSuggestion, err := s.docs.Change(&params, s.caps.get().encoding)
 	if err != nil {
 		return nil, err
 	}
 	if tookSuggestion {
 		s.nextEdits.engine.TookOne(params.TextDocument.URI, true)
 	}
-	s.noticeAppliedAt(ctx, params.TextDocument.URI)
-	s.nextEditAfterChange(params.TextDocument.URI)
+	s.proposals.noticeAt(ctx, params.TextDocument.URI)
+	s.nextEdits.afterChange(params.TextDocument.URI)
 	return nil, nil
 }
 
@@ -340,15 +268,8 @@ func (s *Server) didSave(ctx context.Context, raw jsonrpc2.RawMessage) (any, err
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	s.noticeAppliedAt(ctx, params.TextDocument.URI)
+	s.proposals.noticeAt(ctx, params.TextDocument.URI)
 	return nil, nil
-}
-
-// noticeAppliedAt is noticeApplied for a document's URI.
-func (s *Server) noticeAppliedAt(ctx context.Context, u uri.URI) {
-	if path, err := s.docs.Path(u); err == nil {
-		s.noticeApplied(ctx, path)
-	}
 }
 
 func (s *Server) didClose(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
@@ -371,10 +292,10 @@ func (s *Server) didClose(ctx context.Context, raw jsonrpc2.RawMessage) (any, er
 func (s *Server) reportSandboxLevel(ctx context.Context) {
 	sb := tools.PrepareSandbox()
 	if sb.Level != sandbox.Full {
-		s.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: commands run at sandbox level "+sb.String()+"; every command that runs the workspace's code asks first")
+		s.win.logMessage(ctx, protocol.MessageTypeWarning, "agent-lsp: commands run at sandbox level "+sb.String()+"; every command that runs the workspace's code asks first")
 		return
 	}
-	s.logMessage(ctx, protocol.MessageTypeInfo, "agent-lsp: commands run at sandbox level "+sb.String())
+	s.win.logMessage(ctx, protocol.MessageTypeInfo, "agent-lsp: commands run at sandbox level "+sb.String())
 }
 
 // unique is ss without repeats, in order.

@@ -46,32 +46,35 @@ type inlineEditResult struct {
 // nextEdits is next edit suggestions on a connection: the engine, and
 // whether the client shows them itself.
 type nextEdits struct {
-	engine *nextedit.Engine
+	engine    *nextedit.Engine
+	docs      *documents.Store
+	caps      *capsRef
+	workspace *workspaceConfig
 	// asked: the client has asked textDocument/copilotInlineEdit, so it
 	// shows next edits itself.
 	asked atomic.Bool
 }
 
-// showsThemItself says whether the client shows copilotInlineEdit's edits
+// showsItself says whether the client shows copilotInlineEdit's edits
 // with its own interface.
-func (s *Server) showsNextEditsItself() bool {
-	return s.nextEdits.asked.Load() || s.clientCaps().showsInlineEdits
+func (ne *nextEdits) showsItself() bool {
+	return ne.asked.Load() || ne.caps.get().showsInlineEdits
 }
 
-// nextEditEnv is what the engine needs of the connection now.
-func (s *Server) nextEditEnv() nextedit.Env {
-	return nextedit.Env{Settings: s.workspace.settings(), Encoding: s.clientCaps().encoding, ShownPath: s.shownPath}
+// env is what the engine needs of the connection now.
+func (ne *nextEdits) env() nextedit.Env {
+	return nextedit.Env{Settings: ne.workspace.settings(), Encoding: ne.caps.get().encoding, ShownPath: ne.workspace.shownPath}
 }
 
-// nextEditAfterChange has the next edit suggested after a change to
+// afterChange has the next edit suggested after a change to
 // document u, for a client that will never ask: one with neither
 // copilotInlineEdit nor inline completion sees it as the "Apply suggested
 // edit" code action.
-func (s *Server) nextEditAfterChange(u uri.URI) {
-	if s.clientCaps().inlineCompletion || s.showsNextEditsItself() {
+func (ne *nextEdits) afterChange(u uri.URI) {
+	if ne.caps.get().inlineCompletion || ne.showsItself() {
 		return
 	}
-	s.nextEdits.engine.AfterChange(u, s.nextEditEnv())
+	ne.engine.AfterChange(u, ne.env())
 }
 
 func (s *Server) inlineEdit(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
@@ -79,9 +82,14 @@ func (s *Server) inlineEdit(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	if err := decode(raw, &params); err != nil {
 		return nil, err
 	}
-	s.nextEdits.asked.Store(true)
+	return s.nextEdits.suggest(ctx, params)
+}
+
+// suggest answers copilotInlineEdit: the next edit at the position, or none.
+func (ne *nextEdits) suggest(ctx context.Context, params inlineEditParams) (any, error) {
+	ne.asked.Store(true)
 	u := params.TextDocument.URI
-	edit, err := s.nextEdits.engine.Suggest(ctx, u, params.TextDocument.Version, params.Position, s.nextEditEnv())
+	edit, err := ne.engine.Suggest(ctx, u, params.TextDocument.Version, params.Position, ne.env())
 	switch {
 	case errors.Is(err, nextedit.ErrPositionOutside):
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
@@ -98,30 +106,30 @@ func (s *Server) inlineEdit(ctx context.Context, raw jsonrpc2.RawMessage) (any, 
 	return res, nil
 }
 
-// nextEditItem is the next edit in document u, cursor at pos, as an inline
+// item is the next edit in document u, cursor at pos, as an inline
 // completion item, for a client that shows no copilotInlineEdit: nil when
 // there is none, or none it can show. LSP 3.18 wants an item's range on
 // one line; an edit on the cursor's line is widened to take in the cursor,
 // as every client draws that, and one on another line is offered only to a
 // client that draws a range anywhere.
-func (s *Server) nextEditItem(ctx context.Context, u uri.URI, pos protocol.Position) *protocol.InlineCompletionItem {
-	if s.showsNextEditsItself() {
+func (ne *nextEdits) item(ctx context.Context, u uri.URI, pos protocol.Position) *protocol.InlineCompletionItem {
+	if ne.showsItself() {
 		return nil
 	}
-	ed, open := s.docs.EditionOf(u)
+	ed, open := ne.docs.EditionOf(u)
 	if !open {
 		return nil
 	}
-	edit, err := s.nextEdits.engine.Suggest(ctx, u, ed.Version, pos, s.nextEditEnv())
+	edit, err := ne.engine.Suggest(ctx, u, ed.Version, pos, ne.env())
 	if err != nil || edit == nil || edit.Range.Start.Line != edit.Range.End.Line {
 		return nil
 	}
-	caps := s.clientCaps()
+	caps := ne.caps.get()
 	if edit.Range.Start.Line != pos.Line && !caps.inlineRangeAnywhere {
 		return nil
 	}
 	var item *protocol.InlineCompletionItem
-	s.docs.Read(u, func(doc documents.Document, _ documents.History) {
+	ne.docs.Read(u, func(doc documents.Document, _ documents.History) {
 		text := doc.Text
 		if doc.Edition() != edit.Edition || !edit.Fits(text) {
 			return
@@ -155,24 +163,24 @@ type acceptEditResult struct {
 	Recorded bool `json:"recorded"`
 }
 
-// acceptInlineEdit is told by the client that the user accepted a
+// accept is agent.acceptInlineEdit, told by the client that the user accepted a
 // suggested edit (after applying it): the document's last edit is marked
 // as an accepted suggestion, so the next suggestion builds on it.
-func (s *Server) acceptInlineEdit(_ context.Context, a acceptEditArgs) (acceptEditResult, error) {
-	ok, newly := s.docs.Accepted(a.URI, a.Version)
-	s.nextEdits.engine.TookOne(a.URI, newly)
+func (ne *nextEdits) accept(_ context.Context, a acceptEditArgs) (acceptEditResult, error) {
+	ok, newly := ne.docs.Accepted(a.URI, a.Version)
+	ne.engine.TookOne(a.URI, newly)
 	return acceptEditResult{Recorded: ok}, nil
 }
 
-// nextEditActions offers the suggestion known for the document, where the
+// actions offers the suggestion known for the document, where the
 // range touches its lines, as an action that applies it: never asking the
 // model.
-func (s *Server) nextEditActions(l *actionList, at actionContext) {
+func (ne *nextEdits) actions(l *actionList, at actionContext) {
 	if !at.open {
 		return
 	}
 	doc, rng, caps := at.doc, at.rng, at.caps
-	edit := s.nextEdits.engine.Cached(doc)
+	edit := ne.engine.Cached(doc)
 	if edit == nil || rng.End.Line < edit.Range.Start.Line || rng.Start.Line > edit.Range.End.Line {
 		return
 	}

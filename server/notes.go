@@ -16,23 +16,31 @@ import (
 // the user wants the notes without the changes. A failed or cancelled run's
 // notes are never offered.
 
-// workspaceMemory is the notes kept for the primary folder.
-func (s *Server) workspaceMemory() *agent.Memory {
-	return s.workspace.primaryMemory()
+// noteKeeper is the notes of the workspace's folders and what runs
+// propose to them.
+type noteKeeper struct {
+	workspace *workspaceConfig
+	runs      *registry
+	win       *window
 }
 
-// runMemory is the notes kept for the folder r started in: each folder
-// has its own.
-func (s *Server) runMemory(r *run) *agent.Memory {
+// primary is the notes kept for the primary folder.
+func (n *noteKeeper) primary() *agent.Memory {
+	return n.workspace.primaryMemory()
+}
+
+// of is the notes kept for the folder r started in: each folder has its
+// own.
+func (n *noteKeeper) of(r *run) *agent.Memory {
 	if r.folder != nil {
 		return r.folder.memory
 	}
-	return s.workspaceMemory()
+	return n.primary()
 }
 
-// runNotes is r's view of its folder's memory, made on first use.
-func (s *Server) runNotes(r *run) *agent.Memory {
-	memory := s.runMemory(r)
+// forRun is r's view of its folder's memory, made on first use.
+func (n *noteKeeper) forRun(r *run) *agent.Memory {
+	memory := n.of(r)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.notes == nil {
@@ -59,48 +67,49 @@ func (r *run) keep() (int, error) {
 	return notes.Keep()
 }
 
-// notesNotice is the part of a run's answer that shows its pending notes and
+// notice is the part of a run's answer that shows its pending notes and
 // how to keep them, or "".
-func (s *Server) notesNotice(r *run, p *proposal) string {
+func notesNotice(r *run, p *proposal, caps clientCaps) string {
 	notice := agent.PendingNotice(r.pendingNotes())
 	if notice == "" {
 		return ""
 	}
-	how := fmt.Sprintf("Nothing is kept yet: keep them with the command `%s %s`.", CommandKeepNotes, r.name())
+	keep := howTo(caps, "Keep the agent's notes", CommandKeepNotes, r.name())
+	how := fmt.Sprintf("Nothing is kept yet: keep them with %s.", keep)
 	if p != nil {
-		how = fmt.Sprintf("They are kept if you apply %s, or with the command `%s %s`.", p.name(), CommandKeepNotes, r.name())
+		how = fmt.Sprintf("They are kept if you apply %s, or with %s.", p.name(), keep)
 	}
 	return "\n\n" + notice + "\n\n" + how + "\n"
 }
 
-// keepRunNotes keeps r's notes after its proposal was applied.
-func (s *Server) keepRunNotes(ctx context.Context, r *run) {
+// keepApplied keeps r's notes after its proposal was applied.
+func (n *noteKeeper) keepApplied(ctx context.Context, r *run) {
 	if len(r.pendingNotes()) == 0 {
 		return
 	}
 	if _, err := r.keep(); err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: the notes of %s were not kept: %v (%s %s retries)", r.name(), err, CommandKeepNotes, r.name()))
+		n.win.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: the notes of %s were not kept: %v (%s %s retries)", r.name(), err, CommandKeepNotes, r.name()))
 	}
 }
 
-// keepNotes is agent.keepNotes: id names a run or its proposal; "" the latest
+// keep is agent.keepNotes: id names a run or its proposal; "" the latest
 // run with notes waiting.
-func (s *Server) keepNotes(_ context.Context, a idArgs) (keepNotesResult, error) {
-	r, err := s.notesRun(a.ID)
+func (n *noteKeeper) keep(_ context.Context, a idArgs) (keepNotesResult, error) {
+	r, err := n.waiting(a.ID)
 	if err != nil {
 		return keepNotesResult{}, err
 	}
-	n, err := r.keep()
+	kept, err := r.keep()
 	if err != nil {
 		return keepNotesResult{}, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("the notes of %s were not kept: %v", r.name(), err))
 	}
-	return keepNotesResult{ID: r.name(), Kept: n, Notes: s.runMemory(r).Notes()}, nil
+	return keepNotesResult{ID: r.name(), Kept: kept, Notes: n.of(r).Notes()}, nil
 }
 
-// notesRun is the newest run with notes waiting, called name (or whose
+// waiting is the newest run with notes waiting, called name (or whose
 // proposal is), or any for "".
-func (s *Server) notesRun(name string) (*run, error) {
-	found := s.runs.newest(func(r *run) bool {
+func (n *noteKeeper) waiting(name string) (*run, error) {
+	found := n.runs.newest(func(r *run) bool {
 		return (name == "" || r.name() == name || r.proposalName() == name) && len(r.pendingNotes()) > 0
 	})
 	if found != nil {
@@ -110,4 +119,22 @@ func (s *Server) notesRun(name string) (*run, error) {
 		return nil, jsonrpc2.NewError(codeRequestFailed, "no run has notes waiting to be kept")
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s has no notes waiting to be kept (%s lists them)", name, CommandStatus))
+}
+
+// forget is agent.forget: the primary folder's note a.Index (1-based), or
+// every note.
+func (n *noteKeeper) forget(_ context.Context, a forgetArgs) (notesResult, error) {
+	memory := n.primary()
+	forgotten, err := memory.Forget(a.Index)
+	if err != nil {
+		return notesResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	return notesResult{Forgotten: forgotten, Notes: memory.Notes()}, nil
+}
+
+// actions offers to keep the notes the agent proposed.
+func (n *noteKeeper) actions(l *actionList, _ actionContext) {
+	if _, err := n.waiting(""); err == nil {
+		l.command("Keep the agent's notes", protocol.CodeActionKindSource, CommandKeepNotes, nil, nil)
+	}
 }

@@ -28,10 +28,14 @@ type offeredFile struct {
 // offerContentLimit bounds the content of new files put in a message.
 const offerContentLimit = 4000
 
-// offerNewFiles writes each new file's content to a document under the cache
+// offers offers the new files of an applied proposal that the client
+// could not create.
+type offers struct{ win *window }
+
+// newFiles writes each new file's content to a document under the cache
 // dir, opens it where the client can show documents, and tells the user what
 // was applied and where each new file is.
-func (s *Server) offerNewFiles(ctx context.Context, p *proposal, newFiles []tools.Change, applied int) []offeredFile {
+func (o *offers) newFiles(ctx context.Context, p *proposal, newFiles []tools.Change, applied int) []offeredFile {
 	if len(newFiles) == 0 {
 		return nil
 	}
@@ -44,7 +48,7 @@ func (s *Server) offerNewFiles(ctx context.Context, p *proposal, newFiles []tool
 	}
 	fmt.Fprintf(&msg, "This editor cannot create files through the language server, so the %d new file(s) are not created; save each one yourself:", len(newFiles))
 	for _, c := range newFiles {
-		u, shown := s.showFile(ctx, filepath.Join(p.name(), "new", c.Path), c.New, false)
+		u, shown := o.win.showFile(ctx, filepath.Join(p.name(), "new", c.Path), c.New, false)
 		offered = append(offered, offeredFile{Path: c.Path, Document: u, Shown: shown})
 		where := ""
 		if u != "" {
@@ -56,7 +60,7 @@ func (s *Server) offerNewFiles(ctx context.Context, p *proposal, newFiles []tool
 		}
 		fmt.Fprintf(&msg, "\n- %s%s:\n%s", tools.Printable(c.Path), where, excerpt(c.New, offerContentLimit))
 	}
-	s.showMessage(ctx, protocol.MessageTypeWarning, msg.String())
+	o.win.showMessage(ctx, protocol.MessageTypeWarning, msg.String())
 	return offered
 }
 

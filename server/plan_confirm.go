@@ -14,11 +14,18 @@ const (
 	planCancel = "Cancel"
 )
 
-// confirmPlan shows the plan and waits for the user before its steps run:
+// plans holds a run's plan for the user before its steps run.
+type plans struct {
+	runs      *registry
+	win       *window
+	workspace *workspaceConfig // the settings: how long a question waits
+}
+
+// confirm shows the plan and waits for the user before its steps run:
 // Run plan / Cancel through showMessageRequest, or, where the client cannot
 // ask (Helix), the "Run the agent's plan" code action (agent.runPlan) or
 // cancelling the run. A dismissed question cancels the plan.
-func (s *Server) confirmPlan(ctx context.Context, r *run, plan string) (bool, error) {
+func (pl *plans) confirm(ctx context.Context, r *run, plan string) (bool, error) {
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeInfo,
 		Message: fmt.Sprintf("agent-lsp: the plan for %q (%s):\n%s", summarize(r.request, 60), r.name(), plan),
@@ -26,8 +33,8 @@ func (s *Server) confirmPlan(ctx context.Context, r *run, plan string) (bool, er
 	}
 	// Bounded: past approval_timeout_s the question is left to the code
 	// action, as for a client that cannot ask.
-	ask, cancel := context.WithTimeoutCause(ctx, s.workspace.settings().ApprovalTimeout(), errNoAnswer)
-	choice, err := s.client.ShowMessageRequest(ask, params)
+	ask, cancel := context.WithTimeoutCause(ctx, pl.workspace.settings().ApprovalTimeout(), errNoAnswer)
+	choice, err := pl.win.client.ShowMessageRequest(ask, params)
 	cancel()
 	if err == nil {
 		return choice != nil && choice.Title == planRun, nil
@@ -44,7 +51,7 @@ func (s *Server) confirmPlan(ctx context.Context, r *run, plan string) (bool, er
 		r.planGate = nil
 		r.mu.Unlock()
 	}()
-	r.progress.report(ctx, fmt.Sprintf("Plan ready: run it with the code action \"Run the agent's plan\" (%s %s), or cancel", CommandRunPlan, r.name()))
+	r.progress.report(ctx, fmt.Sprintf("Plan ready: run it with %s, or cancel", howTo(pl.win.caps.get(), "Run the agent's plan", CommandRunPlan, r.name())))
 	select {
 	case run := <-gate:
 		return run, nil
@@ -53,10 +60,10 @@ func (s *Server) confirmPlan(ctx context.Context, r *run, plan string) (bool, er
 	}
 }
 
-// runPlan is agent.runPlan: the plan of run id (default: the one waiting)
+// run is agent.runPlan: the plan of run id (default: the one waiting)
 // goes ahead.
-func (s *Server) runPlan(_ context.Context, a idArgs) (runPlanResult, error) {
-	r := s.planWaiting(a.ID)
+func (pl *plans) run(_ context.Context, a idArgs) (runPlanResult, error) {
+	r := pl.waiting(a.ID)
 	if r == nil {
 		return runPlanResult{}, jsonrpc2.NewError(codeRequestFailed, "no plan is waiting to run")
 	}
@@ -73,10 +80,10 @@ func (s *Server) runPlan(_ context.Context, a idArgs) (runPlanResult, error) {
 	return runPlanResult{ID: r.name(), Running: true}, nil
 }
 
-// planWaiting is the newest run whose plan waits for the user (called
+// waiting is the newest run whose plan waits for the user (called
 // name, or any), or nil.
-func (s *Server) planWaiting(name string) *run {
-	return s.runs.newest(func(r *run) bool {
+func (pl *plans) waiting(name string) *run {
+	return pl.runs.newest(func(r *run) bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return r.planGate != nil && (name == "" || r.name() == name)

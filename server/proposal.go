@@ -16,6 +16,20 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
+// proposals is what becomes of the runs' proposals: each sent to the
+// editor as a WorkspaceEdit its capabilities take (or offered as code
+// actions carrying it), what the editor did with it read from its files
+// (applied.go), its new files offered where the editor cannot create them,
+// and its run's notes kept with it.
+type proposals struct {
+	runs      *registry
+	docs      *documents.Store
+	win       *window
+	workspace *workspaceConfig // the settings: how long a question waits
+	notes     *noteKeeper
+	offers    *offers
+}
+
 // annotationID tags every edit of a proposal so clients can preview it.
 // The edits of a sensitive file (what editors, the agent or CI run or read)
 // carry instead the annotation of its kind, sensitiveAnnotationPrefix and the
@@ -37,19 +51,19 @@ var ErrStale = errors.New("the file changed where the agent wants to edit it")
 // it is rebased when the changes don't overlap and refused when they do.
 // New files a client cannot create come back in newFiles, to be offered
 // another way.
-func (s *Server) workspaceEdit(p *proposal, caps clientCaps) (edit protocol.WorkspaceEdit, newFiles []tools.Change, err error) {
+func (ps *proposals) workspaceEdit(p *proposal, caps clientCaps) (edit protocol.WorkspaceEdit, newFiles []tools.Change, err error) {
 	changes := p.changes
 	if !(caps.annotations && caps.documentChanges) {
-		if changes, err = s.approvedChanges(p); err != nil {
+		if changes, err = ps.approvedChanges(p); err != nil {
 			return protocol.WorkspaceEdit{}, nil, err
 		}
 	}
-	return s.editOf(p, changes, caps)
+	return ps.editOf(p, changes, caps)
 }
 
 // editOf is the edit of changes, p's or a part of them, as caps can take
 // it; newFiles are those it cannot create.
-func (s *Server) editOf(p *proposal, changes []tools.Change, caps clientCaps) (edit protocol.WorkspaceEdit, newFiles []tools.Change, err error) {
+func (ps *proposals) editOf(p *proposal, changes []tools.Change, caps clientCaps) (edit protocol.WorkspaceEdit, newFiles []tools.Change, err error) {
 	annotated := caps.annotations && caps.documentChanges
 	if !caps.documentChanges {
 		edit.Changes = map[uri.URI][]protocol.TextEdit{}
@@ -57,7 +71,7 @@ func (s *Server) editOf(p *proposal, changes []tools.Change, caps clientCaps) (e
 	var sensitive []tools.Change
 	for _, c := range changes {
 		if !c.Existed && !(caps.documentChanges && caps.createFiles) {
-			_, _, exists, err := s.currentText(c.AbsPath)
+			_, _, exists, err := currentText(ps.docs, c.AbsPath)
 			if err != nil {
 				return edit, nil, err
 			}
@@ -71,11 +85,11 @@ func (s *Server) editOf(p *proposal, changes []tools.Change, caps clientCaps) (e
 				// created when the user writes it. An empty buffer is one
 				// empty line to ALE: the text replaces it.
 				whole := protocol.Range{End: protocol.Position{Line: 1}}
-				edit.Changes[s.docs.URIOf(c.AbsPath)] = []protocol.TextEdit{{Range: whole, NewText: c.New}}
+				edit.Changes[ps.docs.URIOf(c.AbsPath)] = []protocol.TextEdit{{Range: whole, NewText: c.New}}
 			}
 			continue
 		}
-		added, err := s.addChange(&edit, c, caps)
+		added, err := ps.addChange(&edit, c, caps)
 		if err != nil {
 			return edit, nil, err
 		}
@@ -101,9 +115,9 @@ func editsNothing(edit protocol.WorkspaceEdit) bool {
 
 // addChange adds one file's change to edit; added is false when the file
 // already holds what the agent wants.
-func (s *Server) addChange(edit *protocol.WorkspaceEdit, c tools.Change, caps clientCaps) (added bool, err error) {
-	u := s.docs.URIOf(c.AbsPath)
-	current, version, exists, err := s.currentText(c.AbsPath)
+func (ps *proposals) addChange(edit *protocol.WorkspaceEdit, c tools.Change, caps clientCaps) (added bool, err error) {
+	u := ps.docs.URIOf(c.AbsPath)
+	current, version, exists, err := currentText(ps.docs, c.AbsPath)
 	if err != nil {
 		return false, err
 	}
@@ -203,18 +217,18 @@ const (
 // approvedChanges is p's changes without the sensitive files the user did
 // not explicitly approve; the user is told which were left out. Leaving out
 // every file is an error: there would be nothing to apply.
-func (s *Server) approvedChanges(p *proposal) ([]tools.Change, error) {
+func (ps *proposals) approvedChanges(p *proposal) ([]tools.Change, error) {
 	sensitive := tools.Proposal{Changes: p.changes}.Sensitive()
 	// workspaceEdit has no request context; the connection's end fails the question.
 	ctx := context.Background()
-	if len(sensitive) == 0 || s.confirmSensitive(ctx, sensitive) {
+	if len(sensitive) == 0 || ps.confirmSensitive(ctx, sensitive) {
 		return p.changes, nil
 	}
 	rest, _ := apply.Split(p.changes, false)
 	if len(rest) == 0 {
 		return nil, fmt.Errorf("its files need your explicit approval, which was not given: %s (%s shows the diff)", apply.DescribeSensitive(sensitive), CommandShowProposal)
 	}
-	s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+	ps.win.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
 		"agent-lsp: %s: applying the rest without the files that need your explicit approval: %s (%s shows their diff)",
 		p.name(), apply.DescribeSensitive(sensitive), CommandShowProposal))
 	return rest, nil
@@ -223,21 +237,21 @@ func (s *Server) approvedChanges(p *proposal) ([]tools.Change, error) {
 // confirmSensitive asks whether to apply sensitive files too. Only an explicit
 // "Apply them too" says yes: a client that cannot ask (Helix answers "Method
 // not found"), an error or a dismissal leaves them out.
-func (s *Server) confirmSensitive(ctx context.Context, sensitive []tools.Change) bool {
+func (ps *proposals) confirmSensitive(ctx context.Context, sensitive []tools.Change) bool {
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: "agent-lsp's proposal changes what editors, the agent or CI run or read:\n" + apply.DescribeSensitive(sensitive) + "\nApply these files too?",
 		Actions: []protocol.MessageActionItem{{Title: sensitiveLeaveOut}, {Title: sensitiveApply}},
 	}
-	bound := s.workspace.settings().ApprovalTimeout()
+	bound := ps.workspace.settings().ApprovalTimeout()
 	ask, cancel := context.WithTimeoutCause(ctx, bound, errNoAnswer)
 	defer cancel()
-	choice, err := s.client.ShowMessageRequest(ask, params)
+	choice, err := ps.win.client.ShowMessageRequest(ask, params)
 	if err != nil {
 		if errors.Is(context.Cause(ask), errNoAnswer) {
 			err = fmt.Errorf("no answer within %s (approval_timeout_s)", bound)
 		}
-		s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: sensitive files left out: the editor could not ask (%v)", err))
+		ps.win.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: sensitive files left out: the editor could not ask (%v)", err))
 		return false
 	}
 	return choice != nil && choice.Title == sensitiveApply
@@ -245,8 +259,8 @@ func (s *Server) confirmSensitive(ctx context.Context, sensitive []tools.Change)
 
 // currentText is what the user has now: the open buffer (with its version)
 // or the file on disk.
-func (s *Server) currentText(abs string) (text string, version *int32, exists bool, err error) {
-	if doc, ok := s.docs.GetPath(abs); ok {
+func currentText(docs *documents.Store, abs string) (text string, version *int32, exists bool, err error) {
+	if doc, ok := docs.GetPath(abs); ok {
 		v := doc.Version
 		return doc.Text, &v, true, nil
 	}

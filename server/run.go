@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -16,7 +18,10 @@ import (
 	"github.com/agent-lsp/agent-lsp/agent/config"
 	"github.com/agent-lsp/agent-lsp/llm"
 	"github.com/agent-lsp/agent-lsp/server/agentrun"
+	"github.com/agent-lsp/agent-lsp/server/documents"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/tools/langserver"
+	"github.com/agent-lsp/agent-lsp/tools/mcp"
 )
 
 // run is one agent.ask in the background.
@@ -90,18 +95,38 @@ func (r *run) usageSoFar() llm.Usage {
 	return r.usage
 }
 
-// startRun is the one place long work starts: detached from the request with
+// runner starts the agent's runs (server/agentrun) and reports them to
+// the editor: their progress, their answer, their proposal.
+type runner struct {
+	runs       *registry
+	sessions   *sessionSet
+	options    *sessionOptions
+	workspace  *workspaceConfig
+	docs       *documents.Store
+	models     *agentrun.Models
+	mcp        *mcp.Pool
+	lsp        *langserver.Manager
+	progress   *progressTracker
+	win        *window
+	approvals  *approvals
+	notes      *noteKeeper
+	proposals  *proposals
+	plans      *plans
+	escalation *escalation
+	// newProvider builds a resumed run's model client (Options.NewProvider).
+	newProvider func(ctx context.Context, s config.Settings) (llm.Provider, error)
+	env         config.Env
+	log         *slog.Logger
+}
+
+// start is the one place long work starts: detached from the request with
 // its own cancel, reported through work-done progress (cancellable), ended as
 // completed, failed or cancelled. The request returns at once.
-func (s *Server) startRun(r *run, provider llm.Provider) {
-	// The sandbox is readied at the first run, while its model thinks: a
-	// session that never asks starts none of it, and the run's first
-	// command finds its helper waiting.
-	s.sandboxOnce.Do(func() { go s.reportSandboxLevel(context.WithoutCancel(r.ctx)) })
+func (rn *runner) start(r *run, provider llm.Provider) {
 	go func() {
 		defer close(r.done)
 		defer r.cancel()
-		r.progress = s.progress.start(r.ctx, r.name(), "Agent", summarize(r.request, 80), r.cancel)
+		r.progress = rn.progress.start(r.ctx, r.name(), "Agent", summarize(r.request, 80), r.cancel)
 		if r.after != nil {
 			r.progress.report(r.ctx, "Queued behind "+r.after.name()+" (same conversation)")
 			select {
@@ -109,11 +134,11 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 			case <-r.ctx.Done():
 			}
 		}
-		out, err := s.execute(r.ctx, r, provider)
-		if serr := s.sessions.save(r.session, r.history); serr != nil {
-			s.log.Warn("saving the session", "error", serr)
+		out, err := rn.execute(r.ctx, r, provider)
+		if serr := rn.sessions.save(r.session, r.history); serr != nil {
+			rn.log.Warn("saving the session", "error", serr)
 		}
-		s.sessions.release(r.session)
+		rn.sessions.release(r.session)
 		answer, state := out.Answer, runCompleted
 		switch out.Ending {
 		case agentrun.Cancelled:
@@ -130,11 +155,11 @@ func (s *Server) startRun(r *run, provider llm.Provider) {
 		// The run's context is gone when cancelled; report with a fresh one.
 		endCtx, endCancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer endCancel()
-		s.finishRun(endCtx, r, state, answer, err)
+		rn.finish(endCtx, r, state, answer, err)
 	}()
 }
 
-func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (agentrun.Outcome, error) {
+func (rn *runner) execute(ctx context.Context, r *run, provider llm.Provider) (agentrun.Outcome, error) {
 	settings := r.settings
 	r.mu.Lock()
 	ws := r.ws // opened when the run was asked for (runView)
@@ -143,13 +168,13 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (ag
 		return agentrun.Outcome{Ending: agentrun.Failed}, errors.New("the run has no workspace view")
 	}
 	policy := r.folder.policy
-	notes := s.runNotes(r)
+	notes := rn.notes.forRun(r)
 	defer ws.Close() // the sandbox, if commands needed one; made again if the run continues
-	trace := agent.TraceWriter(&logWriter{s: s, ctx: ctx, prefix: "[" + r.name() + "] "}, provider.Name())
+	trace := agent.TraceWriter(&logWriter{win: rn.win, ctx: ctx, prefix: "[" + r.name() + "] "}, provider.Name())
 	out, err := agentrun.Do(ctx, agentrun.Request{
 		Settings: settings, Provider: provider, Mode: r.mode, Prompt: r.task, History: r.history, Continue: r.continued,
-		View: ws, Policy: policy, Approver: editorApprover{s: s, run: r, timeout: settings.ApprovalTimeout()}, Notes: notes, MCP: s.mcp, LSP: s.lsp,
-		ConfirmPlan: func(ctx context.Context, plan string) (bool, error) { return s.confirmPlan(ctx, r, plan) },
+		View: ws, Policy: policy, Approver: rn.approvals.approver(r.name(), settings.ApprovalTimeout()), Notes: notes, MCP: rn.mcp, LSP: rn.lsp,
+		ConfirmPlan: func(ctx context.Context, plan string) (bool, error) { return rn.plans.confirm(ctx, r, plan) },
 		Stream:      true,
 		OnEvent: func(e agent.Event) {
 			if e.Kind != agent.EventTextDelta && e.Kind != agent.EventReasoningDelta {
@@ -157,14 +182,14 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (ag
 			}
 			if e.Kind == agent.EventPlan {
 				// The plan is shown before it runs, where the answer will be.
-				go s.showFile(context.WithoutCancel(ctx), r.name()+"-plan.md", "# Plan: "+summarize(r.request, 80)+"\n\n"+tools.Displayable(e.Text), false)
+				go rn.win.showFile(context.WithoutCancel(ctx), r.name()+"-plan.md", "# Plan: "+summarize(r.request, 80)+"\n\n"+tools.Displayable(e.Text), false)
 			}
-			s.options.observe(e)
+			rn.options.observe(e)
 			r.progress.event(ctx, e)
 		},
 	})
 	if !out.Proposal.Empty() && out.Offers() {
-		s.runs.propose(r, out.Proposal.Changes)
+		rn.runs.propose(r, out.Proposal.Changes)
 	}
 	r.mu.Lock()
 	r.usage.Add(out.Usage)
@@ -176,11 +201,11 @@ func (s *Server) execute(ctx context.Context, r *run, provider llm.Provider) (ag
 // cannot open the answer document.
 const answerMessageLimit = 1500
 
-// finishRun shows the answer, offers or sends the proposal, and ends the progress.
-func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer string, err error) {
-	p := s.runs.proposalOf(r)
-	caps := s.clientCaps()
-	autoApply := s.workspace.settings().AutoApplies()
+// finish shows the answer, offers or sends the proposal, and ends the progress.
+func (rn *runner) finish(ctx context.Context, r *run, state runState, answer string, err error) {
+	p := rn.runs.proposalOf(r)
+	caps := rn.win.caps.get()
+	autoApply := rn.workspace.settings().AutoApplies()
 
 	switch state {
 	case runCancelled:
@@ -189,10 +214,10 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 	case runFailed:
 		r.progress.end(ctx, "Failed: "+err.Error())
 		if providerFailure(err) {
-			go s.escalate(r, err)
+			go rn.escalation.ask(r, err)
 			return
 		}
-		s.showMessage(ctx, protocol.MessageTypeError, "agent-lsp: "+r.name()+" failed: "+err.Error())
+		rn.win.showMessage(ctx, protocol.MessageTypeError, "agent-lsp: "+r.name()+" failed: "+err.Error())
 		return
 	}
 	var doc strings.Builder
@@ -200,10 +225,11 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 	if p != nil {
 		fmt.Fprintf(&doc, "\n## Proposed changes (%s)\n\n```diff\n%s```\n", p.name(), p.diff())
 		if !caps.annotations {
-			fmt.Fprintf(&doc, "\nNothing is changed yet. Apply with the command `%s %s`, or discard with `%s %s`.\n", CommandApplyProposal, p.name(), CommandDiscardProposal, p.name())
+			fmt.Fprintf(&doc, "\nNothing is changed yet. Apply it with %s, or discard it with %s.\n",
+				howTo(caps, "Apply agent proposal", CommandApplyProposal, p.name()), howTo(caps, "Discard agent proposal", CommandDiscardProposal, p.name()))
 		}
 	}
-	notes := s.notesNotice(r, p)
+	notes := notesNotice(r, p, caps)
 	doc.WriteString(notes)
 	usage := r.usageSoFar()
 	end := "Completed · " + usage.String()
@@ -211,17 +237,17 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 		end = fmt.Sprintf("Completed: %d file(s) changed (%s) · %s", len(p.changes), p.name(), usage)
 	}
 	// The answer document is read, never obeyed: escaped like a message.
-	u := s.writeDocument(r.name()+".md", tools.Displayable(doc.String()))
+	u := rn.win.writeDocument(r.name()+".md", tools.Displayable(doc.String()))
 	answer = strings.TrimSpace(answer)
 	shown := false
 	if u != "" && (!caps.oneRowMessages || p != nil || !fitsOneRow(answer)) {
 		// Where a message is one row (Helix), only what does not fit in
 		// one is opened: a short answer stays in the status line.
-		shown = s.openDocument(ctx, u, false)
+		shown = rn.win.openDocument(ctx, u, false)
 	}
 	var msg string
 	if !shown && !(r.waited && caps.showsAnswers) {
-		msg = s.answerMessage(r, p, caps, answer, u, notes)
+		msg = rn.answerMessage(r, p, caps, answer, u, notes)
 	}
 	endSaid := msg != "" && r.progress.plain
 	if endSaid {
@@ -233,12 +259,12 @@ func (s *Server) finishRun(ctx context.Context, r *run, state runState, answer s
 	// keeps the answer, not "Completed".
 	r.progress.endSaid(ctx, end, endSaid)
 	if msg != "" {
-		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
+		rn.win.showMessage(ctx, protocol.MessageTypeInfo, msg)
 	}
 	if p != nil && caps.applyEdit && (caps.annotations || autoApply) {
 		// Annotated edits make the editor preview and confirm; autoApply
 		// is the user's explicit choice.
-		go s.sendProposal(context.Background(), p.name())
+		go rn.proposals.send(context.Background(), p.name())
 	}
 }
 
@@ -254,7 +280,7 @@ func fitsOneRow(answer string) bool {
 // answerMessage is the answer as a message: its lines kept, cut where long,
 // and where the whole is (u); for a one-row client the path comes first,
 // where it is seen.
-func (s *Server) answerMessage(r *run, p *proposal, caps clientCaps, answer string, u uri.URI, notes string) string {
+func (rn *runner) answerMessage(r *run, p *proposal, caps clientCaps, answer string, u uri.URI, notes string) string {
 	if caps.oneRowMessages && p == nil && fitsOneRow(answer) {
 		return "agent-lsp: " + r.name() + ": " + answer + notes
 	}
@@ -274,87 +300,61 @@ func (s *Server) answerMessage(r *run, p *proposal, caps clientCaps, answer stri
 	return msg + notes
 }
 
-// sendProposal sends workspace/applyEdit for a pending proposal; an
-// "applied: false" answer keeps it pending. New files the client cannot
-// create are offered once the rest is applied (offerNewFiles).
-func (s *Server) sendProposal(ctx context.Context, name string) (out applyResult, p *proposal, err error) {
-	caps := s.clientCaps()
-	if !caps.applyEdit {
-		// Said before anything is claimed: the proposal stays pending.
-		if p, err = s.runs.proposal(name); err != nil {
-			return out, nil, err
-		}
-		return out, p, fmt.Errorf("this editor said it cannot take workspace/applyEdit: pick \"Apply agent proposal\" for %s from the code actions, which carries the edit itself", p.name())
-	}
-	// Claimed before anything is sent: a second apply, or the automatic
-	// send racing a manual one, is refused instead of sent twice.
-	p, err = s.runs.move(name, proposalApplying)
-	if err != nil {
-		return out, nil, err
-	}
-	out.ID = p.name()
-	final := proposalPending // unless the client applies it
-	recheck := false
-	defer func() {
-		s.runs.settle(p, final)
-		if recheck {
-			s.noticeApplied(context.WithoutCancel(ctx), p.changes[0].AbsPath)
-		}
-	}()
-	edit, newFiles, err := s.workspaceEdit(p, caps)
-	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: %s not applied: %v", p.name(), err))
-		return out, p, err
-	}
-	if !editsNothing(edit) {
-		// The proposal's name first: a client that reviews the edit itself
-		// (our VS Code extension) applies or discards that one by name.
-		label := "agent-lsp: " + p.name() + ": " + summarize(p.request, 60)
-		bound := s.workspace.settings().ApprovalTimeout()
-		ask, cancel := context.WithTimeoutCause(ctx, bound, errNoAnswer)
-		defer cancel()
-		result, err := s.client.ApplyEdit(ask, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit})
-		switch {
-		case err != nil && ctx.Err() == nil && errors.Is(context.Cause(ask), errNoAnswer) && s.heldByEditor(p, caps):
-			// No answer, but the edit landed (ALE applies and never answers).
-		case err != nil && ctx.Err() == nil && errors.Is(context.Cause(ask), errNoAnswer):
-			s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
-				"agent-lsp: the editor gave no answer to %s's edit within %s (approval_timeout_s): it stays pending; the code actions \"Apply agent proposal\", \"Show agent proposal\" and \"Discard agent proposal\" still act on it.",
-				p.name(), bound))
-			return out, p, fmt.Errorf("the editor gave no answer within %s", bound)
-		case err != nil:
-			s.showMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("agent-lsp: the editor answered %s's edit with an error (%v): it stays pending.", p.name(), err))
-			return out, p, err
-		case result == nil || !result.Applied:
-			if result != nil && result.FailureReason != nil {
-				out.Reason = *result.FailureReason
-			}
-			return out, p, nil
-		case caps.annotations && s.untouchedByEditor(p, caps):
-			// coc.nvim answers "applied" even when the user refused every
-			// edit it asked to confirm: the proposal stays pending. Should
-			// the edit land after all (its didChange after this answer),
-			// noticeApplied settles it, here too for one that came meanwhile.
-			out.Reason = "the editor changed none of its files (the edit was refused)"
-			recheck = true
-			return out, p, nil
-		}
-	}
-	final, out.Applied = proposalApplied, true
-	s.tellNextRun(p, agentrun.AsideApplied)
-	out.Offered = s.offerNewFiles(ctx, p, newFiles, len(p.changes)-len(newFiles))
-	s.keepRunNotes(ctx, p.run) // applying the run's proposal accepts its notes too
-	return out, p, nil
-}
-
 // logWriter turns the trace into window/logMessage lines.
 type logWriter struct {
-	s      *Server
+	win    *window
 	ctx    context.Context
 	prefix string
 }
 
 func (w *logWriter) Write(p []byte) (int, error) {
-	w.s.logMessage(w.ctx, protocol.MessageTypeLog, w.prefix+strings.TrimRight(string(p), "\n"))
+	w.win.logMessage(w.ctx, protocol.MessageTypeLog, w.prefix+strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// resume starts a new run on prev's session, history and changeset.
+func (rn *runner) resume(ctx context.Context, prev *run, settings config.Settings) {
+	provider, err := rn.newProvider(ctx, settings)
+	if err != nil {
+		rn.win.showMessage(ctx, protocol.MessageTypeError, "agent-lsp: "+err.Error())
+		return
+	}
+	prev.mu.Lock()
+	ws, notes := prev.ws, prev.notes
+	prev.mu.Unlock()
+	r := newRun(prev.session, prev.request, prev.task, settings, prev.history)
+	// The history says which notes were proposed: they go on waiting with the run.
+	r.ws, r.notes, r.continued, r.folder = ws, notes, true, prev.folder
+	rn.runs.add(r, false)
+	rn.win.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agent-lsp: %s continues %s on %s", r.name(), prev.name(), provider.Name()))
+	rn.start(r, provider)
+}
+
+// view opens a run's view of the folders, starting in start, with its
+// commands' sandbox: the network where the user's own config opts in,
+// root by root. A folder gone from disk is left out (and said so), so that
+// it keeps no run from starting elsewhere.
+func (rn *runner) view(ctx context.Context, folders []*folder, start *folder, settings config.Settings) (*tools.Workspace, error) {
+	var roots []tools.Root
+	current := 0
+	for _, f := range folders {
+		if fi, err := os.Stat(f.dir); f != start && (err != nil || !fi.IsDir()) {
+			rn.win.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agent-lsp: workspace folder %s (%s) is left out of this run: it is no directory now", f.name, f.dir))
+			continue
+		}
+		if f == start {
+			current = len(roots)
+		}
+		roots = append(roots, tools.Root{Name: f.name, Dir: f.dir})
+	}
+	return agentrun.OpenView(roots, current, rn.docs, settings, rn.env("HOME"))
+}
+
+type cancelResult struct {
+	Cancelled []string `json:"cancelled"`
+}
+
+func (rn *runner) cancel(_ context.Context, a idArgs) (cancelResult, error) {
+	cancelled, err := rn.runs.cancel(a.ID)
+	return cancelResult{Cancelled: cancelled}, err
 }

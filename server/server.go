@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -54,44 +53,52 @@ type Options struct {
 	FindModel func(ctx context.Context, s config.Settings) (config.Settings, error)
 }
 
-// Server is one language server connection. Each concern has its own lock,
-// declared beside what it guards, so a slow one never holds up another:
-//   - lifecycle: initialize, shutdown and exit;
-//   - workspace: the folders and the configuration;
-//   - docs: the open buffers (server/documents, its own lock);
-//   - runs: the runs and proposals, and the proposals' states;
-//   - sessions: the conversations and the current one;
-//   - progress: the work-done progress tokens;
-//   - completer: completion (server/completion, its own locks);
-//   - nextEdits: next edit suggestions (server/nextedit, its own locks);
-//   - inflight: the requests $/cancelRequest can cancel.
+// Server is one language server connection, and the glue between the
+// wire and the concerns that do the work, each a type of its own over the
+// shared state below, with its own lock where it has state:
+//   - runner: the runs (ask.go, run.go), with plans waiting for the user
+//     (plans), escalation when every model failed (escalation);
+//   - proposals: a run's changes sent, offered and found applied
+//     (proposal*.go, applied.go), its new files offered (offers);
+//   - approvals: what a run's policy does not allow, asked of the user;
+//   - notes: what runs propose to remember;
+//   - nextEdits, completer: editor assistance (server/nextedit,
+//     server/completion, their own locks);
+//   - win: the client's messages and documents, which they all speak to.
 //
-// caps, what the client can do, is stored once at initialize and read
-// without a lock.
+// The shared state, each with its own lock: lifecycle (initialize,
+// shutdown, exit); workspace (the folders and the configuration); docs
+// (the open buffers, server/documents); runs (the runs and proposals, and
+// the proposals' states); sessions (the conversations and the current
+// one); options (the client's model and thinking); progress (the
+// work-done progress tokens); inflight (the requests $/cancelRequest can
+// cancel). caps, what the client can do, is stored once at initialize and
+// read without a lock.
 //
 // Locks are never held while calling the client. Where two are held, runs
 // comes first, a run's own lock last; lifecycle's and workspace's are taken
 // alone (workspace's over a folder policy's own).
 type Server struct {
-	opts      Options
-	options   sessionOptions // the client's model and thinking, and the context meter
-	log       *slog.Logger
-	conn      jsonrpc2.Conn
-	client    protocol.Client // requests and notifications to the editor
-	lifecycle *lifecycle
-	caps      atomic.Pointer[clientCaps] // nil until initialize (clientCaps)
-	workspace workspaceConfig
-	docs      *documents.Store
-	runs      registry
-	sessions  sessionSet
-	progress  *progressTracker
-	completer *completion.Engine
-	nextEdits nextEdits
-	inflight  inflight
-	handlers  map[string]handlerFunc
-	approvals questions // approvals waiting for a code action's answer
+	opts     Options
+	log      *slog.Logger
+	conn     jsonrpc2.Conn
+	client   protocol.Client // requests and notifications to the editor
+	handlers map[string]handlerFunc
+	inflight inflight
 	// actionSources list the code actions, set at New.
 	actionSources []actionSource
+	// sandboxOnce readies the sandbox once initialize is answered
+	// (reportSandboxLevel).
+	sandboxOnce sync.Once
+
+	lifecycle *lifecycle
+	caps      *capsRef
+	workspace *workspaceConfig
+	docs      *documents.Store
+	runs      *registry
+	sessions  *sessionSet
+	options   *sessionOptions
+	progress  *progressTracker
 	// mcp holds the runs' MCP servers: started on a run's first use of
 	// their tools, ended when Serve returns.
 	mcp *mcp.Pool
@@ -100,8 +107,15 @@ type Server struct {
 	// lsp holds the runs' language servers (nil: none), stopped when
 	// Serve returns.
 	lsp *langserver.Manager
-	// sandboxOnce readies the sandbox at the first run (reportSandboxLevel).
-	sandboxOnce sync.Once
+
+	win       *window
+	runner    *runner
+	plans     *plans
+	proposals *proposals
+	approvals *approvals
+	notes     *noteKeeper
+	nextEdits *nextEdits
+	completer *completion.Engine
 }
 
 // New builds a server; Serve runs it on a connection.
@@ -120,18 +134,32 @@ func New(opts Options) *Server {
 		opts.CacheDir = filepath.Join(dir, "agent-lsp")
 	}
 	s := &Server{
-		opts: opts, log: opts.Logger, lifecycle: newLifecycle(), docs: documents.New(),
+		opts: opts, log: opts.Logger, lifecycle: newLifecycle(), docs: documents.New(), caps: &capsRef{},
+		workspace: &workspaceConfig{env: opts.Env}, sessions: &sessionSet{}, options: &sessionOptions{},
 		progress: newProgressTracker(opts.Logger),
 		mcp:      mcp.NewPool(mcp.Options{Env: opts.Env, Logger: opts.Logger, Version: opts.Version}),
 		lsp:      agentrun.NewLanguageServers(opts.Env),
 		models:   agentrun.NewModels(opts.NewProvider, opts.FindModel),
 	}
+	s.win = &window{caps: s.caps, cacheDir: opts.CacheDir, log: opts.Logger}
+	s.approvals = &approvals{win: s.win}
+	s.runs = &registry{}
+	s.notes = &noteKeeper{workspace: s.workspace, runs: s.runs, win: s.win}
+	s.proposals = &proposals{runs: s.runs, docs: s.docs, win: s.win, workspace: s.workspace, notes: s.notes, offers: &offers{win: s.win}}
+	s.plans = &plans{runs: s.runs, win: s.win, workspace: s.workspace}
+	s.runner = &runner{
+		runs: s.runs, sessions: s.sessions, options: s.options, workspace: s.workspace, docs: s.docs,
+		models: s.models, mcp: s.mcp, lsp: s.lsp, progress: s.progress, win: s.win,
+		approvals: s.approvals, notes: s.notes, proposals: s.proposals, plans: s.plans,
+		newProvider: opts.NewProvider, env: opts.Env, log: opts.Logger,
+	}
+	s.runner.escalation = &escalation{win: s.win, resume: s.runner.resume}
 	s.completer = completion.New(s.docs, opts.NewInfiller, opts.Logger)
-	s.nextEdits.engine = nextedit.New(s.docs, opts.NewNES, opts.Logger)
+	s.nextEdits = &nextEdits{engine: nextedit.New(s.docs, opts.NewNES, opts.Logger), docs: s.docs, caps: s.caps, workspace: s.workspace}
 	s.actionSources = s.codeActionSources()
 	s.handlers = map[string]handlerFunc{
 		protocol.MethodInitialize:                         s.initialize,
-		protocol.MethodInitialized:                        ignore,
+		protocol.MethodInitialized:                        s.initialized,
 		protocol.MethodShutdown:                           s.shutdown,
 		protocol.MethodExit:                               s.exit,
 		protocol.MethodWorkspaceDidChangeConfiguration:    s.didChangeConfiguration,
@@ -151,8 +179,6 @@ func New(opts Options) *Server {
 	return s
 }
 
-func ignore(context.Context, jsonrpc2.RawMessage) (any, error) { return nil, nil }
-
 // Serve runs the protocol on rwc until the client sends exit or goes away, and
 // returns the process exit code: 0 after shutdown then exit, 1 otherwise.
 // Runs still going are cancelled.
@@ -160,7 +186,8 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.conn = jsonrpc2.NewConn(newTolerantStream(rwc, s.log), jsonrpc2.WithCodec(lspCodec{}), jsonrpc2.WithPreempter(s))
-	s.client = displayClient{protocol.ClientDispatcher(s.conn)}
+	s.client = readerGuard{displayClient{protocol.ClientDispatcher(s.conn)}, s.log}
+	s.win.client = s.client
 	s.progress.setClient(s.client)
 	s.conn.Go(ctx, s.handle)
 	select {
@@ -178,13 +205,4 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	}
 	s.lsp.Close()
 	return s.lifecycle.code()
-}
-
-// clientCaps is what the client said it can do (fixed at initialize; none
-// before).
-func (s *Server) clientCaps() clientCaps {
-	if caps := s.caps.Load(); caps != nil {
-		return *caps
-	}
-	return clientCaps{}
 }

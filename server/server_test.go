@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,6 +73,7 @@ func newFixture(t testing.TB, files map[string]string, llmServer *llmtest.Server
 		Breakers: breakers.States,
 		Env:      func(k string) string { return env[k] },
 		CacheDir: t.TempDir(),
+		Logger:   slog.New(readLoopWatch{t}),
 	}
 	for _, w := range with {
 		w(&opts)
@@ -96,6 +98,23 @@ func (f *fixture) shutdown() {
 		f.t.Fatal("the server did not exit")
 	}
 }
+
+// readLoopWatch fails the test where the server made a call that waits
+// on the client on its read loop (which refuses it, and logs so): every
+// test on the wire checks that nothing reached from a notification waits.
+type readLoopWatch struct{ t testing.TB }
+
+func (w readLoopWatch) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelError }
+func (w readLoopWatch) Handle(_ context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, "on the read loop") {
+		var attrs []string
+		r.Attrs(func(a slog.Attr) bool { attrs = append(attrs, a.String()); return true })
+		w.t.Errorf("the server logged: %s %s", r.Message, strings.Join(attrs, " "))
+	}
+	return nil
+}
+func (w readLoopWatch) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w readLoopWatch) WithGroup(string) slog.Handler      { return w }
 
 func (f *fixture) uri(rel string) uri.URI { return uri.File(filepath.Join(f.root, rel)) }
 
@@ -543,5 +562,41 @@ func TestRefusedConfirmationStaysPending(t *testing.T) {
 	}
 	if got := state(); got != "applied" {
 		t.Errorf("%s: %s, want applied", res.ProposalID, got)
+	}
+}
+
+// TestCancelRequestStopsFindingTheModel: with no model configured, agent.ask
+// finds one first (a local server's, a key's default); $/cancelRequest
+// stops that search, and the request answers -32800.
+func TestCancelRequestStopsFindingTheModel(t *testing.T) {
+	searching, stopped := make(chan struct{}), make(chan error, 1)
+	f := newFixture(t, nil, nil, nil, func(o *server.Options) {
+		o.FindModel = func(ctx context.Context, s config.Settings) (config.Settings, error) {
+			close(searching)
+			<-ctx.Done()
+			stopped <- ctx.Err()
+			return s, ctx.Err()
+		}
+	})
+	f.editor.Initialize(f.root, servertest.Caps{}, nil)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := f.editor.CallCtx(context.Background(), "workspace/executeCommand", map[string]any{
+			"command": server.CommandAsk, "arguments": []any{map[string]any{"prompt": "which model?"}}}, nil)
+		errc <- err
+	}()
+	<-searching
+	f.editor.Notify("$/cancelRequest", map[string]any{"id": 2}) // initialize was 1
+	select {
+	case err := <-stopped:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the search ended with %v", err)
+		}
+	case <-time.After(servertest.Timeout):
+		t.Fatal("$/cancelRequest did not stop finding the model")
+	}
+	var rpcErr *jsonrpc2.Error
+	if err := <-errc; !errors.As(err, &rpcErr) || rpcErr.Code != -32800 {
+		t.Fatalf("the cancelled request answered %v, want -32800", err)
 	}
 }

@@ -43,8 +43,7 @@ var thinkingLevels = []string{"minimal", "low", "medium", "high"}
 
 // setSessionOptions is agent.setSessionOptions: a field left out keeps its
 // value, "" returns it to the settings; an unknown thinking level is an error.
-func (s *Server) setSessionOptions(_ context.Context, a setSessionOptionsArgs) (sessionOptionsResult, error) {
-	o := &s.options
+func (o *sessionOptions) setSessionOptions(_ context.Context, a setSessionOptionsArgs) (sessionOptionsResult, error) {
 	if a.Thinking != nil {
 		t := strings.TrimPrefix(*a.Thinking, "default")
 		if t != "" && !slices.Contains(thinkingLevels, t) {

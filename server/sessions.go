@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -156,4 +157,49 @@ func (ss *sessionSet) save(id string, h *agent.History) error {
 	store := ss.store
 	ss.mu.Unlock()
 	return store.Save(id, h)
+}
+
+// The commands on the conversations.
+
+type sessionResult struct {
+	Session string `json:"session"`
+}
+
+func (ss *sessionSet) newSession(context.Context, noArgs) (sessionResult, error) {
+	return sessionResult{Session: ss.startNew()}, nil
+}
+
+type sessionsResult struct {
+	Current  string              `json:"current"`
+	Sessions []agent.SessionInfo `json:"sessions"`
+}
+
+func (ss *sessionSet) listSessions(context.Context, noArgs) (sessionsResult, error) {
+	list, err := ss.list()
+	if err != nil {
+		return sessionsResult{}, jsonrpc2.NewError(codeRequestFailed, err.Error())
+	}
+	return sessionsResult{Current: ss.currentID(), Sessions: list}, nil
+}
+
+// sessionArgs name a session (agent.listSessions lists them).
+type sessionArgs struct {
+	ID string `json:"id"`
+}
+
+type switchResult struct {
+	Session  string `json:"session"`
+	Messages int    `json:"messages"`
+}
+
+// switchSession makes a session the current one, loading it from disk.
+func (ss *sessionSet) switchSession(_ context.Context, a sessionArgs) (switchResult, error) {
+	if a.ID == "" {
+		return switchResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, CommandSwitchSession+" needs a session id: {\"id\": \"…\"} ("+CommandListSessions+" lists them)")
+	}
+	h, err := ss.switchTo(a.ID)
+	if err != nil {
+		return switchResult{}, err
+	}
+	return switchResult{Session: a.ID, Messages: h.Len()}, nil
 }

@@ -15,6 +15,8 @@ import (
 // (folder); the list is replaced whole, so a caller may keep the one it
 // got (openFolders).
 type workspaceConfig struct {
+	env config.Env // reads the environment, for every folder's settings; set at New
+
 	mu sync.Mutex // guards the fields below
 	// folders are the workspace's roots, in the client's order (folders.go);
 	// noFolder stands for the primary when there is none. root,

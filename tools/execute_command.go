@@ -78,9 +78,6 @@ func init() {
 // current root), whose view the command runs in.
 func NewExecuteCommand(w *Workspace, policy *Policy, approver Approver, limits CommandLimits) Tool {
 	limits = limits.withDefaults()
-	// Below the full sandbox, policy asks before anything runs the
-	// workspace's code.
-	policy.SetCodeApproval(codeApproval(sandbox.Probe()))
 	run := func(ctx context.Context, p executeCommandInParams) (Result, error) {
 		return runCommandTool(ctx, w, policy, approver, limits, p)
 	}
@@ -103,6 +100,11 @@ func runCommandTool(ctx context.Context, w *Workspace, policy *Policy, approver 
 	if err != nil {
 		return pathError(err), nil
 	}
+	// Below the full sandbox, policy asks before anything runs the
+	// workspace's code. The level is read here, when a command runs, not
+	// when the tool is made: probing it must not hold a run's first model
+	// call.
+	policy.SetCodeApproval(codeApproval(sandbox.Probe()))
 	// Reads stay in the roots; relative paths are read from where it runs.
 	reasons, unapproved, err := policy.CheckIn(p.Command, filepath.Join(f.root, filepath.FromSlash(dir)), w.rootDirs())
 	if err != nil {

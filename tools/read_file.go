@@ -120,22 +120,6 @@ func ReadRegular(path string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// readPrefix reads r up to limit bytes; more says r held more (one byte
-// past the limit was read to know). The buffer starts at size (what fstat
-// said; 0 if unknown) and grows with what is read, so a file that grows
-// meanwhile costs no more.
-func readPrefix(r io.Reader, size int64, limit int) (data []byte, more bool, err error) {
-	hint := int(min(max(size, 512), int64(limit))) + 1
-	data, err = appendUpTo(r, make([]byte, 0, hint), limit+1)
-	if err != nil {
-		return nil, false, err
-	}
-	if len(data) > limit {
-		return data[:limit], true, nil
-	}
-	return data, false, nil
-}
-
 // appendUpTo appends what r holds to b until r ends or b holds n bytes,
 // growing b as needed (never past n).
 func appendUpTo(r io.Reader, b []byte, n int) ([]byte, error) {

@@ -182,89 +182,114 @@ func (t *Tree) search(ctx context.Context, abs, rel string, re *regexp.Regexp, g
 	defer stop(nil)
 	sctx, cancel := context.WithTimeoutCause(sctx, lim.time, errSearchTime)
 	defer cancel()
-	found := &searchFound{limits: lim}
+	s := &searching{t: t, re: re, ctx: sctx, stop: stop, found: &searchFound{limits: lim}}
 	files := make(chan walkEntry, 256)
-	var (
-		mu    sync.Mutex // guards found.matches and found.tooBig
-		total atomic.Int64
-		read  atomic.Int64 // bytes searched
-	)
 	// Reading is mostly waiting on open/read syscalls: more workers than
 	// cores, but few enough that their buffers stay small.
 	workers := min(4*runtime.GOMAXPROCS(0), maxSearchWorkers)
 	p := pool.New().WithMaxGoroutines(workers)
 	for range workers {
-		p.Go(func() {
-			var buf []byte // reused for every file this worker reads from disk
-			for f := range files {
-				if sctx.Err() != nil {
-					continue // drain
-				}
-				if read.Load() >= lim.totalBytes {
-					stop(errSearchBytes)
-					continue
-				}
-				hits, n, size := t.searchFile(f.Rel, f.Abs, re, &buf, lim.fileBytes)
-				read.Add(n)
-				if cap(buf) > 1<<20 {
-					buf = nil // a big file's buffer is not kept for small ones
-				}
-				if size > 0 || len(hits) > 0 {
-					mu.Lock()
-					if size > 0 {
-						found.tooBig = append(found.tooBig, fmt.Sprintf("%s (%s)", f.Rel, byteSize(size)))
-					}
-					found.matches = append(found.matches, hits...)
-					mu.Unlock()
-				}
-				if len(hits) > 0 && total.Add(int64(len(hits))) > maxSearchMatches {
-					stop(nil)
-				}
-			}
-		})
+		p.Go(func() { s.work(files) })
 	}
-	accept := glob.match
-	seen := map[string]bool{}
-	var walkErr error
-	if fi, err := os.Stat(abs); abs != "" && err == nil && !fi.IsDir() {
-		files <- walkEntry{Rel: rel, Abs: abs}
-	} else {
-		walkErr = t.walk(sctx, rel, 0, &found.walk, func(e walkEntry) error {
-			if e.Regular && accept(e.Rel) { // a FIFO or device is never read
-				seen[e.Rel] = true
-				files <- e
-			}
-			return nil
-		})
-		for _, s := range t.changeset.stagedPaths(rel) {
-			if !seen[s] && accept(s) {
-				files <- walkEntry{Rel: s, Abs: t.roots.absOf(s)}
-			}
-		}
-	}
+	walkErr := t.candidates(sctx, abs, rel, glob, &s.found.walk, files)
 	close(files)
 	p.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	found.cut = total.Load() > maxSearchMatches
+	found := s.found
+	found.cut = s.total.Load() > maxSearchMatches
 	if cause := context.Cause(sctx); cause == errSearchTime || cause == errSearchBytes {
 		found.stopped = cause
 	}
 	if walkErr != nil && sctx.Err() == nil {
 		return nil, walkErr
 	}
-	sort.Slice(found.matches, func(i, j int) bool {
-		if found.matches[i].Path != found.matches[j].Path {
-			return found.matches[i].Path < found.matches[j].Path
-		}
-		return found.matches[i].Line < found.matches[j].Line
-	})
-	if len(found.matches) > maxSearchMatches {
-		found.matches = found.matches[:maxSearchMatches]
-	}
-	sort.Strings(found.tooBig)
+	found.order()
 	return found, nil
+}
+
+// searching is one search's workers' shared state.
+type searching struct {
+	t    *Tree
+	re   *regexp.Regexp
+	ctx  context.Context // ends when a limit stops the search
+	stop context.CancelCauseFunc
+
+	mu          sync.Mutex // guards found.matches and found.tooBig
+	found       *searchFound
+	total, read atomic.Int64 // matches found, bytes searched
+}
+
+// work matches the files it is sent until they end; past a limit it only
+// drains them.
+func (s *searching) work(files <-chan walkEntry) {
+	lim := s.found.limits
+	var buf []byte // reused for every file this worker reads from disk
+	for f := range files {
+		if s.ctx.Err() != nil {
+			continue // drain
+		}
+		if s.read.Load() >= lim.totalBytes {
+			s.stop(errSearchBytes)
+			continue
+		}
+		hits, n, size := s.t.searchFile(f.Rel, f.Abs, s.re, &buf, lim.fileBytes)
+		s.read.Add(n)
+		if cap(buf) > 1<<20 {
+			buf = nil // a big file's buffer is not kept for small ones
+		}
+		if size > 0 || len(hits) > 0 {
+			s.mu.Lock()
+			if size > 0 {
+				s.found.tooBig = append(s.found.tooBig, fmt.Sprintf("%s (%s)", f.Rel, byteSize(size)))
+			}
+			s.found.matches = append(s.found.matches, hits...)
+			s.mu.Unlock()
+		}
+		if len(hits) > 0 && s.total.Add(int64(len(hits))) > maxSearchMatches {
+			s.stop(nil)
+		}
+	}
+}
+
+// candidates sends the files a search looks in: abs when it names a file,
+// else the regular files under rel the glob accepts, then the staged ones
+// the walk did not see (new files).
+func (t *Tree) candidates(ctx context.Context, abs, rel string, glob pathGlob, rep *walkReport, files chan<- walkEntry) error {
+	if fi, err := os.Stat(abs); abs != "" && err == nil && !fi.IsDir() {
+		files <- walkEntry{Rel: rel, Abs: abs}
+		return nil
+	}
+	seen := map[string]bool{}
+	err := t.walk(ctx, rel, 0, rep, func(e walkEntry) error {
+		if e.Regular && glob.match(e.Rel) { // a FIFO or device is never read
+			seen[e.Rel] = true
+			files <- e
+		}
+		return nil
+	})
+	for _, s := range t.changeset.stagedPaths(rel) {
+		if !seen[s] && glob.match(s) {
+			files <- walkEntry{Rel: s, Abs: t.roots.absOf(s)}
+		}
+	}
+	return err
+}
+
+// order sorts the matches by path and line, keeps the first
+// maxSearchMatches, and sorts the files too big to search.
+func (f *searchFound) order() {
+	sort.Slice(f.matches, func(i, j int) bool {
+		if f.matches[i].Path != f.matches[j].Path {
+			return f.matches[i].Path < f.matches[j].Path
+		}
+		return f.matches[i].Line < f.matches[j].Line
+	})
+	if len(f.matches) > maxSearchMatches {
+		f.matches = f.matches[:maxSearchMatches]
+	}
+	sort.Strings(f.tooBig)
 }
 
 // searchFile matches one file as the view sees it; abs is what rel resolves

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/agent"
 	"github.com/agent-lsp/agent-lsp/agent/config"
@@ -19,6 +20,7 @@ import (
 )
 
 func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
+	stderr = &lockedWriter{w: stderr} // the sandbox's level is said beside the trace
 	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	workspace := fs.String("workspace", ".", "the workspace root")
@@ -60,7 +62,7 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return code
 	}
 	agentrun.SetSandbox(ws, settings, env("HOME"))
-	fmt.Fprintf(stderr, "[SANDBOX] commands run at level %s\n", tools.SandboxLevel())
+	levelSaid := sayLevel(stderr)
 	memory := agent.NewMemory(agent.StateDir(env, ws.Root()))
 	// MCP servers start when the run first asks for their tools, and end
 	// with the command.
@@ -75,6 +77,13 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		View: ws, Policy: agentrun.Policy(settings), Approver: newTerminalApprover(stdin, stderr), Notes: memory, MCP: servers, LSP: languageServers,
 		OnEvent: agent.TraceWriter(stderr, provider.Name()),
 	})
+	levelSaid() // before the answer
+	return endAsk(out, err, settings, memory, *apply || *applySensitive, *applySensitive, stdout, stderr)
+}
+
+// endAsk shows how the run ended, applies what was asked for, and returns
+// the exit code.
+func endAsk(out agentrun.Outcome, err error, settings config.Settings, memory *agent.Memory, apply, applySensitive bool, stdout, stderr io.Writer) int {
 	switch out.Ending {
 	case agentrun.Cancelled, agentrun.Failed:
 		reason := err.Error()
@@ -91,12 +100,36 @@ func ask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// was said before the run, for a run that finishes.
 		finishAsk(out, memory, false, false, stdout, stderr)
 		fmt.Fprintln(stderr, out.StopNote)
-		if *apply || *applySensitive {
+		if apply {
 			fmt.Fprintln(stderr, "agent-lsp ask: not applied: the run stopped before the model finished")
 		}
 		return exitFailed
 	}
-	return finishAsk(out, memory, *apply || *applySensitive, *applySensitive, stdout, stderr)
+	return finishAsk(out, memory, apply, applySensitive, stdout, stderr)
+}
+
+// sayLevel prints the sandbox's level once it is known — finding it
+// starts helpers, which the run's first command waits for, not its first
+// model call — and returns what waits until it is printed.
+func sayLevel(stderr io.Writer) (wait func()) {
+	said := make(chan struct{})
+	go func() {
+		defer close(said)
+		fmt.Fprintf(stderr, "[SANDBOX] commands run at level %s\n", tools.SandboxLevel())
+	}()
+	return func() { <-said }
+}
+
+// lockedWriter is w for writers on several goroutines, a line at a time.
+type lockedWriter struct {
+	mu sync.Mutex // guards w
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // askModel loads the workspace's settings with the flags' on top, finds

@@ -41,7 +41,7 @@ func fakeOllama(t *testing.T, models []string, chat *llmtest.Server) string {
 		r.RequestURI, r.URL.Scheme = "", "http"
 		resp, err := proxy.RoundTrip(r)
 		if err != nil {
-			http.Error(w, err.Error(), 502)
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		defer resp.Body.Close()

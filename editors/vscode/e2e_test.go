@@ -61,8 +61,9 @@ func nextEdit(region string) llmtest.Turn {
 // explains, applies a second proposal from the palette (its review
 // closes), has a third refused (the user edited its line) then applies it
 // through the code action (the unsaved file stays unsaved), discards a
-// fourth from the status bar, cancels from the notification and runs every
-// palette command.
+// fourth from the status bar, cancels from the notification, runs every
+// palette command, and applies a fifth with its sensitive file ticked
+// (written whole: the server calls it applied from the file on disk).
 func TestVSCodeWalk(t *testing.T) {
 	e := newEditor(t)
 	bin := servertest.Binary(t)
@@ -118,6 +119,10 @@ func TestVSCodeWalk(t *testing.T) {
 			return llmtest.Turn{Calls: []llmtest.Call{{Name: "edit_file", Args: `{"path":"hello.py","old_string":"def hello():\n","new_string":"def hello():\n    \"\"\"Greets.\"\"\"\n"}`}}}
 		case strings.Contains(task, "add a docstring"):
 			return llmtest.Turn{Text: "Documented."}
+		case strings.Contains(task, "use the system python") && first:
+			return llmtest.Turn{Calls: []llmtest.Call{{Name: "write_file", Args: `{"path":".vscode/settings.json","content":"{\"python.defaultInterpreterPath\": \"/usr/bin/python3\"}\n"}`}}}
+		case strings.Contains(task, "use the system python"):
+			return llmtest.Turn{Text: "Pointed VS Code at the system Python."}
 		case strings.Contains(task, "wait for me"):
 			return llmtest.Turn{Delay: 5 * time.Minute, Text: "too late"}
 		}
@@ -138,8 +143,9 @@ func TestVSCodeWalk(t *testing.T) {
 	if got, want := read(t, filepath.Join(e.workspace, "hello.py")), "def hello():\n    return \"Hello, reviewer!\"\n# mine"; got != want {
 		t.Errorf("hello.py after the walk: %q, want %q", got, want)
 	}
-	if got := read(t, filepath.Join(e.workspace, ".vscode", "settings.json")); got != "{}\n" {
-		t.Errorf("the sensitive file was written though left unticked: %q", got)
+	// Left out of the first proposal (the walk checks it then), ticked in the seventh.
+	if got, want := read(t, filepath.Join(e.workspace, ".vscode", "settings.json")), "{\"python.defaultInterpreterPath\": \"/usr/bin/python3\"}\n"; got != want {
+		t.Errorf(".vscode/settings.json after the walk: %q, want %q", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "AGENTS.md")); err == nil {
 		t.Errorf("AGENTS.md was created though left unticked")

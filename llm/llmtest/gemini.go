@@ -134,32 +134,7 @@ func newGemini(t testing.TB, turns []Turn, respond func(map[string]any) Turn, si
 		if turn.Finish != "" {
 			finish = turn.Finish
 		}
-		var parts []any
-		if turn.Reasoning != "" {
-			parts = append(parts, map[string]any{"text": turn.Reasoning, "thought": true})
-		}
-		if turn.Text != "" {
-			text := map[string]any{"text": turn.Text}
-			if sigs != nil && len(turn.Calls) == 0 {
-				text["thoughtSignature"] = sigs.issue("")
-			}
-			parts = append(parts, text)
-		}
-		for i, c := range turn.Calls {
-			var args any
-			if err := json.Unmarshal([]byte(c.Args), &args); err != nil {
-				t.Errorf("llmtest: Gemini sends arguments as an object; %q is not JSON", c.Args)
-			}
-			fc := map[string]any{"name": c.Name, "args": args}
-			if c.ID != "" {
-				fc["id"] = c.ID
-			}
-			part := map[string]any{"functionCall": fc}
-			if sigs != nil && i == 0 {
-				part["thoughtSignature"] = sigs.issue(c.Name)
-			}
-			parts = append(parts, part)
-		}
+		parts := geminiParts(t, turn, sigs)
 		response := func(parts []any, finish string) map[string]any {
 			cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
 			if finish != "" {
@@ -203,6 +178,38 @@ func newGemini(t testing.TB, turns []Turn, respond func(map[string]any) Turn, si
 			http.NotFound(w, r)
 		}
 	})
+}
+
+// geminiParts are turn's parts as Gemini sends them: the reasoning, the
+// text, the calls, with thought signatures where sigs is kept.
+func geminiParts(t testing.TB, turn Turn, sigs *signatures) []any {
+	var parts []any
+	if turn.Reasoning != "" {
+		parts = append(parts, map[string]any{"text": turn.Reasoning, "thought": true})
+	}
+	if turn.Text != "" {
+		text := map[string]any{"text": turn.Text}
+		if sigs != nil && len(turn.Calls) == 0 {
+			text["thoughtSignature"] = sigs.issue("")
+		}
+		parts = append(parts, text)
+	}
+	for i, c := range turn.Calls {
+		var args any
+		if err := json.Unmarshal([]byte(c.Args), &args); err != nil {
+			t.Errorf("llmtest: Gemini sends arguments as an object; %q is not JSON", c.Args)
+		}
+		fc := map[string]any{"name": c.Name, "args": args}
+		if c.ID != "" {
+			fc["id"] = c.ID
+		}
+		part := map[string]any{"functionCall": fc}
+		if sigs != nil && i == 0 {
+			part["thoughtSignature"] = sigs.issue(c.Name)
+		}
+		parts = append(parts, part)
+	}
+	return parts
 }
 
 func boolInt(b bool) int {

@@ -45,8 +45,10 @@ type liveOutput struct {
 	skipped int        // terminal form: bytes of pending left out
 	tail    []byte     // content form: the latest outputTail bytes
 	total   int        // bytes printed
+	fresh   bool       // output came since the last update
 	sent    time.Time  // the last update
 	timer   *time.Timer
+	timerOf int // which timer may send: one stopped too late finds another here
 	ended   bool
 }
 
@@ -93,28 +95,49 @@ func (o *liveOutput) add(text string) {
 			o.tail = append(o.tail[:0], o.tail[over:]...)
 		}
 	}
+	o.fresh = true
+	o.scheduleLocked()
+}
+
+// scheduleLocked sends what is pending now if outputInterval has passed
+// since the last update, else once it has: one timer at a time.
+func (o *liveOutput) scheduleLocked() {
 	wait := o.t.outputInterval - time.Since(o.sent)
 	switch {
 	case wait <= 0:
 		o.flushLocked()
 	case o.timer == nil:
-		o.timer = time.AfterFunc(wait, o.flush)
+		o.timerOf++
+		timer := o.timerOf
+		o.timer = time.AfterFunc(wait, func() { o.flush(timer) })
 	}
 }
 
-func (o *liveOutput) flush() {
+// flush is timer's: unless an update went out since it was set (which
+// stopped it, perhaps too late to keep it from running), what is pending
+// goes out when due.
+func (o *liveOutput) flush(timer int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if timer != o.timerOf || o.ended {
+		return
+	}
 	o.timer = nil
-	if !o.ended {
-		o.flushLocked()
+	if o.fresh {
+		o.scheduleLocked()
 	}
 }
 
-// flushLocked sends what is pending. o.mu held: updates of one command go
+// flushLocked sends what is pending, and stops the timer set for it: at
+// most one update per outputInterval. o.mu held: updates of one command go
 // out in order.
 func (o *liveOutput) flushLocked() {
-	o.sent = time.Now()
+	if o.timer != nil {
+		o.timer.Stop()
+		o.timer = nil
+	}
+	o.timerOf++
+	o.sent, o.fresh = time.Now(), false
 	if o.terminal {
 		data := completeRunes(&o.pending)
 		if data == "" {

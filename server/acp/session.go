@@ -187,6 +187,7 @@ func (a *Agent) openSession(ctx context.Context, cwd string, additional []string
 		return nil, authRequired(err) // the client offers the sign-in (auth.go)
 	}
 	a.mcp.Warm(s.mcpServers()) // so their prompts are in the menu soon
+	go tools.PrepareSandbox()  // found (its helpers started) before the first turn says it
 	a.announceCommands(ctx, s)
 	a.mu.Lock()
 	defer a.mu.Unlock()

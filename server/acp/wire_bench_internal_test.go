@@ -24,7 +24,7 @@ type wireTurn struct {
 	drain        func() // closes the pipe and waits until the client read all
 }
 
-func newWireTurn(b *testing.B) *wireTurn {
+func newWireTurn(b testing.TB) *wireTurn {
 	fromClient, toAgent, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)

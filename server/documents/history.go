@@ -3,6 +3,7 @@ package documents
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -48,6 +49,12 @@ type editHistory struct {
 	// changedAt is where the latest change ended, in the current text: the
 	// cursor, as far as the server can tell.
 	changedAt int
+}
+
+// clone is h with edits of its own: what changes h later leaves it as it is.
+func (h editHistory) clone() editHistory {
+	h.edits = slices.Clone(h.edits)
+	return h
 }
 
 // record notes that text replaces buf[start:end]; buf is the text before

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 	"unsafe"
 
 	"go.lsp.dev/protocol"
@@ -36,16 +35,7 @@ type document struct {
 	text     string
 	fresh    bool        // text matches buf
 	history  editHistory // recent edits, for next edit suggestions
-	// held are changes that came ahead of a version still missing, in
-	// version order (Store.HoldOutOfOrder); release applies them when the
-	// missing one has not come in time.
-	held    []heldChange
-	release *time.Timer
-}
-
-type heldChange struct {
-	params *protocol.DidChangeTextDocumentParams
-	enc    Encoding
+	reorder  reordering  // where the client may send changes out of order (reorder.go)
 }
 
 // Edition names one text of a document: which opening of it and which
@@ -118,10 +108,10 @@ type Store struct {
 	// links are resolved once per document, not on every keystroke, and a
 	// link moved while it is open leaves it where it was.
 	paths map[uri.URI]string
-	opens uint64 // didOpens so far: each document's opened
-	// holdOutOfOrder: a change whose version is past the next one waits
-	// for the versions before it (HoldOutOfOrder).
-	holdOutOfOrder bool
+	opens uint64 // didOpens so far, and rewinds (reorder.go): each document's opened
+	// mayReorder: the client may send a document's changes out of order
+	// (ClientMayReorder); reorderSeen: it did, on this connection.
+	mayReorder, reorderSeen bool
 
 	watchMu  sync.Mutex // guards watchers and watchID
 	watchers map[int]func(string)
@@ -232,7 +222,7 @@ func (d *Store) Close(u uri.URI) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if doc, ok := d.byPath[p]; ok {
-		doc.stopHolding()
+		doc.reorder.stop()
 	}
 	delete(d.byPath, p)
 	for open, path := range d.paths {
@@ -241,24 +231,6 @@ func (d *Store) Close(u uri.URI) error {
 		}
 	}
 	return nil
-}
-
-// heldFor is how long a change that came ahead of a missing version waits
-// for it before it is applied anyway. Helix was seen to send a version
-// after 50 of its successors.
-const heldFor = time.Second
-
-// HoldOutOfOrder makes a change whose version is past the next one wait
-// for the versions before it, for a client that numbers its versions one
-// by one yet may send them out of order: Helix 25.01 sends the didChange
-// notifications of a burst of keys interleaved (…, 17, 27, 18, …), and
-// each is relative to the text of the version before it. Meanwhile readers
-// see the text of the last version in order. A version that never comes (a
-// client that skips numbers) holds its successors until heldFor passes.
-func (d *Store) HoldOutOfOrder(on bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.holdOutOfOrder = on
 }
 
 // Change applies content changes in order, each against the text the previous
@@ -285,71 +257,11 @@ func (d *Store) change(p string, params *protocol.DidChangeTextDocumentParams, e
 	if !ok {
 		return false, false, fmt.Errorf("didChange for %s, which is not open", params.TextDocument.URI)
 	}
-	if d.holdOutOfOrder && params.TextDocument.Version > doc.version+1 {
-		doc.hold(heldChange{params, enc}, func() { d.releaseHeld(p, doc) })
-		return false, false, nil
+	if d.mayReorder {
+		return d.changeReordered(p, doc, change{params, enc})
 	}
 	acceptedSuggestion, err = doc.apply(params, enc)
-	if err != nil {
-		return false, false, err
-	}
-	// The changes it was missing follow it.
-	for len(doc.held) > 0 && doc.held[0].params.TextDocument.Version <= doc.version+1 {
-		h := doc.held[0]
-		doc.held = doc.held[1:]
-		if _, err := doc.apply(h.params, h.enc); err != nil {
-			doc.stopHolding()
-			return acceptedSuggestion, true, err
-		}
-	}
-	if len(doc.held) == 0 {
-		doc.stopHolding()
-	}
-	return acceptedSuggestion, true, nil
-}
-
-// hold keeps h, in version order, until the versions before it come or
-// release runs.
-func (doc *document) hold(h heldChange, release func()) {
-	i, _ := slices.BinarySearchFunc(doc.held, h.params.TextDocument.Version, func(e heldChange, v int32) int {
-		return int(e.params.TextDocument.Version - v)
-	})
-	doc.held = slices.Insert(doc.held, i, h)
-	if doc.release == nil {
-		doc.release = time.AfterFunc(heldFor, release)
-	}
-}
-
-func (doc *document) stopHolding() {
-	doc.held = nil
-	if doc.release != nil {
-		doc.release.Stop()
-		doc.release = nil
-	}
-}
-
-// applyHeld applies the held changes in version order, as they are: the
-// versions missing before them are taken to be none. It says whether any
-// were held. A held change that fails is dropped (its notification was
-// answered long ago): the ones after it are applied still.
-func (doc *document) applyHeld() bool {
-	held := doc.held
-	doc.stopHolding()
-	for _, h := range held {
-		_, _ = doc.apply(h.params, h.enc)
-	}
-	return len(held) > 0
-}
-
-// releaseHeld applies the changes held for the document at p, if it is
-// still that document, once the versions they wait for did not come.
-func (d *Store) releaseHeld(p string, doc *document) {
-	d.mu.Lock()
-	applied := d.byPath[p] == doc && doc.applyHeld()
-	d.mu.Unlock()
-	if applied {
-		d.changed(p)
-	}
+	return acceptedSuggestion, err == nil, err
 }
 
 // apply applies one notification's changes; the lock is held.
@@ -412,9 +324,7 @@ type undoStep struct {
 // beginUndo saves what changes of doc can change, beside its buffer: the
 // history is a few edits, copied.
 func (doc *document) beginUndo() changeUndo {
-	h := doc.history
-	h.edits = slices.Clone(h.edits)
-	return changeUndo{begun: true, history: h, text: doc.text, fresh: doc.fresh}
+	return changeUndo{begun: true, history: doc.history.clone(), text: doc.text, fresh: doc.fresh}
 }
 
 func (u changeUndo) rollback(doc *document) {

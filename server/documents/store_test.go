@@ -150,45 +150,110 @@ func typing(u uri.URI, keys string) []*protocol.DidChangeTextDocumentParams {
 	return out
 }
 
-// TestChangesSentOutOfOrderAreAppliedInVersionOrder: Helix 25.01 sends a
-// burst's didChange interleaved (…, 17, 27, 18, …); held where versions
-// are numbered one by one, the text is what was typed. Without holding
-// (the default: Neovim skips numbers) they apply as they come.
-func TestChangesSentOutOfOrderAreAppliedInVersionOrder(t *testing.T) {
-	const keys = "abcdefghijklmnopqrstuvwxyz0123456789"
-	order := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 27, 18, 19, 20, 28, 21, 22, 23, 24, 29, 25, 26, 30, 31, 34, 32, 33, 35, 36}
-	for _, hold := range []bool{true, false} {
-		docs := New()
-		docs.HoldOutOfOrder(hold)
-		u := uri.File("/tmp/agent-lsp-test/burst.py")
-		if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 0, Text: "\n"}); err != nil {
+// burstOrder is the order in which Helix 25.01 was seen to send versions
+// 1…36 of a burst of keys.
+var burstOrder = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 27, 18, 19, 20, 28, 21, 22, 23, 24, 29, 25, 26, 30, 31, 34, 32, 33, 35, 36}
+
+// seeReordering has docs see a change come late on the connection, in a
+// document of its own.
+func seeReordering(t *testing.T, docs *Store) {
+	t.Helper()
+	u := uri.File("/tmp/agent-lsp-test/other.py")
+	if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 0, Text: "\n"}); err != nil {
+		t.Fatal(err)
+	}
+	keys := typing(u, "ab")
+	for _, c := range []*protocol.DidChangeTextDocumentParams{keys[1], keys[0]} {
+		if _, err := docs.Change(c, UTF16); err != nil {
 			t.Fatal(err)
 		}
-		changes := typing(u, keys)
-		for _, v := range order {
-			if _, err := docs.Change(changes[v-1], UTF16); err != nil {
-				t.Fatalf("hold %v: version %d: %v", hold, v, err)
-			}
-		}
-		got, version, _ := docs.Buffer(mustPath(t, u))
-		typed := []rune(keys)
-		slices.Reverse(typed)
-		want := string(typed) + "\n"
-		if hold && (got != want || version != 36) {
-			t.Errorf("held: %q at version %d, want %q at 36", got, version, want)
-		}
-		if !hold && got == want {
-			t.Errorf("the control applied out-of-order changes in order: the test shows nothing")
-		}
+	}
+	if doc, _ := docs.Get(u); doc.Text != "ba\n" {
+		t.Fatalf("the late change was not put in order: %q", doc.Text)
 	}
 }
 
-// TestAHeldChangeWhoseVersionNeverComes: a version that never comes (a
-// client that skips numbers) holds its successor for a while, never for
-// good; meanwhile readers see the last version in order.
+// TestTheRecordedBurstComesOutAsTyped: Helix 25.01 sends a burst's
+// didChange interleaved (…, 17, 27, 18, …). For a client that may reorder,
+// the text is what was typed: the first time on a connection (the change
+// that skipped ahead was applied, and is taken back) and after (held until
+// the versions before it came). Without (the default) they apply as they
+// come, and the text is scrambled.
+func TestTheRecordedBurstComesOutAsTyped(t *testing.T) {
+	const keys = "abcdefghijklmnopqrstuvwxyz0123456789"
+	for _, c := range []struct {
+		name            string
+		mayReorder, arm bool
+	}{{"first on the connection", true, false}, {"once reordering was seen", true, true}, {"a client that does not reorder", false, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			docs := New()
+			docs.ClientMayReorder(c.mayReorder)
+			if c.arm {
+				seeReordering(t, docs)
+			}
+			u := uri.File("/tmp/agent-lsp-test/burst.py")
+			if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 0, Text: "\n"}); err != nil {
+				t.Fatal(err)
+			}
+			changes := typing(u, keys)
+			for _, v := range burstOrder {
+				if _, err := docs.Change(changes[v-1], UTF16); err != nil {
+					t.Fatalf("version %d: %v", v, err)
+				}
+			}
+			got, version, _ := docs.Buffer(mustPath(t, u))
+			typed := []rune(keys)
+			slices.Reverse(typed)
+			want := string(typed) + "\n"
+			if c.mayReorder && (got != want || version != 36) {
+				t.Errorf("%q at version %d, want %q at 36", got, version, want)
+			}
+			if !c.mayReorder && got == want {
+				t.Errorf("the control applied out-of-order changes in order: the test shows nothing")
+			}
+		})
+	}
+}
+
+// TestASkippedVersionWaitsForNothing: Helix skips a version after a
+// completion preview. Until a change came late on the connection, the
+// change after the skip, and the typing after it, are read at once; the
+// skipped version coming after reorderWindow is dropped, never applied to
+// the later text, and the version never goes back.
+func TestASkippedVersionWaitsForNothing(t *testing.T) {
+	docs := New()
+	docs.ClientMayReorder(true)
+	u := uri.File("/tmp/agent-lsp-test/skip.py")
+	if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 0, Text: "\n"}); err != nil {
+		t.Fatal(err)
+	}
+	changes := typing(u, "abcd")
+	for i, v := range []int{1, 3, 4} {
+		if _, err := docs.Change(changes[v-1], UTF16); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"a\n", "ca\n", "dca\n"}[i]
+		if doc, _ := docs.Get(u); doc.Text != want || doc.Version != int32(v) {
+			t.Fatalf("right after version %d: %q at %d, want %q", v, doc.Text, doc.Version, want)
+		}
+	}
+	time.Sleep(2 * reorderWindow) // the skipped version is late past putting in order
+	if _, err := docs.Change(changes[1], UTF16); err == nil || !strings.Contains(err.Error(), "version 2 came after version 4 was applied; dropped") {
+		t.Fatalf("the late version: %v", err)
+	}
+	if doc, _ := docs.Get(u); doc.Text != "dca\n" || doc.Version != 4 {
+		t.Fatalf("after the late version: %q at %d", doc.Text, doc.Version)
+	}
+}
+
+// TestAHeldChangeWhoseVersionNeverComes: once a change came late on the
+// connection, a change that skips ahead waits for the versions before it
+// for reorderWindow, never for good; meanwhile readers see the last
+// version in order. A missing version that comes after is dropped.
 func TestAHeldChangeWhoseVersionNeverComes(t *testing.T) {
 	docs := New()
-	docs.HoldOutOfOrder(true)
+	docs.ClientMayReorder(true)
+	seeReordering(t, docs)
 	u := uri.File("/tmp/agent-lsp-test/skip.py")
 	if err := docs.Open(protocol.TextDocumentItem{URI: u, Version: 0, Text: "\n"}); err != nil {
 		t.Fatal(err)
@@ -213,12 +278,18 @@ func TestAHeldChangeWhoseVersionNeverComes(t *testing.T) {
 	if doc, _ := docs.Get(u); doc.Text != "ca\n" || doc.Version != 3 {
 		t.Errorf("after the hold: %q at %d", doc.Text, doc.Version)
 	}
+	if _, err := docs.Change(changes[1], UTF16); err == nil {
+		t.Error("version 2, after 3 was applied, was not refused")
+	}
+	if doc, _ := docs.Get(u); doc.Text != "ca\n" || doc.Version != 3 {
+		t.Errorf("after the late version 2: %q at %d", doc.Text, doc.Version)
+	}
 	// Closed while a change is held: the change goes with it.
 	docs.Change(typing(u, "xxxxx")[4], UTF16)
 	docs.Close(u)
 	select {
 	case p := <-changed:
 		t.Errorf("a closed document's held change was applied (%s)", p)
-	case <-time.After(2 * heldFor):
+	case <-time.After(4 * reorderWindow):
 	}
 }

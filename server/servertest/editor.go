@@ -43,6 +43,17 @@ type Caps struct {
 	// NoApplyEdit declares workspace.applyEdit false and no workspaceEdit
 	// capabilities at all (ALE).
 	NoApplyEdit bool
+	// EditsFromCodeActionsOnly declares workspace.applyEdit false yet its
+	// workspaceEdit capabilities: it applies the edits code actions carry.
+	EditsFromCodeActionsOnly bool
+	// ChangesLater sends the didChange of an applied edit a while after
+	// answering workspace/applyEdit, as Neovim does (its didChange waits
+	// debounce_text_changes, 150 ms).
+	ChangesLater bool
+	// WritesWhole applies workspace/applyEdit to the files on disk, each
+	// written whole, as our VS Code extension does for a file no editor
+	// shows: buffers are left as they are, and no didChange is sent.
+	WritesWhole bool
 	// IgnoreEdits neither applies nor answers workspace/applyEdit.
 	IgnoreEdits bool
 	// EditError answers workspace/applyEdit with a JSON-RPC error.
@@ -69,6 +80,8 @@ type Caps struct {
 	ShowsInlineEdits bool
 	// Name is the clientInfo name sent ("Neovim"); none when empty.
 	Name string
+	// Version is the clientInfo version sent with Name ("25.01.1").
+	Version string
 	// NewBufferLine: a file the editor creates holds one empty line
 	// ("\n"), as coc.nvim's text of an empty Vim buffer does.
 	NewBufferLine bool
@@ -117,6 +130,9 @@ type Editor struct {
 	RefuseConfirmed bool
 	// BeforeApply runs on an applyEdit request before it is applied.
 	BeforeApply func()
+	// BeforeShow runs on a showDocument request before it is answered,
+	// while the editor goes on reading what the server sends.
+	BeforeShow func(uri.URI)
 }
 
 // Forget drops the logs, messages, progress and shown documents received
@@ -226,7 +242,7 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	case "window/workDoneProgress/create":
 		return nil, nil
 	case "window/showDocument":
-		return e.showDocument(params)
+		return e.showDocument(ctx, params)
 	case "window/showMessageRequest":
 		return e.showMessageRequest(ctx, params)
 	case "workspace/applyEdit":
@@ -269,9 +285,16 @@ func (e *Editor) progressed(params []byte) (any, error) {
 	return nil, nil
 }
 
-func (e *Editor) showDocument(params []byte) (any, error) {
+func (e *Editor) showDocument(ctx context.Context, params []byte) (any, error) {
 	var p protocol.ShowDocumentParams
 	protocol.Unmarshal(params, &p)
+	e.mu.Lock()
+	before := e.BeforeShow
+	e.mu.Unlock()
+	if before != nil {
+		jsonrpc2.Async(ctx) // before may wait for the server's answers
+		before(p.URI)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.shown = append(e.shown, p.URI)
@@ -333,7 +356,11 @@ func (e *Editor) applyEdit(ctx context.Context, params []byte) (any, error) {
 		reason := "the user declined"
 		return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
 	}
-	if err := e.apply(p.Edit); err != nil {
+	apply := e.apply
+	if e.caps.WritesWhole {
+		apply = e.writeWhole
+	}
+	if err := apply(p.Edit); err != nil {
 		reason := err.Error()
 		return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
 	}
@@ -357,70 +384,11 @@ func (e *Editor) neverAnswer(ctx context.Context) (any, error) {
 // apply edits the buffers as an editor does, checking versions, then tells
 // the server with didChange (full text) like a real client.
 func (e *Editor) apply(edit protocol.WorkspaceEdit) error {
-	type result struct {
-		u    uri.URI
-		text string
-	}
-	var results []result
 	e.mu.Lock()
-	for _, dc := range edit.DocumentChanges {
-		switch c := dc.(type) {
-		case *protocol.CreateFile:
-			if _, exists := e.buffers[c.URI]; exists {
-				e.mu.Unlock()
-				return fmt.Errorf("%s exists", c.URI)
-			}
-			e.buffers[c.URI] = &Buffer{Version: 0}
-			if e.caps.NewBufferLine {
-				e.buffers[c.URI].Text = "\n"
-			}
-		case *protocol.TextDocumentEdit:
-			b, ok := e.buffers[c.TextDocument.URI]
-			if !ok {
-				e.mu.Unlock()
-				return fmt.Errorf("%s is not open in the fake editor", c.TextDocument.URI)
-			}
-			if c.TextDocument.Version != nil && *c.TextDocument.Version != b.Version {
-				e.mu.Unlock()
-				return fmt.Errorf("%s: version %d, buffer is at %d", c.TextDocument.URI, *c.TextDocument.Version, b.Version)
-			}
-			var edits []protocol.TextEdit
-			for _, el := range c.Edits {
-				switch te := el.(type) {
-				case *protocol.TextEdit:
-					edits = append(edits, *te)
-				case *protocol.AnnotatedTextEdit:
-					edits = append(edits, te.TextEdit)
-				}
-			}
-			text, err := applyTextEdits(b.Text, edits, e.encoding)
-			if err != nil {
-				e.mu.Unlock()
-				return err
-			}
-			b.Text = text
-			b.Version++
-			results = append(results, result{c.TextDocument.URI, text})
-		default:
-			e.mu.Unlock()
-			return fmt.Errorf("unsupported document change %T", dc)
-		}
-	}
-	// Without documentChanges: a map of plain edits by URI (ALE, eglot).
-	for _, u := range slices.Sorted(maps.Keys(edit.Changes)) {
-		b, ok := e.buffers[u]
-		if !ok {
-			e.mu.Unlock()
-			return fmt.Errorf("%s is not open in the fake editor", u)
-		}
-		text, err := applyTextEdits(b.Text, edit.Changes[u], e.encoding)
-		if err != nil {
-			e.mu.Unlock()
-			return err
-		}
-		b.Text = text
-		b.Version++
-		results = append(results, result{u, text})
+	results, err := e.applyLocked(edit)
+	if err != nil {
+		e.mu.Unlock()
+		return err
 	}
 	e.notifyLocked()
 	versions := map[uri.URI]int32{}
@@ -428,13 +396,146 @@ func (e *Editor) apply(edit protocol.WorkspaceEdit) error {
 		versions[r.u] = e.buffers[r.u].Version
 	}
 	e.mu.Unlock()
-	for _, r := range results {
-		e.conn.Notify(context.Background(), "textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": r.u, "version": versions[r.u]},
-			"contentChanges": []any{map[string]any{"text": r.text}},
-		})
+	notify := func() {
+		for _, r := range results {
+			e.conn.Notify(context.Background(), "textDocument/didChange", map[string]any{
+				"textDocument":   map[string]any{"uri": r.u, "version": versions[r.u]},
+				"contentChanges": []any{map[string]any{"text": r.text}},
+			})
+		}
+	}
+	if e.caps.ChangesLater {
+		time.AfterFunc(changesLater, notify)
+		return nil
+	}
+	notify()
+	return nil
+}
+
+// editedBuffer is a buffer's text after an edit.
+type editedBuffer struct {
+	u    uri.URI
+	text string
+}
+
+// applyLocked applies edit to the buffers, its document changes then its
+// plain changes (ALE's, eglot's), and returns the texts edited; e.mu held.
+func (e *Editor) applyLocked(edit protocol.WorkspaceEdit) ([]editedBuffer, error) {
+	var results []editedBuffer
+	for _, dc := range edit.DocumentChanges {
+		r, err := e.applyChangeLocked(dc)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			results = append(results, *r)
+		}
+	}
+	for _, u := range slices.Sorted(maps.Keys(edit.Changes)) {
+		r, err := e.editBufferLocked(u, nil, edit.Changes[u])
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+// applyChangeLocked applies one document change: a file created (an empty
+// buffer), or a buffer edited at the version the change names.
+func (e *Editor) applyChangeLocked(dc protocol.DocumentChange) (*editedBuffer, error) {
+	switch c := dc.(type) {
+	case *protocol.CreateFile:
+		if _, exists := e.buffers[c.URI]; exists {
+			return nil, fmt.Errorf("%s exists", c.URI)
+		}
+		e.buffers[c.URI] = &Buffer{Version: 0}
+		if e.caps.NewBufferLine {
+			e.buffers[c.URI].Text = "\n"
+		}
+		return nil, nil
+	case *protocol.TextDocumentEdit:
+		r, err := e.editBufferLocked(c.TextDocument.URI, c.TextDocument.Version, textEditsOf(c))
+		return &r, err
+	}
+	return nil, fmt.Errorf("unsupported document change %T", dc)
+}
+
+// editBufferLocked applies edits to the buffer of u, which must be open
+// (at version, where one is given).
+func (e *Editor) editBufferLocked(u uri.URI, version *int32, edits []protocol.TextEdit) (editedBuffer, error) {
+	b, ok := e.buffers[u]
+	if !ok {
+		return editedBuffer{}, fmt.Errorf("%s is not open in the fake editor", u)
+	}
+	if version != nil && *version != b.Version {
+		return editedBuffer{}, fmt.Errorf("%s: version %d, buffer is at %d", u, *version, b.Version)
+	}
+	text, err := applyTextEdits(b.Text, edits, e.encoding)
+	if err != nil {
+		return editedBuffer{}, err
+	}
+	b.Text = text
+	b.Version++
+	return editedBuffer{u, text}, nil
+}
+
+// textEditsOf are a document edit's edits, their annotations dropped.
+func textEditsOf(c *protocol.TextDocumentEdit) []protocol.TextEdit {
+	var edits []protocol.TextEdit
+	for _, el := range c.Edits {
+		switch te := el.(type) {
+		case *protocol.TextEdit:
+			edits = append(edits, *te)
+		case *protocol.AnnotatedTextEdit:
+			edits = append(edits, te.TextEdit)
+		}
+	}
+	return edits
+}
+
+// changesLater is how long after an edit a ChangesLater editor sends its
+// didChange: Neovim's debounce_text_changes.
+const changesLater = 150 * time.Millisecond
+
+// writeWhole applies edit to the files on disk, each written whole;
+// buffers are left as they are and nothing is sent to the server.
+func (e *Editor) writeWhole(edit protocol.WorkspaceEdit) error {
+	for _, dc := range edit.DocumentChanges {
+		switch c := dc.(type) {
+		case *protocol.CreateFile:
+			f, err := os.OpenFile(c.URI.FsPath(), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			f.Close()
+		case *protocol.TextDocumentEdit:
+			if err := e.editFile(c.TextDocument.URI, textEditsOf(c)); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("unsupported document change %T", dc)
+		}
+	}
+	for u, edits := range edit.Changes {
+		if err := e.editFile(u, edits); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// editFile applies edits to the file u names on disk.
+func (e *Editor) editFile(u uri.URI, edits []protocol.TextEdit) error {
+	data, err := os.ReadFile(u.FsPath())
+	if err != nil {
+		return err
+	}
+	text, err := applyTextEdits(string(data), edits, e.encoding)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(u.FsPath(), []byte(text), 0o644)
 }
 
 // applyTextEdits applies edits given against the same text, last first.

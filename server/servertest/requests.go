@@ -47,6 +47,9 @@ func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[str
 		c["workspace"].(map[string]any)["applyEdit"] = false
 		delete(c["workspace"].(map[string]any), "workspaceEdit")
 	}
+	if caps.EditsFromCodeActionsOnly {
+		c["workspace"].(map[string]any)["applyEdit"] = false
+	}
 	if caps.InlineCompletion {
 		c["textDocument"] = map[string]any{"inlineCompletion": map[string]any{}}
 	}
@@ -84,7 +87,11 @@ func (e *Editor) InitializeFolders(folders []any, caps Caps, initOptions map[str
 		params["initializationOptions"] = initOptions
 	}
 	if caps.Name != "" {
-		params["clientInfo"] = map[string]any{"name": caps.Name}
+		info := map[string]any{"name": caps.Name}
+		if caps.Version != "" {
+			info["version"] = caps.Version
+		}
+		params["clientInfo"] = info
 	}
 	var result protocol.InitializeResult
 	if err := e.Call("initialize", params, &result); err != nil {
@@ -261,6 +268,14 @@ func (e *Editor) SetApprove(title string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.Approve = title
+}
+
+// SetBeforeShow runs f, with the document's URI, when a showDocument
+// arrives, before it is answered; the editor reads on meanwhile.
+func (e *Editor) SetBeforeShow(f func(uri.URI)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.BeforeShow = f
 }
 
 // SetRejectEdits makes applyEdit answer applied: false.

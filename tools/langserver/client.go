@@ -157,10 +157,11 @@ func (c *Client) initialize(ctx context.Context, initOptions any) error {
 		// its, and a server watching it would exit at once.
 		ProcessID:    nil,
 		ClientInfo:   protocol.ClientInfo{Name: "agent-lsp"},
-		RootURI:      &rootURI,
 		Capabilities: clientCapabilities(),
 	}
 	params.WorkspaceFolders = protocol.NewNullable(c.folders())
+	//lint:ignore SA1019 a server that predates workspace folders reads its root from rootUri alone
+	params.RootURI = &rootURI
 	if initOptions != nil {
 		raw, err := json.Marshal(initOptions)
 		if err != nil {

@@ -74,17 +74,6 @@ func (c *Client) Text(path string) (string, bool) {
 	return d.text, true
 }
 
-// version is the version path is open at on the server.
-func (c *Client) version(path string) (int32, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d, ok := c.docs[path]
-	if !ok {
-		return 0, false
-	}
-	return d.version, true
-}
-
 // Open lists the open documents' paths.
 func (c *Client) Open() []string {
 	c.mu.Lock()

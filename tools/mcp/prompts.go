@@ -47,7 +47,7 @@ var promptNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 // what matters). What it left out is said in warnings for the log: the
 // model never sees prompts, so its notices do not carry them.
 func listPrompts(ctx context.Context, server string, sess *sdk.ClientSession) ([]Prompt, []string) {
-	if r := sess.InitializeResult(); r == nil || r.Capabilities == nil || r.Capabilities.Prompts == nil {
+	if declared(sess).Prompts == nil {
 		return nil, nil
 	}
 	var out []Prompt

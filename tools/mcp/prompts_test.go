@@ -76,3 +76,25 @@ func TestPromptsListChangedRefreshesThePrompts(t *testing.T) {
 		t.Fatalf("%q %v", text, err)
 	}
 }
+
+// TestAServerWithPromptsAloneIsReady: a server that declares prompts and
+// no tools is asked for its prompts only; it is ready, offers them, and
+// gives the runs no tool (listing tools it never declared failed it
+// before).
+func TestAServerWithPromptsAloneIsReady(t *testing.T) {
+	f := newFixture(t, nil, func(c *ServerConfig) { c.Args = []string{"-prompts-only"} })
+	cfgs := []ServerConfig{f.cfg}
+	f.pool.Warm(cfgs)
+	f.waitChange("the server never started", func() bool { return len(f.pool.Prompts(cfgs)) > 0 })
+	if got := promptNames(f.pool.Prompts(cfgs)); !slices.Equal(got, []string{"test:broken", "test:review"}) {
+		t.Fatalf("prompts %q", got)
+	}
+	st := f.pool.Status(cfgs)
+	if len(st) != 1 || st[0].State != StateReady || st[0].Error != "" || len(st[0].Tools) != 0 {
+		t.Fatalf("status %+v", st)
+	}
+	ts, notices := f.tools(f.pool.Source(cfgs, SourceOptions{}))
+	if len(ts) != 0 || len(notices) != 1 || !strings.Contains(notices[0], "started: 0 tool(s)") {
+		t.Fatalf("tools %v, notices %q", ts, notices)
+	}
+}

@@ -136,11 +136,13 @@ func (s *server) start() {
 			result <- started{err: err}
 			return
 		}
-		listed, err := listTools(ctx, c.sess)
-		if err != nil {
-			c.close()
-			result <- started{err: err}
-			return
+		var listed []*sdk.Tool
+		if declared(c.sess).Tools != nil { // one with prompts alone answers tools/list with an error
+			if listed, err = listTools(ctx, c.sess); err != nil {
+				c.close()
+				result <- started{err: err}
+				return
+			}
 		}
 		offers, warns := prepare(s.cfg.Name, listed)
 		result <- started{c: c, offers: offers, warns: warns, prompts: s.listPrompts(ctx, c.sess)}
@@ -416,6 +418,15 @@ func (s *server) refresh() {
 		offers, warns := prepare(s.cfg.Name, listed)
 		return func() { s.offers, s.warnings, s.gen = offers, warns, s.gen+1 }, true
 	})
+}
+
+// declared is what the server said at initialize it has: its tools, its
+// prompts. Only what it declared is asked for.
+func declared(sess *sdk.ClientSession) sdk.ServerCapabilities {
+	if r := sess.InitializeResult(); r != nil && r.Capabilities != nil {
+		return *r.Capabilities
+	}
+	return sdk.ServerCapabilities{}
 }
 
 func listTools(ctx context.Context, sess *sdk.ClientSession) ([]*sdk.Tool, error) {

@@ -69,18 +69,31 @@ var (
 // lowers it (to test a weaker level, or where the user wants it), never raises it.
 func Probe() Caps {
 	probeOnce.Do(func() {
-		probed = probe()
+		probed = probeUpTo(Level(os.Getenv("AGENT_LSP_SANDBOX")), probe)
 		home, _ := os.UserHomeDir()
 		probed.goRoot, probed.modCache = goDirs(os.Getenv, home)
-		probed.toolDirs = toolDirs(os.Getenv("PATH"), home)
-		switch want := Level(os.Getenv("AGENT_LSP_SANDBOX")); {
-		case want == None && probed.Level != None:
-			probed = Caps{Level: None, Why: "lowered by AGENT_LSP_SANDBOX=none", goRoot: probed.goRoot, modCache: probed.modCache}
-		case want == Landlock && probed.Level == Full:
-			probed.Level, probed.Mounts, probed.Bounded, probed.Why = Landlock, "", false, "lowered by AGENT_LSP_SANDBOX=landlock"
+		if probed.Level != None {
+			probed.toolDirs = toolDirs(os.Getenv("PATH"), home)
 		}
 	})
 	return probed
+}
+
+// probeUpTo is the level probe finds, never above want: at none nothing
+// is probed (probing starts helpers, and lets them go), at landlock no
+// namespace is tried (probe's argument).
+func probeUpTo(want Level, probe func(upTo Level) Caps) Caps {
+	if want == None {
+		return Caps{Level: None, Why: "lowered by AGENT_LSP_SANDBOX=none"}
+	}
+	c := probe(want)
+	if want == Landlock && c.Level == Full {
+		c.Level, c.Mounts, c.Bounded = Landlock, "", false
+	}
+	if want == Landlock && c.Level == Landlock {
+		c.Why = "lowered by AGENT_LSP_SANDBOX=landlock"
+	}
+	return c
 }
 
 // goDirs finds the Go toolchain and module cache that commands may read,

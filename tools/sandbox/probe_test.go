@@ -34,3 +34,22 @@ func TestGoDirsRunNoGo(t *testing.T) {
 		t.Error("a go command ran")
 	}
 }
+
+// TestNoneProbesNothing: at AGENT_LSP_SANDBOX=none nothing is probed (the
+// probe starts helpers); landlock asks the probe for no more than
+// Landlock, and lowers a level found above it.
+func TestNoneProbesNothing(t *testing.T) {
+	var asked []Level
+	found := Caps{Level: Full, Mounts: "overlay", Bounded: true, Cgroup: "v2"}
+	probe := func(upTo Level) Caps { asked = append(asked, upTo); return found }
+	if c := probeUpTo(None, probe); c.Level != None || len(asked) != 0 {
+		t.Fatalf("none: %+v, probe asked %v", c, asked)
+	}
+	c := probeUpTo(Landlock, probe)
+	if c.Level != Landlock || c.Mounts != "" || c.Bounded || c.Cgroup != "v2" || c.Why != "lowered by AGENT_LSP_SANDBOX=landlock" || len(asked) != 1 || asked[0] != Landlock {
+		t.Fatalf("landlock: %+v, probe asked %v", c, asked)
+	}
+	if c := probeUpTo("", probe); c.Level != Full || asked[1] != "" {
+		t.Fatalf("default: %+v, probe asked %v", c, asked)
+	}
+}

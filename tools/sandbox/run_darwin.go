@@ -21,7 +21,7 @@ const haveSeccomp = false
 // (AGENT_LSP_SANDBOX=seatbelt) and a command actually runs under the
 // profile this package writes, so a profile this macOS rejects is reported
 // rather than trusted.
-func probe() Caps {
+func probe(Level) Caps {
 	if Level(os.Getenv("AGENT_LSP_SANDBOX")) != Seatbelt {
 		return Caps{Level: None, Why: "Seatbelt is opt-in until it has run on a Mac in agent-lsp's tests (AGENT_LSP_SANDBOX=seatbelt)"}
 	}
@@ -125,18 +125,14 @@ func runSeatbelt(ctx context.Context, w World, stdout, stderr io.Writer) (Result
 	stop()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // a background child must not outlive the command
 	res := Result{Duration: time.Since(start)}
-	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		return res, ctx.Err()
 	case overDisk.Load():
 		res.ExitCode, res.Exceeded = 128+int(syscall.SIGKILL), fmt.Sprintf("wrote more than %d MiB, the sandbox's disk limit", w.Disk.Limit>>20)
-	case errors.As(err, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.ExitCode = 128 + int(ws.Signal())
-		}
-	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		return res, nil
+	}
+	if res.ExitCode, err = exitStatus(err); err != nil {
 		return res, fmt.Errorf("sandbox: %w", err)
 	}
 	return res, nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -36,7 +35,9 @@ func cloneFlags(names []string) (uintptr, error) {
 	return flags, nil
 }
 
-func probe() Caps {
+// probe finds the level on Linux: Landlock and cgroups, then, unless upTo
+// is landlock, whether the full level's namespaces and views work.
+func probe(upTo Level) Caps {
 	c := Caps{LandlockABI: landlockABI()}
 	if c.LandlockABI == 0 {
 		c.Level, c.Why = None, "this kernel has no Landlock"
@@ -46,6 +47,10 @@ func probe() Caps {
 	if cg, err := newCgroup(Limits{}.withDefaults()); err == nil {
 		cg.remove()
 		c.Cgroup, _ = cgroupParents()
+	}
+	if upTo == Landlock {
+		c.Level = Landlock
+		return c
 	}
 	mounts, bounded, err := probeNamespaces(usualKind(c, nsFlags))
 	if err != nil {
@@ -144,18 +149,14 @@ func runHelper(ctx context.Context, w World, stdout, stderr io.Writer) (Result, 
 // helperResult is how a helper's command ended, from the helper's report
 // and its exit (err).
 func helperResult(res Result, w World, report string, err error) (Result, error) {
-	var exitErr *exec.ExitError
 	switch {
 	case errors.Is(err, ErrDiskLimit):
 		res.ExitCode, res.Exceeded = 128+int(syscall.SIGKILL), fmt.Sprintf("wrote more than %d MiB, the sandbox's disk limit", w.Limits.Disk>>20)
+		return res, nil
 	case report != "":
 		return res, fmt.Errorf("sandbox: %s", report)
-	case errors.As(err, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.ExitCode = 128 + int(ws.Signal())
-		}
-	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+	}
+	if res.ExitCode, err = exitStatus(err); err != nil {
 		return res, fmt.Errorf("sandbox: %w", err)
 	}
 	return res, nil

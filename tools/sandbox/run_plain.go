@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -31,13 +30,10 @@ func runPlain(ctx context.Context, w World, stdout, stderr io.Writer) (Result, e
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // a background child must not outlive the command
 	}
 	res := Result{Duration: time.Since(start)}
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
+	if ctx.Err() != nil {
 		return res, ctx.Err()
-	case errors.As(err, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+	}
+	if res.ExitCode, err = exitStatus(err); err != nil {
 		return res, fmt.Errorf("sandbox: running the command: %w", err)
 	}
 	return res, nil
@@ -72,23 +68,11 @@ func startPlain(w World, stderr io.Writer, done func()) (*Process, error) {
 	wait := func() (Result, error) {
 		err := cmd.Wait()
 		kill() // a background child must not outlive the server
-		return exitResult(err)
+		code, err := exitStatus(err)
+		if err != nil {
+			return Result{}, fmt.Errorf("sandbox: %w", err)
+		}
+		return Result{ExitCode: code}, nil
 	}
 	return newProcess(w, pid, pipes.stdinW, pipes.stdoutR, kill, wait, done), nil
-}
-
-// exitResult is how a process that exited with err (cmd.Wait's) ended.
-func exitResult(err error) (Result, error) {
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		res := Result{ExitCode: exitErr.ExitCode()}
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.ExitCode = 128 + int(ws.Signal())
-		}
-		return res, nil
-	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
-		return Result{}, fmt.Errorf("sandbox: %w", err)
-	}
-	return Result{}, nil
 }

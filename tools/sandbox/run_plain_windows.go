@@ -63,13 +63,10 @@ func runPlain(ctx context.Context, w World, stdout, stderr io.Writer) (Result, e
 		err = <-done
 	}
 	res := Result{Duration: time.Since(start)}
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
+	if ctx.Err() != nil {
 		return res, ctx.Err()
-	case errors.As(err, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+	}
+	if res.ExitCode, err = exitStatus(err); err != nil {
 		return res, fmt.Errorf("sandbox: running the command: %w", err)
 	}
 	return res, nil
@@ -195,14 +192,11 @@ func startPlain(w World, stderr io.Writer, done func()) (*Process, error) {
 		windows.CloseHandle(job) // kills whatever is left in it
 		job = 0
 		mu.Unlock()
-		var exitErr *exec.ExitError
-		switch {
-		case errors.As(err, &exitErr):
-			return Result{ExitCode: exitErr.ExitCode()}, nil
-		case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		code, err := exitStatus(err)
+		if err != nil {
 			return Result{}, fmt.Errorf("sandbox: %w", err)
 		}
-		return Result{}, nil
+		return Result{ExitCode: code}, nil
 	}
 	return newProcess(w, cmd.Process.Pid, pipes.stdinW, pipes.stdoutR, kill, wait, done), nil
 }

@@ -175,14 +175,31 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	if h.shellErr != nil {
 		return World{}, h.shellErr
 	}
+	w, toolchains := h.linuxBase(caps, spec)
+	// What the file system does not bound is measured while it runs.
+	disk := &DiskWatch{Limit: w.Limits.Disk, Counted: nonEmpty(spec.Cache)}
+	if spec.Server {
+		// Its cache outlives it: what is there already is not its writing.
+		disk.Counted, disk.Grown = nil, nonEmpty(spec.Cache)
+	}
+	if caps.Level == Full {
+		return h.namespaceWorld(w, caps, spec, toolchains, disk)
+	}
+	return landlockWorld(w, caps, spec, scratch, disk), nil
+}
+
+// linuxBase is what levels full and landlock share: the command, its
+// limits (a cgroup's, else rlimits), Landlock's read-only rules, the
+// seccomp filter; and the toolchains it may read.
+func (h host) linuxBase(caps Caps, spec Spec) (w World, toolchains []string) {
 	limits := spec.Limits.withDefaultsFor(h.memory, h.cpus)
-	toolchains := slices.Concat([]string{caps.goRoot, caps.modCache, filepath.Dir(h.shell)}, caps.toolDirs, spec.ReadOnly)
+	toolchains = slices.Concat([]string{caps.goRoot, caps.modCache, filepath.Dir(h.shell)}, caps.toolDirs, spec.ReadOnly)
 	command, argv := spec.Command, []string{h.shell, "-c", spec.Command}
 	if spec.Server {
 		command, argv = serverCommand(spec), spec.Argv
 		toolchains = append(serverInstall(h.fs, argv[0], spec.View), toolchains...)
 	}
-	w := World{
+	w = World{
 		Level: caps.Level, Server: spec.Server, Command: command, Argv: argv,
 		Network: Network{Allowed: spec.Network}, Limits: limits, Cgroup: caps.cgroups(), DropGroups: h.dropGroups,
 		Landlock: &LandlockRules{ABI: caps.LandlockABI, RO: nonEmpty(slices.Concat(h.roSystem(), toolchains)...), Scoped: true},
@@ -202,57 +219,60 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	if h.seccomp {
 		w.Filter = &Filter{NoUnixSockets: caps.Level != Full, NoInetSockets: caps.Level != Full && !spec.Network}
 	}
-	// What the file system does not bound is measured while it runs.
-	disk := &DiskWatch{Limit: limits.Disk, Counted: nonEmpty(spec.Cache)}
+	return w, toolchains
+}
+
+// namespaceWorld is level full: w (linuxBase's) in namespaces of its own,
+// on a new root of the view, its home and tmp.
+func (h host) namespaceWorld(w World, caps Caps, spec Spec, toolchains []string, disk *DiskWatch) (World, error) {
+	w.Namespaces = slices.Clone(namespaceNames)
+	if spec.Network {
+		w.Namespaces = slices.DeleteFunc(w.Namespaces, func(n string) bool { return n == "net" })
+	} else {
+		w.Network.Cut = "a network namespace of its own: loopback only"
+	}
+	v := spec.View
+	if v.Copy != "" {
+		v.Layer = nil
+	}
 	if spec.Server {
-		// Its cache outlives it: what is there already is not its writing.
-		disk.Counted, disk.Grown = nil, nonEmpty(spec.Cache)
+		// Nothing to write to: the staged changes over the workspace.
+		v.Upper, v.Work, v.Layer = "", "", nil
 	}
-	if caps.Level == Full {
-		w.Namespaces = slices.Clone(namespaceNames)
-		if spec.Network {
-			w.Namespaces = slices.DeleteFunc(w.Namespaces, func(n string) bool { return n == "net" })
-		} else {
-			w.Network.Cut = "a network namespace of its own: loopback only"
-		}
-		v := spec.View
-		if v.Copy != "" {
-			v.Layer = nil
-		}
-		if spec.Server {
-			// Nothing to write to: the staged changes over the workspace.
-			v.Upper, v.Work, v.Layer = "", "", nil
-		}
-		if v.Layer != nil && !caps.Bounded {
-			return World{}, errors.New("sandbox: a view's layer cannot be mounted here")
-		}
-		home := privateHomeOf(h.home, v.Root)
-		cache := ""
-		if spec.Cache != "" || v.Layer != nil {
-			cache = filepath.Join(home, ".cache")
-		}
-		w.Env = environFor(spec.Env, home, "/tmp", cache, caps.modCache, false)
-		w.View, w.Dir = v, v.Root
-		w.Mounts = h.rootPlan(toolchains, v, home, spec.Cache, limits, !spec.Server)
-		w.Landlock.RW = []string{v.Root, "/tmp", home, "/dev/shm", "/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
-		if spec.Server {
-			w.Env = append(w.Env, serverEnv(home, cache)...)
-			w.Landlock.RO, w.Landlock.RW = append(w.Landlock.RO, v.Root), w.Landlock.RW[1:]
-		}
-		switch {
-		case spec.Server: // its view is read-only: its cache, home and tmp are what grows
-			disk.Tmpfs = []string{"/tmp"}
-		case v.Layer != nil && spec.Cache == "":
-			disk = nil // all bounded by tmpfs mounts
-		case v.Layer != nil:
-		case v.Copy != "":
-			disk.Tmpfs, disk.Grown = []string{"/tmp"}, nonEmpty(v.Copy) // home is on /tmp's tmpfs
-		default:
-			disk.Tmpfs, disk.Counted = []string{"/tmp"}, append(disk.Counted, nonEmpty(v.Upper, v.Work)...)
-		}
-		w.Disk = disk
-		return w, nil
+	if v.Layer != nil && !caps.Bounded {
+		return World{}, errors.New("sandbox: a view's layer cannot be mounted here")
 	}
+	home := privateHomeOf(h.home, v.Root)
+	cache := ""
+	if spec.Cache != "" || v.Layer != nil {
+		cache = filepath.Join(home, ".cache")
+	}
+	w.Env = environFor(spec.Env, home, "/tmp", cache, caps.modCache, false)
+	w.View, w.Dir = v, v.Root
+	w.Mounts = h.rootPlan(toolchains, v, home, spec.Cache, w.Limits, !spec.Server)
+	w.Landlock.RW = []string{v.Root, "/tmp", home, "/dev/shm", "/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+	if spec.Server {
+		w.Env = append(w.Env, serverEnv(home, cache)...)
+		w.Landlock.RO, w.Landlock.RW = append(w.Landlock.RO, v.Root), w.Landlock.RW[1:]
+	}
+	switch {
+	case spec.Server: // its view is read-only: its cache, home and tmp are what grows
+		disk.Tmpfs = []string{"/tmp"}
+	case v.Layer != nil && spec.Cache == "":
+		disk = nil // all bounded by tmpfs mounts
+	case v.Layer != nil:
+	case v.Copy != "":
+		disk.Tmpfs, disk.Grown = []string{"/tmp"}, nonEmpty(v.Copy) // home is on /tmp's tmpfs
+	default:
+		disk.Tmpfs, disk.Counted = []string{"/tmp"}, append(disk.Counted, nonEmpty(v.Upper, v.Work)...)
+	}
+	w.Disk = disk
+	return w, nil
+}
+
+// landlockWorld is level landlock: w (linuxBase's) on the host's root, in
+// a copy of the workspace, with a home and tmp of the scratch dir's.
+func landlockWorld(w World, caps Caps, spec Spec, scratch string, disk *DiskWatch) World {
 	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
 	w.Env = environFor(spec.Env, home, tmp, spec.Cache, caps.modCache, false)
 	w.View, w.Dir = View{Root: spec.View.Root, Copy: spec.View.Copy}, spec.View.Copy
@@ -285,7 +305,7 @@ func (h host) linuxWorld(caps Caps, spec Spec, scratch string) (World, error) {
 	disk.Counted = append(disk.Counted, nonEmpty(scratch)...)
 	disk.Grown = grown
 	w.Disk = disk
-	return w, nil
+	return w
 }
 
 // seatbeltWorld is macOS's level (run_darwin.go): sandbox-exec runs the

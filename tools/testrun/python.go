@@ -103,10 +103,7 @@ func (p pyProject) resolve(file, name string, level int) (string, bool) {
 		if name != "" {
 			parts = append(slices.Clone(parts), name)
 		}
-		name = strings.Join(parts, ".")
-		if strings.HasPrefix(name, "src.") {
-			name = strings.TrimPrefix(name, "src.") // as the src layout imports it
-		}
+		name = strings.TrimPrefix(strings.Join(parts, "."), "src.") // as the src layout imports it
 	}
 	for name != "" {
 		if f, ok := p.modules[name]; ok {

@@ -76,6 +76,9 @@ type Got struct {
 // writeB stages b.txt.
 var writeB = llmtest.Turn{Calls: []llmtest.Call{{Name: "write_file", Args: `{"path":"b.txt","content":"b\n"}`}}}
 
+// readA reads a.txt: asked three times, it gives the same result three times.
+var readA = llmtest.Turn{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"a.txt"}`}}}
+
 // held is an answer the model never gives before the run is cancelled.
 var held = llmtest.Turn{Text: "too late", Delay: time.Minute}
 
@@ -92,6 +95,11 @@ func Scenarios() []Scenario {
 		Prompt: "write b",
 		Turns:  []llmtest.Turn{writeB},
 		Want:   Want{Ending: agentrun.Stopped, Answer: "stopped at the iteration cap (1 model calls)", Offered: []string{"b.txt"}},
+	}, {
+		Name:   "going in circles",
+		Prompt: "read a",
+		Turns:  []llmtest.Turn{readA, readA, readA},
+		Want:   Want{Ending: agentrun.Stopped, Answer: "Read a.txt gave the same result 3 times"},
 	}, {
 		Name:     "cancel",
 		Prompt:   "write b",

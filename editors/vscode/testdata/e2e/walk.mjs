@@ -246,6 +246,27 @@ async function mainWalk() {
     await dismissToasts();
   }
 
+  await begin('a ticked sensitive file is written whole, and the proposal is applied');
+  await palette('Agent: Ask…');
+  await input('use the system python');
+  await toast(/Agent proposes changes to 1 file \(proposal-7\), 1 of them editor, agent or CI configuration/).waitFor({ timeout: 30_000 });
+  await reviewTab('proposal-7').waitFor();
+  await titleButton('Apply with Sensitive Files…').click();
+  const tick = page.locator('.quick-input-widget', { hasText: 'tick those to apply too' });
+  await tick.waitFor();
+  await tick.locator('.monaco-list-row', { hasText: '.vscode/settings.json' }).click();
+  await shot('sensitive-ticked');
+  await page.keyboard.press('Enter');
+  await toast(/applied the proposal proposal-7: saved \.vscode\/settings\.json\./).waitFor({ timeout: 15_000 });
+  await until(() => disk('.vscode/settings.json').includes('/usr/bin/python3'), '.vscode/settings.json written');
+  await noToast(/was not applied/, 'the ticked file was written, yet the proposal was said not applied');
+  await gone(reviewTab('proposal-7'), 'the review closed after Apply');
+  await dismissToasts();
+  // The server settled it as applied: nothing is left to apply.
+  await palette('Agent: Apply Proposal');
+  await toast(/agent-lsp: there is no pending proposal/).waitFor({ timeout: 10_000 });
+  await dismissToasts();
+
   await nextEditSteps();
 }
 

@@ -9,7 +9,8 @@
 // image, a resource link and an embedded resource), big (n bytes of text),
 // env (the value of a variable in its environment), header (one of the
 // HTTP request's), and one whose name
-// holds characters no provider takes.
+// holds characters no provider takes. With -prompts-only it has its
+// prompts and no tool, declares no tools capability and refuses tools/list.
 package main
 
 import (
@@ -25,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -32,6 +34,7 @@ func main() {
 	httpAddr := flag.String("http", "", "serve Streamable HTTP on this address instead of stdio")
 	exitAtStart := flag.Bool("exit-at-start", false, "exit at once, as a broken server does")
 	silent := flag.Bool("silent", false, "never answer, as a hung server does")
+	promptsOnly := flag.Bool("prompts-only", false, "have prompts and no tools: declare no tools capability")
 	flag.Parse()
 	dir := os.Getenv("MCPTEST_DIR")
 	if dir != "" {
@@ -49,6 +52,9 @@ func main() {
 		select {}
 	}
 	srv := newServer(dir)
+	if *promptsOnly {
+		srv = promptsOnlyServer()
+	}
 	if *httpAddr == "" {
 		if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			log.Fatal(err)
@@ -160,6 +166,22 @@ func newServer(dir string) *mcp.Server {
 		return text("odd"), nil, nil
 	})
 	addPrompts(s)
+	return s
+}
+
+// promptsOnlyServer has the prompts alone, and refuses tools/list as
+// servers on the TypeScript SDK do when they registered no tool.
+func promptsOnlyServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, nil)
+	addPrompts(s)
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"}
+			}
+			return next(ctx, method, req)
+		}
+	})
 	return s
 }
 
