@@ -33,12 +33,20 @@ func TestTheLanguageServersCheckIsInTheAnswer(t *testing.T) {
 			Server string `json:"server"`
 			State  string `json:"state"`
 		} `json:"languageServers"`
+		Proposals []struct {
+			ID    string `json:"id"`
+			Check string `json:"check"`
+			Tests string `json:"tests"`
+		} `json:"proposals"`
 	}
 	if err := f.editor.Command(server.CommandStatus, map[string]any{}, &status); err != nil {
 		t.Fatal(err)
 	}
 	if len(status.LanguageServers) != 1 || status.LanguageServers[0].Server != "gopls" || !strings.HasPrefix(status.LanguageServers[0].State, "running (pid ") {
 		t.Errorf("agent.status: %+v", status.LanguageServers)
+	}
+	if p := status.Proposals; len(p) != 1 || p[0].Check != "Language server: no new errors (2 file(s) checked)." || !strings.HasPrefix(p[0].Tests, agentruntest.NoTestTouched) {
+		t.Errorf("agent.status's proposal does not say what the review found: %+v", p)
 	}
 }
 

@@ -40,6 +40,9 @@ type proposal struct {
 	request string // the user's words, for labels
 	changes []tools.Change
 	state   proposalState
+	// check and tests are what the run-end review said of it (the
+	// language servers', the tests'): "" where it was not made.
+	check, tests string
 }
 
 func (p *proposal) name() string { return fmt.Sprintf("proposal-%d", p.id) }
@@ -166,10 +169,15 @@ func (g *registry) cancelAll() {
 }
 
 // propose lists a pending proposal of r's changes.
-func (g *registry) propose(r *run, changes []tools.Change) {
+func (g *registry) propose(r *run, changes []tools.Change) { g.proposeReviewed(r, changes, "", "") }
+
+// proposeReviewed records r's proposal with what the run-end review said
+// of it (agentrun.Outcome's Check and Tests).
+func (g *registry) proposeReviewed(r *run, changes []tools.Change, check, tests string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.proposals = append(g.proposals, &proposal{id: r.id, run: r, request: r.request, changes: changes, state: proposalPending})
+	g.proposals = append(g.proposals, &proposal{id: r.id, run: r, request: r.request, changes: changes, state: proposalPending,
+		check: check, tests: tests})
 }
 
 // proposalOf is r's proposal, or nil when it changed nothing.
@@ -246,6 +254,10 @@ type proposalStatus struct {
 	ID    string        `json:"id"`
 	State proposalState `json:"state"`
 	Files []string      `json:"files"`
+	// Check and Tests are what the run-end review said of it: the
+	// language servers' check and the tests it touches.
+	Check string `json:"check,omitempty"`
+	Tests string `json:"tests,omitempty"`
 }
 
 func (g *registry) proposalStatuses() []proposalStatus {
@@ -253,7 +265,7 @@ func (g *registry) proposalStatuses() []proposalStatus {
 	defer g.mu.Unlock()
 	out := []proposalStatus{}
 	for _, p := range g.proposals {
-		ps := proposalStatus{ID: p.name(), State: p.state}
+		ps := proposalStatus{ID: p.name(), State: p.state, Check: p.check, Tests: p.tests}
 		for _, c := range p.changes {
 			ps.Files = append(ps.Files, c.Path)
 		}

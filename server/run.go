@@ -189,7 +189,7 @@ func (rn *runner) execute(ctx context.Context, r *run, provider llm.Provider) (a
 		},
 	})
 	if !out.Proposal.Empty() && out.Offers() {
-		rn.runs.propose(r, out.Proposal.Changes)
+		rn.runs.proposeReviewed(r, out.Proposal.Changes, out.Check, out.Tests)
 	}
 	r.mu.Lock()
 	r.usage.Add(out.Usage)

@@ -151,13 +151,40 @@ export const choices = { apply: 'Apply', applyWithSensitive: 'Apply with Sensiti
 /** The applied notification's button that lists, file by file, what was left out or unsaved. */
 export const detailsButton = 'Details';
 
-/** reviewMessage is the review notification's text. */
-export function reviewMessage(id: string | undefined, files: number, sensitive: number): string {
+/**
+ * reviewMessage is the review notification's text: what the proposal
+ * changes, what the run-end review said of it (verdicts: the language
+ * servers' check and the tests', verdictsOf), and the choice.
+ */
+export function reviewMessage(id: string | undefined, files: number, sensitive: number, verdicts: string[] = []): string {
   const what = `Agent proposes changes to ${files} file${files === 1 ? '' : 's'}${id ? ` (${id})` : ''}`;
-  if (sensitive === 0) return `${what}. Apply them?`;
+  const said = verdicts.map((v) => ` ${v}`).join('');
+  if (sensitive === 0) return `${what}.${said} Apply them?`;
   const them = sensitive === 1 ? 'it' : 'them';
   return `${what}, ${sensitive} of them editor, agent or CI configuration: Apply leaves ${them} out, ` +
-    `"${choices.applyWithSensitive}" lets you tick ${them}. Apply?`;
+    `"${choices.applyWithSensitive}" lets you tick ${them}.${said} Apply?`;
+}
+
+/** The most of a verdict's lines the notification shows (the review's answer document has it whole). */
+const verdictLines = 4;
+
+/**
+ * verdictsOf is what the run-end review said of proposal id, from
+ * agent.status: the language servers' check and the tests', each its first
+ * lines joined as one sentence (a notification is one paragraph).
+ */
+export function verdictsOf(status: unknown, id: string): string[] {
+  const proposals = (status as { proposals?: unknown } | undefined)?.proposals;
+  if (!Array.isArray(proposals)) return [];
+  const p = (proposals as { id?: unknown; check?: unknown; tests?: unknown }[]).find((q) => q?.id === id);
+  const out: string[] = [];
+  for (const v of [p?.check, p?.tests]) {
+    if (typeof v !== 'string' || v === '') continue;
+    const lines = v.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    const shown = lines.slice(0, verdictLines).join(' ');
+    out.push(lines.length > verdictLines ? `${shown} …` : shown);
+  }
+  return out;
 }
 
 /** The annotation id a server before per-kind annotations puts on every sensitive file. */

@@ -10,7 +10,7 @@ import { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult } from 'vscode-langu
 import { applyTextEdits, feedback, humanError, proposalOfLabel, TextEdit, withBOMOf } from './args';
 import {
   alreadySettled, appliedDetails, appliedMessage, ApplyReport, choices, detailsButton, notAppliedMessage, ProposalState, refusedMessage, reviewMessage, sensitiveReason, settled, stateAfter,
-  statesOf, stillPending,
+  statesOf, stillPending, verdictsOf,
 } from './proposals';
 
 /** The URI scheme of the proposed contents the review shows. */
@@ -280,7 +280,9 @@ export class Reviews {
   private async notify(r: Reviewed): Promise<void> {
     const sensitive = r.files.filter((f) => f.sensitive).length;
     const buttons: string[] = sensitive > 0 ? [choices.apply, choices.applyWithSensitive, choices.discard] : [choices.apply, choices.discard];
-    const choice = await vscode.window.showInformationMessage(reviewMessage(r.id || undefined, r.files.length, sensitive), ...buttons);
+    // What the run-end review said (the check, the tests) goes with the choice.
+    const verdicts = r.id ? verdictsOf(await this.server.status().catch(() => undefined), r.id) : [];
+    const choice = await vscode.window.showInformationMessage(reviewMessage(r.id || undefined, r.files.length, sensitive, verdicts), ...buttons);
     if (choice) await this.choose(r.id, choice);
     // Closed unanswered (or by "Clear All"): said where the choice stays, without another notification.
     else if (this.known.get(r.id) === 'pending' && this.reviewed.has(r.id)) r.note = vscode.window.setStatusBarMessage(stillPending(r.id || 'the proposal'), 10_000);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  alreadySettled, appliedDetails, appliedMessage, noticeLimit, notAppliedMessage, refusedMessage, reviewMessage, sensitiveReason, settled, stateAfter, statesOf, stillPending,
+  alreadySettled, appliedDetails, appliedMessage, noticeLimit, notAppliedMessage, refusedMessage, reviewMessage, sensitiveReason, settled, stateAfter, statesOf, stillPending, verdictsOf,
 } from '../proposals';
 
 test('statesOf reads each proposal\'s state from agent.status', () => {
@@ -87,6 +87,21 @@ test('reviewMessage says what Apply does with sensitive files', () => {
   assert.equal(reviewMessage('proposal-2', 3, 2),
     'Agent proposes changes to 3 files (proposal-2), 2 of them editor, agent or CI configuration: Apply leaves them out, "Apply with Sensitive Files…" lets you tick them. Apply?');
   assert.match(reviewMessage(undefined, 2, 1), /^Agent proposes changes to 2 files, 1 of them .*Apply leaves it out/);
+});
+
+test('the review says what the run-end review found: the check and the tests, first lines', () => {
+  const status = { proposals: [
+    { id: 'proposal-1', state: 'pending', check: 'Language server: no new errors (2 file(s) checked).', tests: 'Tests: the proposal breaks 1 test(s) that pass without it:\n  b: TestTwo (b/b_test.go:7)\n      b_test.go:7: Two() = 1, want 2\n      more\n      and more' },
+    { id: 'proposal-2', state: 'pending' },
+  ] };
+  const v = verdictsOf(status, 'proposal-1');
+  assert.deepEqual(v, ['Language server: no new errors (2 file(s) checked).',
+    'Tests: the proposal breaks 1 test(s) that pass without it: b: TestTwo (b/b_test.go:7) b_test.go:7: Two() = 1, want 2 more …']);
+  assert.deepEqual(verdictsOf(status, 'proposal-2'), []);
+  assert.deepEqual(verdictsOf(undefined, 'proposal-1'), []);
+  assert.equal(reviewMessage('proposal-1', 1, 0, ['Tests: 2 test(s) in 1 package pass with the proposal.']),
+    'Agent proposes changes to 1 file (proposal-1). Tests: 2 test(s) in 1 package pass with the proposal. Apply them?');
+  assert.match(reviewMessage('proposal-1', 2, 1, ['Tests: not run: budget.']), /lets you tick it\. Tests: not run: budget\. Apply\?$/);
 });
 
 test('sensitiveReason reads each file\'s own reason from its annotation id', () => {

@@ -149,7 +149,8 @@ async function mainWalk() {
   await begin('applying from the palette closes the review; its old notification says what happened');
   await palette('Agent: Ask…');
   await input('rename greet');
-  const second = toast(/Agent proposes changes to 1 file \(proposal-3\)\./);
+  // The review says what the run-end review found: no test touches hello.py.
+  const second = toast(/Agent proposes changes to 1 file \(proposal-3\)\. .*Tests: not run: no test touches the changed files.* Apply them\?/);
   await second.waitFor({ timeout: 30_000 });
   await reviewTab('proposal-3').waitFor();
   await palette('Agent: Apply Proposal');
