@@ -155,9 +155,11 @@ func (term *terminal) exitStatus() string {
 	term.t.Helper()
 	deadline := time.Now().Add(waitFor)
 	for {
-		out := strings.Fields(term.run("display-message", "-p", "-t", "setup", "#{pane_dead} #{pane_dead_status}"))
-		if len(out) == 2 && out[0] == "1" {
-			return out[1]
+		// tmux marks the pane dead when its terminal closes and learns the
+		// status once it reaps the process: wait for both (or a signal).
+		out := strings.Fields(term.run("display-message", "-p", "-t", "setup", "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}"))
+		if len(out) >= 2 && out[0] == "1" {
+			return strings.Join(out[1:], " ")
 		}
 		if time.Now().After(deadline) {
 			return fmt.Sprintf("(still running: %v)", out)
