@@ -2,7 +2,6 @@ package acp_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,15 +94,20 @@ func TestSignInThroughTheTerminal(t *testing.T) {
 
 // terminal is one program in a tmux pane of its own tmux server.
 type terminal struct {
-	t    *testing.T
-	tmux []string
+	t      *testing.T
+	tmux   []string
+	status string // the file the program's exit status is written to
 }
 
 func newTerminal(t *testing.T, tmuxBin string, env []string, dir string, argv []string) *terminal {
-	socket := filepath.Join(t.TempDir(), "tmux.sock")
-	term := &terminal{t: t, tmux: []string{tmuxBin, "-S", socket, "-f", "/dev/null"}}
+	tmp := t.TempDir()
+	socket := filepath.Join(tmp, "tmux.sock")
+	term := &terminal{t: t, tmux: []string{tmuxBin, "-S", socket, "-f", "/dev/null"}, status: filepath.Join(tmp, "status")}
 	cmd := append([]string{"new-session", "-d", "-s", "setup", "-x", "160", "-y", "50", "-c", dir, "env", "-i"}, env...)
-	term.run(append(cmd, argv...)...)
+	// The shell writes the exit status down: tmux's own #{pane_dead_status}
+	// stayed empty for a program that had ended, in two CI runs.
+	wrapped := append([]string{"/bin/sh", "-c", `"$@"; echo $? > "$STATUS_FILE"`, "sh"}, argv...)
+	term.run(append(append(cmd, "STATUS_FILE="+term.status), wrapped...)...)
 	term.run("set-option", "-t", "setup", "remain-on-exit", "on")
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -155,14 +159,11 @@ func (term *terminal) exitStatus() string {
 	term.t.Helper()
 	deadline := time.Now().Add(waitFor)
 	for {
-		// tmux marks the pane dead when its terminal closes and learns the
-		// status once it reaps the process: wait for both (or a signal).
-		out := strings.Fields(term.run("display-message", "-p", "-t", "setup", "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}"))
-		if len(out) >= 2 && out[0] == "1" {
-			return strings.Join(out[1:], " ")
+		if data, err := os.ReadFile(term.status); err == nil && strings.HasSuffix(string(data), "\n") {
+			return strings.TrimSpace(string(data))
 		}
 		if time.Now().After(deadline) {
-			return fmt.Sprintf("(still running: %v)", out)
+			return "(still running)"
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
