@@ -212,7 +212,7 @@ func (c *Commands) runCommandIn(ctx context.Context, f *folder, dir, command str
 	if dir != "." {
 		// The view is of the root: the shell goes down to dir first, the
 		// command's own words unchanged (the policy checked those).
-		run = "cd -- " + shellQuote(dir) + " || exit 1\n" + command
+		run = "cd -- " + ShellQuote(dir) + " || exit 1\n" + command
 	}
 	spec, unsaved, err := c.commandSpec(ctx, run, f, timeout, staged)
 	if err != nil {
@@ -247,8 +247,8 @@ func (c *Commands) runCommandIn(ctx context.Context, f *folder, dir, command str
 	return out, nil
 }
 
-// shellQuote quotes s as one word of a POSIX shell.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+// ShellQuote quotes s as one word of a POSIX shell.
+func ShellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // Close removes the commands' views, if any were made. The workspace stays
 // usable: the next command makes its root's view again.

@@ -78,7 +78,7 @@ func (c *Client) goplsNotLoaded(ctx context.Context, path string, ds []Diagnosti
 	for _, d := range ds {
 		if d.Source == "go list" || strings.HasPrefix(d.Message, "No packages found") || strings.HasPrefix(d.Message, "This file is within module") ||
 			strings.HasPrefix(d.Message, "No active builds contain") || strings.HasPrefix(d.Message, "initialization failed") {
-			return why + ": " + clip(oneLine(d.Message), 240), nil
+			return why + ": " + truncate(oneLine(d.Message), 240), nil
 		}
 	}
 	return why, nil
@@ -101,13 +101,6 @@ func (c *Client) tsserverNotLoaded(ctx context.Context, path string) (string, er
 		return "it is in no tsconfig.json or jsconfig.json project, so tsserver checked it alone with default options", nil
 	}
 	return "", nil
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // pyrightConfig is what of pyright's configuration says which files it

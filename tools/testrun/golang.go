@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // goPackage is what go list says of a package.
@@ -105,7 +108,7 @@ func goTestCommand(packages []string, only []string) string {
 			names = append(names, regexp.QuoteMeta(strings.SplitN(name, "/", 2)[0]))
 		}
 		slices.Sort(names)
-		cmd += " -run " + shellQuote("^("+strings.Join(slices.Compact(names), "|")+")$")
+		cmd += " -run " + tools.ShellQuote("^("+strings.Join(slices.Compact(names), "|")+")$")
 	}
 	return cmd + " " + strings.Join(quoteAll(packages), " ")
 }
@@ -246,21 +249,12 @@ func goFailureText(text string) string {
 	return strings.Join(keep, "\n")
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // goSuites are the suites of the Go modules holding changed .go files
 // (relative, slash-separated), found with go list in the sandbox: one per
 // module, its affected packages' tests.
 func goSuites(ctx context.Context, ws Workspace, modules map[string][]string, run runFunc) ([]Suite, error) {
 	var out []Suite
-	for _, dir := range sortedKeys(keysOf(modules)) {
+	for _, dir := range slices.Sorted(maps.Keys(modules)) {
 		res, err := run(ctx, ws, dir, goList)
 		if err != nil {
 			return nil, err
@@ -313,14 +307,6 @@ func importPathOf(rel map[string]string, dir string) string {
 		}
 	}
 	return dir
-}
-
-func keysOf[V any](m map[string]V) map[string]bool {
-	out := map[string]bool{}
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }
 
 func dirName(dir string) string {

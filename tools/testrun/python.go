@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -240,7 +241,7 @@ func pytestID(dir string, f Failure) string {
 // changes touch.
 func pythonSuites(ctx context.Context, ws Workspace, projects map[string][]string, run runFunc) ([]Suite, error) {
 	var out []Suite
-	for _, dir := range sortedKeys(keysOf(projects)) {
+	for _, dir := range slices.Sorted(maps.Keys(projects)) {
 		res, err := run(ctx, ws, dir, pythonImports)
 		if err != nil {
 			return nil, err

@@ -381,7 +381,7 @@ func (r *Runner) allow(ctx context.Context, suites []Suite) error {
 // workspace's root) of ws's view, with the run's changes or without them.
 func runIn(ctx context.Context, ws Workspace, dir, command string, timeout time.Duration, maxOutput int, changed bool) (tools.CommandOutcome, error) {
 	if dir != "" && dir != "." {
-		command = "cd -- " + shellQuote(dir) + " || exit 1\n" + command
+		command = "cd -- " + tools.ShellQuote(dir) + " || exit 1\n" + command
 	}
 	if !changed {
 		return ws.RunCommandWithoutChanges(ctx, command, timeout, maxOutput)
@@ -389,12 +389,10 @@ func runIn(ctx context.Context, ws Workspace, dir, command string, timeout time.
 	return ws.RunCommand(ctx, command, timeout, maxOutput)
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = shellQuote(s)
+		out[i] = tools.ShellQuote(s)
 	}
 	return out
 }
